@@ -1,0 +1,15 @@
+"""The hand-written agent engine: the reference safety contract every column is compared with.
+
+It is a general engine: it knows nothing of scenarios, the harness or adapters.
+One module per concept:
+
+- ``tools``: typed tools (``ToolSpec``) with JSON Schemas and risk classes, and their registry.
+- ``schema``: strict argument validation (Draft 2020-12, no coercion).
+- ``policy``: what each risk class allows before any executor runs.
+- ``approvals``: HMAC-signed, single-use approval tokens bound to session, tool, args and expiry.
+- ``idempotency``: the engine's own idempotency records (memory or SQLite).
+- ``checkpoint``: the versioned, hashed ``AgentState`` and its stores (memory or SQLite).
+- ``model``: the ``Model`` protocol the engine talks to.
+- ``events``: frozen, kind-tagged trace events that round-trip to JSON.
+- ``engine``: the agent loop and its transitions.
+"""

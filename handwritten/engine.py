@@ -1,0 +1,423 @@
+"""The agent engine: an explicit state machine over ``AgentState``.
+
+Every tool call passes schema -> policy -> checkpoint -> execute -> result, in that
+order, never skipping a stage. The engine keeps its own records (checkpoints,
+idempotency, used approval tokens) and decides nothing from anybody else's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Literal
+
+from . import events as ev
+from .approvals import Approval, ApprovalAuthority, Refusal
+from .canonical import args_hash, canonical_json
+from .checkpoint import AgentState, CheckpointStore, PendingCall
+from .idempotency import Conflict, Exhausted, IdempotencyStore, InFlight, RecordState, Replayed, Started, Uncertain
+from .model import Model, ToolCall
+from .policy import Decision, Policy
+from .tools import ToolContext, ToolRegistry
+
+RunStatus = Literal["completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "refused"]
+ReconcileOutcome = Literal["confirmed", "not_executed"]
+
+
+class EngineError(Exception):
+    """A misuse of the engine or a harness bug; carries the state it happened in."""
+
+    def __init__(self, message: str, state: AgentState | None = None) -> None:
+        super().__init__(message)
+        self.state = state
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a call to the engine ended with. ``refusal`` names why an approval or action was refused."""
+
+    status: RunStatus
+    state: AgentState
+    final_text: str | None = None
+    pending: tuple[PendingCall, ...] = ()
+    refusal: str | None = None
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """Observation points for the harness; ``after_checkpoint`` runs between an intent checkpoint and its executor."""
+
+    after_checkpoint: Callable[[PendingCall], None] = lambda call: None
+
+
+# Tagged outcomes of one loop step, matched exhaustively in ``_advance``.
+@dataclass(frozen=True)
+class RunAgain:
+    state: AgentState
+
+
+@dataclass(frozen=True)
+class AwaitApproval:
+    state: AgentState
+
+
+@dataclass(frozen=True)
+class Final:
+    state: AgentState
+
+
+@dataclass(frozen=True)
+class Stopped:
+    state: AgentState  # status says why: reconcile_required or stopped_max_steps
+
+
+Step = RunAgain | AwaitApproval | Final | Stopped
+
+
+class Engine:
+    """Runs sessions of a tool-using agent under the safety contract."""
+
+    def __init__(
+        self,
+        *,
+        model: Model,
+        registry: ToolRegistry,
+        checkpoints: CheckpointStore,
+        idempotency: IdempotencyStore,
+        approvals: ApprovalAuthority,
+        policy: Policy | None = None,
+        trace: Callable[[ev.Event], None] = lambda event: None,
+        hooks: Hooks | None = None,
+        max_steps: int = 10,
+        max_attempts: int = 3,
+        system_prompt: str | None = None,
+    ) -> None:
+        self._model = model
+        self._registry = registry
+        self._checkpoints = checkpoints
+        self._idempotency = idempotency
+        self._approvals = approvals
+        self._policy = policy or Policy()
+        self._emit = trace
+        self._hooks = hooks or Hooks()
+        self._max_steps = max_steps
+        self._max_attempts = max_attempts
+        self._system_prompt = system_prompt
+        self._tools = registry.openai_tools()
+
+    # -- public transitions ---------------------------------------------------------------
+
+    def run(self, session_id: str, user_input: str, event_id: str) -> RunResult:
+        """Apply one inbound event (user input). An event id seen before is ignored, not re-run."""
+        state = self._checkpoints.load(session_id)
+        if state is not None and event_id in state.seen_event_ids:
+            self._emit(ev.DuplicateEvent(event_id))
+            return RunResult("refused", state, final_text=state.final_text, pending=state.pending_approval, refusal="duplicate_event")
+        if state is not None and state.status not in ("completed", "stopped_max_steps"):
+            raise EngineError(f"session {session_id!r} is {state.status}: resume or settle it first", state)
+        if state is None:
+            system = ({"role": "system", "content": self._system_prompt},) if self._system_prompt else ()
+            state = AgentState(session_id=session_id, messages=system)
+        state = state.evolve(
+            event_id=event_id,
+            seen_event_ids=state.seen_event_ids + (event_id,),
+            step=0,
+            status="running",
+            messages=state.messages + ({"role": "user", "content": user_input},),
+            final_text=None,
+            stop_reason=None,
+        )
+        self._emit(ev.RunStarted(session_id, event_id))
+        self._checkpoints.save(state)
+        return self._advance(state)
+
+    def approve(self, session_id: str, call_id: str, token: str) -> RunResult:
+        """Approve one pending high-risk call with a token bound to it; any misuse is refused."""
+        state = self._load(session_id)
+        call = next((c for c in state.pending_approval if c.call_id == call_id), None)
+        verdict: Approval | Refusal = Refusal.NOT_PENDING
+        if call is not None and state.status == "awaiting_approval":
+            verdict = self._approvals.verify(token, session_id, call.tool, call.args_hash)
+        if isinstance(verdict, Approval) and not self._idempotency.claim_once(f"approval-token/{verdict.token_id}"):
+            verdict = Refusal.REUSED
+        if isinstance(verdict, Refusal):
+            self._emit(ev.ApprovalRefused(call_id, verdict.value))
+            return RunResult("refused", state, pending=state.pending_approval, refusal=verdict.value)
+        self._emit(ev.ApprovalGranted(call_id, verdict.token_id))
+        state = state.evolve(
+            status="running",
+            pending_approval=tuple(c for c in state.pending_approval if c.call_id != call_id),
+            approved=state.approved + ((call_id, verdict.token_id),),
+        )
+        self._checkpoints.save(state)
+        return self._advance(state)
+
+    def reject(self, session_id: str, call_id: str, reason: str) -> RunResult:
+        """Reject one pending call; the model sees the rejection as that call's result."""
+        state = self._load(session_id)
+        call = next((c for c in state.pending_approval if c.call_id == call_id), None)
+        if call is None:
+            self._emit(ev.ApprovalRefused(call_id, Refusal.NOT_PENDING.value))
+            return RunResult("refused", state, pending=state.pending_approval, refusal=Refusal.NOT_PENDING.value)
+        self._emit(ev.CallRejected(call_id, reason))
+        state = self._with_result(
+            state.evolve(
+                status="running",
+                pending_approval=tuple(c for c in state.pending_approval if c.call_id != call_id),
+                queue=tuple(c for c in state.queue if c.call_id != call_id),
+            ),
+            call_id,
+            call.tool,
+            "rejected",
+            {"error": f"rejected by the human approver: {reason}"},
+        )
+        self._checkpoints.save(state)
+        return self._advance(state)
+
+    def resume(self, session_id: str) -> RunResult:
+        """Continue from the latest checkpoint, as a fresh process would after a crash."""
+        state = self._load(session_id)
+        if state.status in ("completed", "stopped_max_steps"):
+            return self._result(state)
+        position, state = self._resume_position(state)
+        intent = state.pending_intent
+        self._emit(
+            ev.Resumed(
+                position,
+                intent.call_id if intent else None,
+                intent.tool if intent else None,
+                intent.args_hash if intent else None,
+                tuple(call_id for call_id, _ in state.approved),
+            )
+        )
+        return self._advance(state)
+
+    def reconcile_uncertain(self, session_id: str, call_id: str, outcome: ReconcileOutcome) -> RunResult:
+        """Settle an uncertain call explicitly: ``confirmed`` never calls the executor again;
+        ``not_executed`` lets the call run again under the same key (attempts still count)."""
+        if outcome not in ("confirmed", "not_executed"):
+            raise ValueError(f"reconcile outcome must be 'confirmed' or 'not_executed', not {outcome!r}")
+        state = self._load(session_id)
+        intent = state.pending_intent
+        if state.status != "reconcile_required" or intent is None or intent.call_id != call_id:
+            return RunResult("refused", state, refusal=f"no uncertain call {call_id!r} to reconcile")
+        assert intent.idempotency_key is not None  # read-only calls are never uncertain
+        settled = {"reconciled": outcome}
+        self._idempotency.resolve(intent.idempotency_key, outcome, settled)
+        self._emit(ev.Reconciled(call_id, outcome))
+        state = state.evolve(status="running", stop_reason=None)
+        if outcome == "confirmed":
+            state = self._with_result(state.evolve(pending_intent=None), call_id, intent.tool, "reconciled", settled)
+        self._checkpoints.save(state)
+        return self._advance(state)
+
+    # -- the loop -------------------------------------------------------------------------
+
+    def _advance(self, state: AgentState) -> RunResult:
+        """Step until a human is needed or the run ends; every pause is checkpointed."""
+        while True:
+            match self._step(state):
+                case RunAgain(state=state):
+                    continue
+                case AwaitApproval(state=paused):
+                    paused = paused.evolve(status="awaiting_approval")
+                    self._checkpoints.save(paused)
+                    return RunResult("awaiting_approval", paused, pending=paused.pending_approval)
+                case Final(state=done):
+                    self._checkpoints.save(done)
+                    return RunResult("completed", done, final_text=done.final_text)
+                case Stopped(state=stopped):
+                    self._checkpoints.save(stopped)
+                    return self._result(stopped)
+
+    def _step(self, state: AgentState) -> Step:
+        # A run that already ended or stopped stays where it is.
+        if state.status == "completed":
+            return Final(state)
+        if state.status in ("reconcile_required", "stopped_max_steps"):
+            return Stopped(state)
+        # A high-risk call of this turn waits for a human: nothing of the turn runs before.
+        if state.pending_approval:
+            return AwaitApproval(state)
+        # Admitted calls run one at a time, each behind its own intent checkpoint.
+        if state.pending_intent is not None or state.queue:
+            return self._execute_next(state)
+        # The turn is resolved: its results enter the transcript in the model's call order.
+        if state.turn_call_ids:
+            return RunAgain(self._close_turn(state))
+        # The step bound is a terminal state with a reason, not an exception.
+        if state.step >= self._max_steps:
+            self._emit(ev.StoppedMaxSteps(self._max_steps))
+            return Stopped(state.evolve(status="stopped_max_steps", stop_reason=f"max_steps={self._max_steps} reached"))
+        return self._model_turn(state)
+
+    def _model_turn(self, state: AgentState) -> Step:
+        reply = self._model.complete(list(state.messages), self._tools)
+        step = state.step + 1
+        calls = reply.tool_calls
+        self._emit(ev.ModelTurn(step, tuple(c.id for c in calls), tuple(c.name for c in calls), None if calls else (reply.text or "")))
+        if not calls:
+            text = reply.text or ""
+            self._emit(ev.Finished(text))
+            message = {"role": "assistant", "content": text}
+            return Final(state.evolve(step=step, status="completed", final_text=text, messages=state.messages + (message,)))
+        message = {
+            "role": "assistant",
+            "content": reply.text,
+            "tool_calls": [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": _arguments_text(c.arguments)}}
+                for c in calls
+            ],
+        }
+        state = state.evolve(step=step, messages=state.messages + (message,), turn_call_ids=tuple(c.id for c in calls))
+        for call in calls:
+            state = self._admit(state, call)
+        return RunAgain(state)
+
+    # -- stages ---------------------------------------------------------------------------
+
+    def _admit(self, state: AgentState, call: ToolCall) -> AgentState:
+        """Schema, then policy. A rejection becomes the call's result; the executor is never reached."""
+        if call.name not in self._registry:
+            self._emit(ev.SchemaRejected(call.id, call.name, (f"(tool): unknown tool {call.name!r}",)))
+            return self._with_result(state, call.id, call.name, "error", {"error": f"unknown tool {call.name!r}"})
+        checked = self._registry.validator(call.name).check(call.arguments)
+        if not checked.ok:
+            self._emit(ev.SchemaRejected(call.id, call.name, checked.errors))
+            error = {"error": "invalid arguments", "details": list(checked.errors)}
+            return self._with_result(state, call.id, call.name, "error", error)
+        spec = self._registry.get(call.name)
+        decision = self._policy.decide(call.name, spec.risk)
+        digest = args_hash(checked.args)
+        self._emit(ev.CallAdmitted(call.id, call.name, digest, decision.value))
+        if decision is Decision.DENY:
+            return self._with_result(state, call.id, call.name, "refused", {"error": f"refused by policy: {call.name} is never allowed"})
+        key = f"{state.session_id}/{call.id}" if Policy.needs_idempotency(decision) else None
+        pending = PendingCall(call.id, call.name, checked.args, digest, key)
+        state = state.evolve(queue=state.queue + (pending,))
+        if decision is Decision.NEEDS_APPROVAL:
+            self._emit(ev.ApprovalRequested(call.id, call.name, digest))
+            state = state.evolve(pending_approval=state.pending_approval + (pending,))
+        return state
+
+    def _execute_next(self, state: AgentState) -> Step:
+        """Checkpoint the intent (unless a resumed state already holds it), then run the call."""
+        call = state.pending_intent
+        if call is None:
+            call = state.queue[0]
+            if call.idempotency_key and self._needs_approval(call) and call.call_id not in dict(state.approved):
+                raise EngineError(f"call {call.call_id} reached execution without an approval", state)
+            state = state.evolve(pending_intent=call, queue=state.queue[1:])
+            self._checkpoints.save(state)
+            self._emit(ev.IntentCheckpointed(call.call_id, call.idempotency_key))
+            self._hooks.after_checkpoint(call)
+        if call.idempotency_key is None:
+            return self._run_read_only(state, call)
+        return self._run_effectful(state, call, call.idempotency_key)
+
+    def _run_read_only(self, state: AgentState, call: PendingCall) -> Step:
+        """No records needed: a read has no effect to repeat. Failures (timeouts included) are retried."""
+        error = ""
+        for attempt in range(1, self._max_attempts + 1):
+            try:
+                output = self._execute(state, call, None, attempt)
+            except Exception as exc:  # a tool error is a value for the model, never a crash of the loop
+                error = _describe(exc)
+                self._emit(ev.ToolAttemptFailed(call.call_id, attempt, error))
+                continue
+            return RunAgain(self._finish_call(state, call, "ok", output))
+        return RunAgain(self._finish_call(state, call, "error", {"error": f"failed after {self._max_attempts} attempts: {error}"}))
+
+    def _run_effectful(self, state: AgentState, call: PendingCall, key: str) -> Step:
+        """At most one execution per key; a replay returns the stored result; unknown outcomes stop the run."""
+        while True:
+            match self._idempotency.begin(key, call.args_hash, self._max_attempts):
+                case Replayed(result=stored):
+                    return RunAgain(self._finish_call(state, call, "replayed", stored, encoded=True))
+                case Conflict():
+                    error = {"error": "idempotency key already used with different arguments"}
+                    return RunAgain(self._finish_call(state, call, "error", error))
+                case Exhausted(error=error):
+                    return RunAgain(self._finish_call(state, call, "error", {"error": f"failed after {self._max_attempts} attempts: {error}"}))
+                case InFlight() | Uncertain():
+                    return self._uncertain(state, call, "another delivery holds this call, or its outcome is unknown")
+                case Started(attempt=attempt):
+                    try:
+                        output = self._execute(state, call, key, attempt)
+                    except TimeoutError as exc:
+                        self._idempotency.mark_uncertain(key)
+                        return self._uncertain(state, call, f"timed out after the executor was entered: {_describe(exc)}")
+                    except Exception as exc:
+                        self._idempotency.fail(key, _describe(exc))
+                        self._emit(ev.ToolAttemptFailed(call.call_id, attempt, _describe(exc)))
+                        continue
+                    self._idempotency.complete(key, output)
+                    return RunAgain(self._finish_call(state, call, "ok", output))
+
+    def _execute(self, state: AgentState, call: PendingCall, key: str | None, attempt: int) -> Any:
+        spec = self._registry.get(call.tool)
+        return spec.executor(call.args, ToolContext(state.session_id, call.call_id, key, attempt))
+
+    def _uncertain(self, state: AgentState, call: PendingCall, reason: str) -> Step:
+        self._emit(ev.UncertainOutcome(call.call_id, reason))
+        return Stopped(state.evolve(status="reconcile_required", stop_reason=f"{call.call_id}: {reason}"))
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def _resume_position(self, state: AgentState) -> tuple[str, AgentState]:
+        """Where a resumed run continues. An intent whose record is still in progress is uncertain."""
+        if state.status == "awaiting_approval":
+            return "awaiting_approval", state
+        if state.status == "reconcile_required":
+            return "reconcile", state
+        intent = state.pending_intent
+        if intent is None:
+            return ("before_execute" if state.queue else "model_turn"), state
+        record = self._idempotency.get(intent.idempotency_key) if intent.idempotency_key else None
+        if record is None or record.state is RecordState.FAILED:
+            return "before_execute", state
+        if record.state is RecordState.COMPLETED:
+            return "after_execute", state
+        self._idempotency.mark_uncertain(record.key)
+        self._emit(ev.UncertainOutcome(intent.call_id, "an in-progress record was found on resume"))
+        stopped = state.evolve(status="reconcile_required", stop_reason=f"{intent.call_id}: in progress when the process died")
+        self._checkpoints.save(stopped)
+        return "reconcile", stopped
+
+    def _needs_approval(self, call: PendingCall) -> bool:
+        return self._policy.decide(call.tool, self._registry.get(call.tool).risk) is Decision.NEEDS_APPROVAL
+
+    def _finish_call(self, state: AgentState, call: PendingCall, status: str, output: Any, encoded: bool = False) -> AgentState:
+        return self._with_result(state.evolve(pending_intent=None), call.call_id, call.tool, status, output, encoded)
+
+    def _with_result(self, state: AgentState, call_id: str, tool: str, status: str, output: Any, encoded: bool = False) -> AgentState:
+        """Tool output enters the transcript as data: a tool message, never an instruction."""
+        content = output if encoded else canonical_json(output)
+        self._emit(ev.ToolResult(call_id, tool, status, content))
+        message = {"role": "tool", "tool_call_id": call_id, "name": tool, "content": content}
+        return state.evolve(turn_results=state.turn_results + (message,))
+
+    def _close_turn(self, state: AgentState) -> AgentState:
+        order = {call_id: index for index, call_id in enumerate(state.turn_call_ids)}
+        results = sorted(state.turn_results, key=lambda m: order.get(m["tool_call_id"], len(order)))
+        state = state.evolve(messages=state.messages + tuple(results), turn_call_ids=(), turn_results=(), approved=())
+        self._checkpoints.save(state)
+        return state
+
+    def _load(self, session_id: str) -> AgentState:
+        state = self._checkpoints.load(session_id)
+        if state is None:
+            raise EngineError(f"no checkpoint for session {session_id!r}")
+        return state
+
+    def _result(self, state: AgentState) -> RunResult:
+        if state.status == "running":
+            raise EngineError("a running state has no result yet", state)
+        return RunResult(state.status, state, final_text=state.final_text, pending=state.pending_approval)  # type: ignore[arg-type]
+
+
+def _arguments_text(arguments: Any) -> str:
+    return arguments if isinstance(arguments, str) else canonical_json(arguments)
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"

@@ -1,0 +1,29 @@
+"""The model the engine talks to: messages and tools in, final text or tool calls out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Protocol, Sequence
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One proposed call. ``arguments`` is parsed JSON, or the raw JSON text some models send."""
+
+    id: str
+    name: str
+    arguments: Any
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    """A model turn: tool calls (possibly several in parallel) or, when there are none, final ``text``."""
+
+    text: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+
+
+class Model(Protocol):
+    """Messages are OpenAI-style chat dicts (role, content, tool_calls, tool_call_id)."""
+
+    def complete(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> ModelReply: ...
