@@ -1,0 +1,71 @@
+"""The human on the other side of an approval: issues tokens, and misuses them on purpose.
+
+The harness owns the signing secret; the engine verifies with the same secret.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+from typing import Any
+
+from handwritten.approvals import ApprovalAuthority
+from handwritten.canonical import args_hash, canonical_json
+
+APPROVAL_SECRET = b"harness-approval-secret: the human approver's signing key"
+FOREIGN_SECRET = b"some other deployment's key"
+CLOCK_START = 1_800_000_000.0  # a fixed epoch: evidence never depends on the wall clock
+TOKEN_TTL_S = 300.0
+MISUSES = ("other_args", "other_session", "expired", "forged", "reused")
+
+
+def parsed_args(arguments: Any) -> Any:
+    """Script arguments may be raw JSON text; the human approves what they mean."""
+    if isinstance(arguments, str):
+        try:
+            return json.loads(arguments)
+        except json.JSONDecodeError:
+            return arguments
+    return arguments
+
+
+class HumanApprover:
+    """Issues tokens with deterministic ids (``tok-1``, ``tok-2``, ...) at the driver's clock."""
+
+    def __init__(self) -> None:
+        self._ids = itertools.count(1)
+        self.last_used: str | None = None
+
+    def _authority(self, now: float, secret: bytes = APPROVAL_SECRET) -> ApprovalAuthority:
+        return ApprovalAuthority(secret, clock=lambda: now, new_token_id=lambda: f"tok-{next(self._ids)}")
+
+    def approve(self, now: float, session_id: str, tool: str, arguments: Any) -> str:
+        """A valid token for exactly this call."""
+        return self._authority(now).issue(session_id, tool, args_hash(parsed_args(arguments)), TOKEN_TTL_S)
+
+    def misuse(self, kind: str, now: float, session_id: str, tool: str, arguments: Any) -> str:
+        """A token that is wrong in exactly one way."""
+        digest = args_hash(parsed_args(arguments))
+        if kind == "other_args":
+            return self._authority(now).issue(session_id, tool, args_hash({"changed": parsed_args(arguments)}), TOKEN_TTL_S)
+        if kind == "other_session":
+            return self._authority(now).issue(f"{session_id}-other", tool, digest, TOKEN_TTL_S)
+        if kind == "expired":
+            return self._authority(now - TOKEN_TTL_S - 1).issue(session_id, tool, digest, TOKEN_TTL_S)
+        if kind == "forged":
+            return _tamper(self._authority(now).issue(session_id, tool, digest, TOKEN_TTL_S))
+        if kind == "reused":
+            if self.last_used is None:
+                raise ValueError("misuse 'reused' needs an earlier successful approval")
+            return self.last_used
+        raise ValueError(f"unknown misuse {kind!r} (known: {', '.join(MISUSES)})")
+
+
+def _tamper(token: str) -> str:
+    """Stretch the expiry inside the payload and keep the old signature."""
+    body, _, signature = token.partition(".")
+    payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    payload["expires_at"] += 10 * TOKEN_TTL_S
+    forged = base64.urlsafe_b64encode(canonical_json(payload).encode()).decode().rstrip("=")
+    return f"{forged}.{signature}"

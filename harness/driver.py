@@ -1,0 +1,144 @@
+"""The supervisor: plays a scenario's driver steps, each in a fresh worker process.
+
+A worker knows only the scenario, its step and what is on disk in the scratch
+directory; the supervisor holds the human's side (approval tokens, the clock, the last
+event) and measures the ledger after every step. A worker that dies with the fault exit
+code is a real crash: the supervisor asserts a kill fault fired, records ``crashed``,
+and the next step starts a new process that reads only files.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .approver import CLOCK_START, HumanApprover
+from .errors import HarnessError
+from .faults import FAULT_EXIT_CODE, fired_faults
+from .ledger import ledger_counts
+from .scenarios import Scenario
+
+STEP_TIMEOUT_S = 60.0
+
+Perform = Callable[[Scenario, Path, dict[str, Any]], dict[str, Any]]
+"""Runs one driver step inside a worker; returns the step's outcome (status, session_status, refusal, pending)."""
+
+
+@dataclass
+class StepRecord:
+    """One driver step as the supervisor saw it. ``ledger`` is measured after the step."""
+
+    index: int
+    action: str
+    status: str  # a run status, or crashed / error
+    session_status: str
+    refusal: str | None = None
+    error: str | None = None
+    pending: list[dict[str, Any]] = field(default_factory=list)
+    ledger: dict[str, dict[str, Any]] = field(default_factory=dict)
+    trace: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class ScenarioRun:
+    """Everything a column's run of one scenario left behind."""
+
+    scenario: Scenario
+    scratch: Path
+    steps: list[StepRecord]
+
+
+def run_scenario(scenario: Scenario, perform: Perform, scratch: Path, timeout_s: float = STEP_TIMEOUT_S) -> ScenarioRun:
+    """Play every driver step of ``scenario`` through ``perform`` in worker processes."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    approver = HumanApprover()
+    now = CLOCK_START
+    last_event: dict[str, Any] | None = None
+    steps: list[StepRecord] = []
+    for index, step in enumerate(scenario.driver):
+        now += step.get("advance_clock_s", 0)
+        request: dict[str, Any] = {"index": index, "step": step, "now": now}
+        action = step["action"]
+        if action == "run":
+            last_event = {"event_id": step["event_id"], "input": step.get("input", scenario.user_input)}
+        if action in ("run", "deliver_again"):
+            if last_event is None:
+                raise HarnessError(f"{scenario.file}: deliver_again before any run")
+            request["event"] = last_event
+        if action in ("approve", "misuse_token"):
+            call = scenario.scripted_call(step["call_id"])
+            args = (now, scenario.session_id, call["name"], call["arguments"])
+            request["token"] = approver.approve(*args) if action == "approve" else approver.misuse(step["misuse"], *args)
+        fired_before = set(fired_faults(str(scratch / "world.sqlite")))
+        record = _in_worker(perform, scenario, scratch, request, timeout_s)
+        if record.status == "crashed":
+            _assert_kill_fired(scenario, scratch, fired_before)
+        if action == "approve" and record.status not in ("refused", "error"):
+            approver.last_used = request["token"]
+        record.ledger = ledger_counts(str(scratch / "world.sqlite"))
+        record.trace = _trace_of_step(scratch, index)
+        steps.append(record)
+    return ScenarioRun(scenario, scratch, steps)
+
+
+def _in_worker(perform: Perform, scenario: Scenario, scratch: Path, request: dict[str, Any], timeout_s: float) -> StepRecord:
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    worker = context.Process(target=_worker_main, args=(sender, perform, scenario, scratch, request), daemon=True)
+    worker.start()
+    sender.close()
+    index, action = request["index"], request["step"]["action"]
+    try:
+        if not receiver.poll(timeout_s):
+            worker.kill()
+            worker.join()
+            return StepRecord(index, action, "error", "error", error="timeout")
+        try:
+            kind, payload = receiver.recv()
+        except EOFError:
+            kind, payload = "died", None
+    finally:
+        receiver.close()
+    worker.join(timeout_s)
+    if kind == "ok":
+        return StepRecord(
+            index, action, payload["status"], payload["session_status"], refusal=payload.get("refusal"), pending=payload.get("pending", [])
+        )
+    if kind == "died" and worker.exitcode == FAULT_EXIT_CODE:
+        return StepRecord(index, action, "crashed", "crashed")
+    detail = payload if kind == "error" else f"worker died with exit code {worker.exitcode}"
+    return StepRecord(index, action, "error", "error", error=detail)
+
+
+def _worker_main(sender: Any, perform: Perform, scenario: Scenario, scratch: Path, request: dict[str, Any]) -> None:
+    try:
+        outcome = perform(scenario, scratch, request)
+    except BaseException as exc:  # reported to the supervisor as this step's error
+        sender.send(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}"))
+        sender.close()
+        os._exit(1)
+    sender.send(("ok", outcome))
+    sender.close()
+
+
+def _assert_kill_fired(scenario: Scenario, scratch: Path, before: set[int]) -> None:
+    new = set(fired_faults(str(scratch / "world.sqlite"))) - before
+    if not any(scenario.faults[i].action == "kill" for i in new):
+        raise HarnessError(f"{scenario.file}: a worker exited with the fault code but no kill fault fired")
+
+
+def trace_path(scratch: Path) -> Path:
+    return scratch / "trace.jsonl"
+
+
+def _trace_of_step(scratch: Path, index: int) -> list[dict[str, Any]]:
+    path = trace_path(scratch)
+    if not path.exists():
+        return []
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    return [{k: v for k, v in e.items() if k != "driver_step"} for e in lines if e["driver_step"] == index]

@@ -1,0 +1,89 @@
+"""Fault points: a closed list, each fault fires once, and its firing is committed before it acts.
+
+A kill is ``os._exit(FAULT_EXIT_CODE)``: real process death, no cleanup, no flush. It is
+only allowed inside a worker process that a supervisor spawned and waits for.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import HarnessError
+
+FAULT_EXIT_CODE = 86
+
+# point -> (what it does, the field that selects where it fires)
+FAULT_POINTS: dict[str, tuple[str, str]] = {
+    "model.kill_before_turn": ("kill", "turn"),  # before the scripted model answers turn N (0-based)
+    "tool.raise_before_effect": ("raise", "call_id"),  # the executor raises after entry, before any effect
+    "tool.kill_before_effect": ("kill", "call_id"),  # process death after executor entry, before the effect
+    "tool.kill_after_effect": ("kill", "call_id"),  # process death after the effect committed, before returning
+    "tool.timeout_after_effect": ("timeout", "call_id"),  # TimeoutError after the effect committed
+    "engine.kill_after_checkpoint": ("kill", "call_id"),  # engine-only: after the intent checkpoint, before the executor
+}
+
+
+class InjectedToolError(RuntimeError):
+    """The failure ``tool.raise_before_effect`` raises: nothing happened, a retry may run."""
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One scheduled fault: a point and its selector (a call id or a model turn)."""
+
+    point: str
+    call_id: str | None = None
+    turn: int | None = None
+
+    @property
+    def action(self) -> str:
+        return FAULT_POINTS[self.point][0]
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> "Fault":
+        return Fault(point=data["point"], call_id=data.get("call_id"), turn=data.get("turn"))
+
+
+class FaultPlan:
+    """The scenario's faults, fired at most once each across every process of a run."""
+
+    def __init__(self, faults: list[Fault], conn: sqlite3.Connection | None, may_kill: bool) -> None:
+        self._faults = faults
+        self._conn = conn
+        self._may_kill = may_kill
+
+    def fire(self, point: str, *, call_id: str | None = None, turn: int | None = None) -> None:
+        for index, fault in enumerate(self._faults):
+            if fault.point != point or fault.call_id != call_id or fault.turn != turn:
+                continue
+            if not self._claim(index, point):
+                continue
+            if fault.action == "kill":
+                if not self._may_kill:
+                    raise HarnessError(f"fault {point} would kill a process that is not a supervised worker")
+                os._exit(FAULT_EXIT_CODE)
+            if fault.action == "raise":
+                raise InjectedToolError(f"injected failure at {point}")
+            raise TimeoutError(f"injected timeout at {point}")
+
+    def _claim(self, index: int, point: str) -> bool:
+        if self._conn is None:
+            return True
+        cursor = self._conn.execute("INSERT OR IGNORE INTO faults_fired (fault_index, point) VALUES (?, ?)", (index, point))
+        return cursor.rowcount == 1
+
+
+def fired_faults(path: str) -> list[int]:
+    """Indexes of the faults that fired so far (read by the supervisor)."""
+    if not os.path.exists(path):
+        return []  # no world file yet: nothing happened
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
+    try:
+        return [r[0] for r in conn.execute("SELECT fault_index FROM faults_fired ORDER BY fault_index")]
+    except sqlite3.OperationalError:
+        return []
+    finally:
+        conn.close()

@@ -1,0 +1,138 @@
+"""The ``handwritten`` column: the engine over the shared fixture world, one driver step per worker.
+
+Every worker builds the engine afresh from the files in the scratch directory (engine
+records in ``engine.sqlite``, the world in ``world.sqlite``), so a resume after a kill
+knows only what was on disk.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from handwritten.approvals import ApprovalAuthority
+from handwritten.checkpoint import AgentState, SqliteCheckpointStore
+from handwritten.engine import Engine, Hooks, RunResult
+from handwritten.events import Event
+from handwritten.idempotency import SqliteIdempotencyStore
+from handwritten.tools import ToolRegistry
+
+from .approver import APPROVAL_SECRET
+from .canonical_io import canonical_line
+from .driver import ScenarioRun, trace_path
+from .observables import StepFacts
+from .scenarios import Scenario
+from .scripted_model import ScriptedModel
+from .world import FixtureWorld
+
+COLUMN = "handwritten"
+
+
+def perform(scenario: Scenario, scratch: Path, request: dict[str, Any]) -> dict[str, Any]:
+    """Run one driver step in this (worker) process."""
+    index, step, now = request["index"], request["step"], request["now"]
+    world = FixtureWorld(scratch, list(scenario.faults), may_kill=True)
+    engine_db = str(scratch / "engine.sqlite")
+    checkpoints = SqliteCheckpointStore(engine_db)
+    trace_file = open(trace_path(scratch), "a", encoding="utf-8", buffering=1)  # line-buffered: survives a kill
+
+    def sink(event: Event) -> None:
+        trace_file.write(canonical_line({"driver_step": index, **event.to_json()}))
+
+    engine = Engine(
+        model=ScriptedModel(
+            scenario.model_script,
+            user_inputs=scenario.user_inputs,
+            system_prompt=scenario.system_prompt,
+            log_path=scratch / "model_log.jsonl",
+            faults=world.faults,
+        ),
+        registry=ToolRegistry(world.tool_specs(list(scenario.tools))),
+        checkpoints=checkpoints,
+        idempotency=SqliteIdempotencyStore(engine_db),
+        approvals=ApprovalAuthority(APPROVAL_SECRET, clock=lambda: now, new_token_id=_no_issuing),
+        trace=sink,
+        hooks=Hooks(after_checkpoint=lambda call: world.faults.fire("engine.kill_after_checkpoint", call_id=call.call_id)),
+        max_steps=scenario.max_steps,
+        system_prompt=scenario.system_prompt,
+    )
+    session = scenario.session_id
+    snapshots = scratch / "snapshots"
+    match step["action"]:
+        case "run" | "deliver_again":
+            result = engine.run(session, request["event"]["input"], request["event"]["event_id"])
+        case "approve" | "misuse_token":
+            result = engine.approve(session, step["call_id"], request["token"])
+        case "reject":
+            result = engine.reject(session, step["call_id"], step.get("reason", "not approved"))
+        case "resume":
+            result = engine.resume(session)
+        case "reconcile":
+            result = engine.reconcile_uncertain(session, step["call_id"], step["outcome"])
+        case "snapshot":
+            state = _require(checkpoints.load(session), session)
+            snapshots.mkdir(exist_ok=True)
+            (snapshots / f"{step['name']}.json").write_text(json.dumps(state.to_json()), encoding="utf-8")
+            return _outcome_of_state(state)
+        case "restore":
+            state = AgentState.from_json(json.loads((snapshots / f"{step['name']}.json").read_text(encoding="utf-8")))
+            checkpoints.save(state)  # the saved state is delivered again, as a retried webhook would
+            return _outcome_of_state(state)
+        case other:
+            raise ValueError(f"unknown driver action {other!r}")
+    return _outcome(result)
+
+
+def _no_issuing() -> str:
+    raise RuntimeError("the engine verifies approval tokens; only the human approver issues them")
+
+
+def _require(state: AgentState | None, session: str) -> AgentState:
+    if state is None:
+        raise RuntimeError(f"no checkpoint for session {session!r}")
+    return state
+
+
+def _pending(state: AgentState) -> list[dict[str, Any]]:
+    return [{"call_id": c.call_id, "tool": c.tool, "args": c.args} for c in state.pending_approval]
+
+
+def _outcome(result: RunResult) -> dict[str, Any]:
+    return {"status": result.status, "session_status": result.state.status, "refusal": result.refusal, "pending": _pending(result.state)}
+
+
+def _outcome_of_state(state: AgentState) -> dict[str, Any]:
+    status = state.status if state.status != "running" else "completed"
+    return {"status": status, "session_status": state.status, "refusal": None, "pending": _pending(state)}
+
+
+def facts(run: ScenarioRun) -> list[StepFacts]:
+    """What the engine's own trace says happened in each step (the column-specific part of an observation)."""
+    out: list[StepFacts] = []
+    admitted: set[str] = set()
+    validated_before_pause: dict[str, bool] = {}
+    for step in run.steps:
+        f = StepFacts()
+        for e in step.trace:
+            match e["kind"]:
+                case "call_admitted":
+                    admitted.add(e["call_id"])
+                case "approval_requested":
+                    validated_before_pause[e["call_id"]] = e["call_id"] in admitted
+                case "tool_result":
+                    f.results.append({"call_id": e["call_id"], "status": e["status"], "content": e["content"]})
+                    f.dedup = f.dedup or e["status"] == "replayed"
+                case "approval_granted":
+                    f.approvals_granted.append(e["call_id"])
+                case "duplicate_event":
+                    f.dedup = True
+                case "resumed":
+                    pending = None
+                    if e["pending_call_id"] is not None:
+                        pending = {"call_id": e["pending_call_id"], "tool": e["pending_tool"], "args_hash": e["pending_args_hash"]}
+                    f.resumed = {"position": e["position"], "pending_call": pending, "approved_call_ids": sorted(e["approved_call_ids"])}
+        if step.pending:
+            f.validated_before_pause = all(validated_before_pause.get(p["call_id"], False) for p in step.pending)
+        out.append(f)
+    return out

@@ -1,0 +1,183 @@
+"""Framework-neutral observables, computed the same way for every column.
+
+A column contributes only ``StepFacts`` (what its own mechanisms say happened in each
+step); everything else comes from the scenario, the supervisor's step records and the
+ledger, which no column can touch. A contract column that a scenario does not exercise
+is ``"n/a"``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from handwritten.schema import ArgsValidator
+from handwritten.tools import RiskClass
+
+from .driver import ScenarioRun
+from .world import FIXTURE_TOOLS
+
+NA = "n/a"
+STATUSES = ("completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "refused", "crashed", "error")
+RESUME_POSITIONS = ("model_turn", "awaiting_approval", "before_execute", "after_execute", "reconcile")
+OBSERVABLES = (
+    "status",
+    "step_statuses",
+    "refusals",
+    "side_effects",
+    "model",
+    "schema_failure_side_effects",
+    "pre_approval_state",
+    "idempotent_replay",
+    "checkpoint_after_interrupt",
+)
+CONTRACT_COLUMNS = ("schema_failure_side_effects", "pre_approval_state", "idempotent_replay", "checkpoint_after_interrupt")
+
+_VALIDATORS = {name: ArgsValidator(tool.schema) for name, tool in FIXTURE_TOOLS.items()}
+
+
+@dataclass
+class StepFacts:
+    """What a column's own mechanisms report about one driver step.
+
+    ``results``: tool results delivered to the model (call id, status, content);
+    ``approvals_granted``: call ids approved; ``resumed``: where a resume continued
+    (position, pending call, approvals still held); ``dedup``: the column itself
+    deduplicated a delivery; ``validated_before_pause``: the pending calls' arguments were
+    validated before the run paused for approval.
+    """
+
+    results: list[dict[str, Any]] = field(default_factory=list)
+    approvals_granted: list[str] = field(default_factory=list)
+    resumed: dict[str, Any] | None = None
+    dedup: bool = False
+    validated_before_pause: bool | None = None
+
+
+def observe(run: ScenarioRun, facts: list[StepFacts], model: dict[str, Any]) -> dict[str, Any]:
+    """The observables of one scenario run, keyed as in ``OBSERVABLES``."""
+    steps = run.steps
+    final_ledger = steps[-1].ledger
+    return {
+        "status": steps[-1].session_status,
+        "step_statuses": [s.status for s in steps],
+        "refusals": [s.refusal for s in steps if s.refusal],
+        "side_effects": {cid: {k: c[k] for k in ("tool_entries", "executor_entries", "effects")} for cid, c in final_ledger.items()},
+        "model": {k: model[k] for k in ("calls_per_turn", "missing_turns", "unused_turns", "injected", "marker_roles")},
+        "schema_failure_side_effects": _schema_failure(run, final_ledger),
+        "pre_approval_state": _pre_approval(run, facts),
+        "idempotent_replay": _replay(run, facts, final_ledger),
+        "checkpoint_after_interrupt": _after_interrupt(run, facts),
+    }
+
+
+def invalid_call_ids(run: ScenarioRun) -> list[str]:
+    """Scripted calls whose arguments break their tool's strict schema (or that name no fixture tool)."""
+    invalid = []
+    for turn in run.scenario.model_script:
+        for call in turn.get("tool_calls", ()):
+            validator = _VALIDATORS.get(call["name"])
+            if validator is None or not validator.check(call["arguments"]).ok:
+                invalid.append(call["id"])
+    return sorted(set(invalid))
+
+
+def _schema_failure(run: ScenarioRun, ledger: dict[str, dict[str, Any]]) -> Any:
+    ids = invalid_call_ids(run)
+    if not ids:
+        return NA
+    zero = {"tool_entries": 0, "executor_entries": 0, "effects": 0}
+    return {
+        cid: {
+            "tool_entered": ledger.get(cid, zero)["tool_entries"] > 0,
+            "executor_entries": ledger.get(cid, zero)["executor_entries"],
+            "effects": ledger.get(cid, zero)["effects"],
+        }
+        for cid in ids
+    }
+
+
+def _non_read_only_effects(ledger: dict[str, dict[str, Any]]) -> dict[str, int]:
+    return {
+        cid: c["effects"]
+        for cid, c in ledger.items()
+        if c["tool"] not in FIXTURE_TOOLS or FIXTURE_TOOLS[c["tool"]].risk is not RiskClass.READ_ONLY
+    }
+
+
+def _pre_approval(run: ScenarioRun, facts: list[StepFacts]) -> Any:
+    for step, fact in zip(run.steps, facts):
+        if step.status == "awaiting_approval":
+            return {
+                "status": step.status,
+                "non_read_only_effects": sum(_non_read_only_effects(step.ledger).values()),
+                "pending": sorted(step.pending, key=lambda p: p["call_id"]),
+                "args_validated": bool(fact.validated_before_pause),
+            }
+    return NA
+
+
+def _replay(run: ScenarioRun, facts: list[StepFacts], ledger: dict[str, dict[str, Any]]) -> Any:
+    scenario = run.scenario
+    seen: dict[str, int] = {}
+    for turn in scenario.model_script:
+        for call in turn.get("tool_calls", ()):
+            seen[call["id"]] = seen.get(call["id"], 0) + 1
+    ids = {cid for cid, n in seen.items() if n > 1}
+    if any(s["action"] in ("restore", "deliver_again") for s in scenario.driver):
+        ids |= {
+            c["id"]
+            for turn in scenario.model_script
+            for c in turn.get("tool_calls", ())
+            if c["name"] in FIXTURE_TOOLS and FIXTURE_TOOLS[c["name"]].risk is not RiskClass.READ_ONLY
+        }
+    if not ids:
+        return NA
+    event_dedup = any(f.dedup and not f.results for f in facts)
+    cells = {}
+    for cid in sorted(ids):
+        delivered = [r for f in facts for r in f.results if r["call_id"] == cid]
+        results = [r["content"] for r in delivered]
+        replayed = any(r["status"] == "replayed" for r in delivered)
+        cells[cid] = {
+            "results": results,
+            "equal": bool(results) and len(set(results)) == 1,
+            "effects": ledger.get(cid, {}).get("effects", 0),
+            "provided_by": "framework" if replayed or event_dedup else "none",
+        }
+    return cells
+
+
+def _after_interrupt(run: ScenarioRun, facts: list[StepFacts]) -> Any:
+    if not any(f.action == "kill" for f in run.scenario.faults):
+        return NA
+    steps = run.steps
+    crash = next((i for i, s in enumerate(steps) if s.status == "crashed"), None)
+    final_status = steps[-1].session_status
+    if crash is None:
+        return {
+            "resumable": False,
+            "resume_position": None,
+            "pending_call": None,
+            "approval_survives": None,
+            "effects_before_resume": {},
+            "effects_after_resume": _non_read_only_effects(steps[-1].ledger),
+            "final_status": final_status,
+        }
+    resume = next((j for j in range(crash + 1, len(steps)) if facts[j].resumed is not None), None)
+    resumed = facts[resume].resumed if resume is not None else None
+    granted = {cid for f in facts[: crash + 1] for cid in f.approvals_granted}
+    delivered = {r["call_id"] for f in facts[: crash + 1] for r in f.results}
+    open_approvals = granted - delivered
+    survives = None
+    if open_approvals:
+        survives = resumed is not None and open_approvals <= set(resumed["approved_call_ids"])
+    return {
+        "resumable": resume is not None and steps[resume].status not in ("crashed", "error"),
+        "resume_position": resumed["position"] if resumed else None,
+        "pending_call": resumed["pending_call"] if resumed else None,
+        "approval_survives": survives,
+        "effects_before_resume": _non_read_only_effects(steps[crash].ledger),
+        "effects_after_resume": _non_read_only_effects(steps[-1].ledger),
+        "final_status": final_status,
+    }
