@@ -70,9 +70,9 @@ class ApprovalAuthority:
     def verify(self, token: str, session_id: str, tool: str, args_hash: str) -> Approval | Refusal:
         """Check signature and binding; reuse is the caller's check (it owns the used-token records)."""
         body, _, signature = token.partition(".")
-        if not body or not signature:
+        if not body or len(signature) != 64 or not all(c in "0123456789abcdef" for c in signature):
             return Refusal.MALFORMED
-        if not hmac.compare_digest(signature, self._sign(body)):
+        if not hmac.compare_digest(signature.encode("utf-8"), self._sign(body).encode("utf-8")):
             return Refusal.FORGED
         try:
             payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))

@@ -12,7 +12,7 @@ from typing import Any, Callable, Literal
 
 from . import events as ev
 from .approvals import Approval, ApprovalAuthority, Refusal
-from .canonical import args_hash, canonical_json
+from .canonical import canonical_json, sha256_hex
 from .checkpoint import AgentState, CheckpointStore, PendingCall
 from .idempotency import Conflict, Exhausted, IdempotencyStore, InFlight, RecordState, Replayed, Started, Uncertain
 from .model import Model, ToolCall
@@ -160,15 +160,14 @@ class Engine:
             return RunResult("refused", state, pending=state.pending_approval, refusal=Refusal.NOT_PENDING.value)
         self._emit(ev.CallRejected(call_id, reason))
         state = self._with_result(
-            state.evolve(
-                status="running",
-                pending_approval=tuple(c for c in state.pending_approval if c.call_id != call_id),
-                queue=tuple(c for c in state.queue if c.call_id != call_id),
-            ),
+            state,
             call_id,
             call.tool,
             "rejected",
             {"error": f"rejected by the human approver: {reason}"},
+            status="running",
+            pending_approval=tuple(c for c in state.pending_approval if c.call_id != call_id),
+            queue=tuple(c for c in state.queue if c.call_id != call_id),
         )
         self._checkpoints.save(state)
         return self._advance(state)
@@ -204,9 +203,10 @@ class Engine:
         settled = {"reconciled": outcome}
         self._idempotency.resolve(intent.idempotency_key, outcome, settled)
         self._emit(ev.Reconciled(call_id, outcome))
-        state = state.evolve(status="running", stop_reason=None)
         if outcome == "confirmed":
-            state = self._with_result(state.evolve(pending_intent=None), call_id, intent.tool, "reconciled", settled)
+            state = self._with_result(state, call_id, intent.tool, "reconciled", settled, pending_intent=None, status="running", stop_reason=None)
+        else:
+            state = state.evolve(status="running", stop_reason=None)
         self._checkpoints.save(state)
         return self._advance(state)
 
@@ -251,7 +251,7 @@ class Engine:
         return self._model_turn(state)
 
     def _model_turn(self, state: AgentState) -> Step:
-        reply = self._model.complete(list(state.messages), self._tools)
+        reply = self._model.complete(state.messages, self._tools)
         step = state.step + 1
         calls = reply.tool_calls
         self._emit(ev.ModelTurn(step, tuple(c.id for c in calls), tuple(c.name for c in calls), None if calls else (reply.text or "")))
@@ -287,7 +287,7 @@ class Engine:
             return self._with_result(state, call.id, call.name, "error", error)
         spec = self._registry.get(call.name)
         decision = self._policy.decide(call.name, spec.risk)
-        digest = args_hash(checked.args)
+        digest = sha256_hex(checked.canonical)
         self._emit(ev.CallAdmitted(call.id, call.name, digest, decision.value))
         if decision is Decision.DENY:
             return self._with_result(state, call.id, call.name, "refused", {"error": f"refused by policy: {call.name} is never allowed"})
@@ -386,15 +386,18 @@ class Engine:
     def _needs_approval(self, call: PendingCall) -> bool:
         return self._policy.decide(call.tool, self._registry.get(call.tool).risk) is Decision.NEEDS_APPROVAL
 
-    def _finish_call(self, state: AgentState, call: PendingCall, status: str, output: Any, encoded: bool = False) -> AgentState:
-        return self._with_result(state.evolve(pending_intent=None), call.call_id, call.tool, status, output, encoded)
+    def _finish_call(self, state: AgentState, call: PendingCall, outcome: str, output: Any, encoded: bool = False) -> AgentState:
+        return self._with_result(state, call.call_id, call.tool, outcome, output, encoded, pending_intent=None)
 
-    def _with_result(self, state: AgentState, call_id: str, tool: str, status: str, output: Any, encoded: bool = False) -> AgentState:
-        """Tool output enters the transcript as data: a tool message, never an instruction."""
+    def _with_result(
+        self, state: AgentState, call_id: str, tool: str, outcome: str, output: Any, encoded: bool = False, **changes: Any
+    ) -> AgentState:
+        """Tool output enters the transcript as data: a tool message, never an instruction.
+        ``outcome`` is the result's status in the trace; ``changes`` are applied to the state too."""
         content = output if encoded else canonical_json(output)
-        self._emit(ev.ToolResult(call_id, tool, status, content))
+        self._emit(ev.ToolResult(call_id, tool, outcome, content))
         message = {"role": "tool", "tool_call_id": call_id, "name": tool, "content": content}
-        return state.evolve(turn_results=state.turn_results + (message,))
+        return state.evolve(turn_results=state.turn_results + (message,), **changes)
 
     def _close_turn(self, state: AgentState) -> AgentState:
         order = {call_id: index for index, call_id in enumerate(state.turn_call_ids)}

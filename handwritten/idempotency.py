@@ -16,6 +16,7 @@ from enum import Enum
 from typing import Protocol
 
 from .canonical import canonical_json
+from .storage import connect
 
 
 class RecordState(str, Enum):
@@ -171,17 +172,6 @@ CREATE TABLE IF NOT EXISTS idempotency (
     resolution TEXT
 )
 """
-
-
-def connect(path: str) -> sqlite3.Connection:
-    """A connection in autocommit mode (transactions are explicit), WAL, synchronous=NORMAL.
-
-    The crash model is process death, not power loss, so NORMAL is durable enough.
-    """
-    conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=NORMAL")
-    return conn
 
 
 class SqliteIdempotencyStore:

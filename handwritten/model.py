@@ -24,6 +24,9 @@ class ModelReply:
 
 
 class Model(Protocol):
-    """Messages are OpenAI-style chat dicts (role, content, tool_calls, tool_call_id)."""
+    """Messages are OpenAI-style chat dicts (role, content, tool_calls, tool_call_id).
+
+    The engine hands over its own transcript: a model must read it, never change it
+    (copy first if an adapter needs to rewrite messages)."""
 
     def complete(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> ModelReply: ...

@@ -24,6 +24,8 @@ _BY_RISK = {
     RiskClass.ALWAYS_DENY: Decision.DENY,
 }
 
+_STRICTNESS = {risk: rank for rank, risk in enumerate(RiskClass)}
+
 
 class Policy:
     """Maps a tool to its decision from its risk class; ``overrides`` can only make a tool stricter."""
@@ -33,8 +35,7 @@ class Policy:
 
     def decide(self, tool: str, risk: RiskClass) -> Decision:
         effective = self._overrides.get(tool, risk)
-        order = list(RiskClass)
-        if order.index(effective) < order.index(risk):
+        if _STRICTNESS[effective] < _STRICTNESS[risk]:
             effective = risk  # an override never loosens the declared class
         return _BY_RISK[effective]
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from jsonschema import Draft202012Validator, validators
+
+from .canonical import canonical_json
 
 _TYPES = Draft202012Validator.TYPE_CHECKER.redefine_many(
     {
@@ -25,16 +27,24 @@ _TYPES = Draft202012Validator.TYPE_CHECKER.redefine_many(
 _StrictValidator = validators.extend(Draft202012Validator, type_checker=_TYPES)
 
 
+# Keywords whose values are data, not subschemas: closing "objects" inside them would change the data.
+_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
+
+
 def close_objects(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """Return a copy where every object schema without ``additionalProperties`` rejects unknown fields."""
+    """Return a copy where every object schema (nullable ones included) without
+    ``additionalProperties`` rejects unknown fields."""
     closed = copy.deepcopy(dict(schema))
 
     def visit(node: Any) -> None:
         if isinstance(node, dict):
-            if node.get("type") == "object" and "additionalProperties" not in node:
+            types = node.get("type")
+            is_object = types == "object" or (isinstance(types, list) and "object" in types)
+            if is_object and "additionalProperties" not in node:
                 node["additionalProperties"] = False
-            for value in node.values():
-                visit(value)
+            for key, value in node.items():
+                if key not in _DATA_KEYWORDS:
+                    visit(value)
         elif isinstance(node, list):
             for value in node:
                 visit(value)
@@ -45,10 +55,12 @@ def close_objects(schema: Mapping[str, Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Checked:
-    """Outcome of validating one call: parsed ``args`` when valid, else the ``errors`` (each names its field)."""
+    """Outcome of validating one call: parsed ``args`` and their ``canonical`` JSON text when valid,
+    else the ``errors`` (each names its field)."""
 
     args: Any
     errors: tuple[str, ...]
+    canonical: str = field(default="", compare=False)  # derived from args: no part of equality
 
     @property
     def ok(self) -> bool:
@@ -68,13 +80,21 @@ class ArgsValidator:
         args = raw
         if isinstance(raw, str):
             try:
-                args = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                return Checked(raw, (f"(arguments): not valid JSON: {exc.msg}",))
+                args = json.loads(raw, parse_constant=_not_json)
+            except ValueError as exc:  # JSONDecodeError is a ValueError too
+                return Checked(raw, (f"(arguments): not valid JSON: {getattr(exc, 'msg', exc)}",))
+        try:
+            canonical = canonical_json(args)  # also refuses NaN and Infinity, which JSON does not have
+        except (ValueError, TypeError) as exc:
+            return Checked(args, (f"(arguments): not representable as JSON: {exc}",))
         errors = sorted(
             (f"{_path(e.absolute_path)}: {e.message}" for e in self._validator.iter_errors(args)),
         )
-        return Checked(args, tuple(errors))
+        return Checked(args, tuple(errors), canonical)
+
+
+def _not_json(literal: str) -> Any:
+    raise ValueError(f"{literal} is not a JSON number")
 
 
 def _path(path: Any) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable, Iterable, Mapping
@@ -87,5 +88,5 @@ class ToolRegistry:
         return self._validators[name]
 
     def openai_tools(self) -> list[dict[str, Any]]:
-        """The OpenAI-style ``tools`` list a model is given (a fresh copy each time)."""
-        return [dict(t) for t in self._openai_tools]
+        """The OpenAI-style ``tools`` list a model is given (a fresh deep copy each time)."""
+        return copy.deepcopy(self._openai_tools)

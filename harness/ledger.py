@@ -13,6 +13,7 @@ import sqlite3
 from typing import Any
 
 from handwritten.canonical import canonical_json
+from handwritten.storage import connect
 
 TOOL_ENTRY = "tool_entry"
 EXECUTOR_ENTRY = "executor_entry"
@@ -35,9 +36,7 @@ CREATE TABLE IF NOT EXISTS faults_fired (
 
 def open_world_db(path: str) -> sqlite3.Connection:
     """The world's SQLite file: autocommit, WAL, synchronous=NORMAL (the crash model is process death)."""
-    conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=NORMAL")
+    conn = connect(path)
     conn.executescript(_SCHEMA)
     return conn
 
