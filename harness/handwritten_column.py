@@ -103,7 +103,8 @@ def _outcome(result: RunResult) -> dict[str, Any]:
 
 
 def _outcome_of_state(state: AgentState) -> dict[str, Any]:
-    status = state.status if state.status != "running" else "completed"
+    # A saved state that is still "running" was interrupted mid-run: reporting it as done would hide that.
+    status = state.status if state.status != "running" else "crashed"
     return {"status": status, "session_status": state.status, "refusal": None, "pending": _pending(state)}
 
 
