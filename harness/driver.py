@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,7 @@ from .faults import FAULT_EXIT_CODE, fired_faults
 from .ledger import ledger_counts
 from .scenarios import Scenario
 
-STEP_TIMEOUT_S = 60.0
+SCENARIO_TIMEOUT_S = 120.0  # wall clock for all steps of one scenario: a hidden loop must never hang a run
 
 Perform = Callable[[Scenario, Path, dict[str, Any]], dict[str, Any]]
 """Runs one driver step inside a worker; returns the step's outcome (status, session_status, refusal, pending)."""
@@ -53,8 +54,13 @@ class ScenarioRun:
     steps: list[StepRecord]
 
 
-def run_scenario(scenario: Scenario, perform: Perform, scratch: Path, timeout_s: float = STEP_TIMEOUT_S) -> ScenarioRun:
-    """Play every driver step of ``scenario`` through ``perform`` in worker processes."""
+def run_scenario(scenario: Scenario, perform: Perform, scratch: Path, timeout_s: float = SCENARIO_TIMEOUT_S) -> ScenarioRun:
+    """Play every driver step of ``scenario`` through ``perform`` in worker processes.
+
+    The steps share one wall-clock budget; when it runs out the worker is killed, the
+    step is recorded as ``error: timeout`` and the remaining steps do not run.
+    """
+    deadline = time.monotonic() + timeout_s
     scratch.mkdir(parents=True, exist_ok=True)
     approver = HumanApprover()
     now = CLOCK_START
@@ -75,7 +81,7 @@ def run_scenario(scenario: Scenario, perform: Perform, scratch: Path, timeout_s:
             args = (now, scenario.session_id, call["name"], call["arguments"])
             request["token"] = approver.approve(*args) if action == "approve" else approver.misuse(step["misuse"], *args)
         fired_before = set(fired_faults(str(scratch / "world.sqlite")))
-        record = _in_worker(perform, scenario, scratch, request, timeout_s)
+        record = _in_worker(perform, scenario, scratch, request, max(0.0, deadline - time.monotonic()))
         if record.status == "crashed":
             _assert_kill_fired(scenario, scratch, fired_before)
         if action == "approve" and record.status not in ("refused", "error"):
@@ -83,6 +89,8 @@ def run_scenario(scenario: Scenario, perform: Perform, scratch: Path, timeout_s:
         record.ledger = ledger_counts(str(scratch / "world.sqlite"))
         record.trace = _trace_of_step(scratch, index)
         steps.append(record)
+        if record.error == "timeout":
+            break
     return ScenarioRun(scenario, scratch, steps)
 
 

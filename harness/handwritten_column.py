@@ -27,9 +27,10 @@ from .scripted_model import ScriptedModel
 from .world import FixtureWorld
 
 COLUMN = "handwritten"
+MODES = ("contract",)
 
 
-def perform(scenario: Scenario, scratch: Path, request: dict[str, Any]) -> dict[str, Any]:
+def perform(scenario: Scenario, scratch: Path, request: dict[str, Any], mode: str = "contract") -> dict[str, Any]:
     """Run one driver step in this (worker) process."""
     index, step, now = request["index"], request["step"], request["now"]
     world = FixtureWorld(scratch, list(scenario.faults), may_kill=True)
@@ -108,7 +109,19 @@ def _outcome_of_state(state: AgentState) -> dict[str, Any]:
     return {"status": status, "session_status": state.status, "refusal": None, "pending": _pending(state)}
 
 
-def facts(run: ScenarioRun) -> list[StepFacts]:
+def detail(run: ScenarioRun, mode: str = "contract") -> dict[str, Any]:
+    """Native information, recorded but never compared: the engine's final checkpoint summary."""
+    checkpoints = SqliteCheckpointStore(str(run.scratch / "engine.sqlite"))
+    try:
+        state = checkpoints.load(run.scenario.session_id)
+    finally:
+        checkpoints.close()
+    if state is None:
+        return {"checkpoint": None}
+    return {"checkpoint": {"status": state.status, "step": state.step, "messages": len(state.messages), "seen_event_ids": list(state.seen_event_ids)}}
+
+
+def facts(run: ScenarioRun, mode: str = "contract") -> list[StepFacts]:
     """What the engine's own trace says happened in each step (the column-specific part of an observation)."""
     out: list[StepFacts] = []
     admitted: set[str] = set()

@@ -1,88 +1,194 @@
 #!/usr/bin/env python3
-"""Run the framework comparison and write its evidence.
+"""Run the framework comparison and write (or check) its evidence.
 
-At this stage the one column is ``handwritten``: the hand-written engine over every
-scenario, checked against each scenario's ``expected`` block. Exit status 0 means every
-observable of every scenario matched.
+Every requested column runs every scenario in its own sandboxed process; the
+hand-written engine always runs too, because every other column is compared with its
+measured observations (and it is checked against each scenario's `expected` block).
+
+Exit status: 0 when every requested column was measured, the hand-written engine met
+every expectation and, with --check, nothing drifted; 1 otherwise (the reasons are
+printed); 2 for bad usage or bad scenario files.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
-from handwritten.canonical import canonical_json  # noqa: E402
 from harness.canonical_io import write_json  # noqa: E402
+from harness.check import diff_documents  # noqa: E402
+from harness.columns import REFERENCE, Column, known_columns  # noqa: E402
 from harness.errors import ScenarioError  # noqa: E402
-from harness.handwritten_check import ScenarioCheck, check_scenario, evidence  # noqa: E402
-from harness.observables import OBSERVABLES  # noqa: E402
+from harness.evidence import (  # noqa: E402
+    availability_document,
+    availability_entry,
+    column_document,
+    handwritten_document,
+    validation_errors,
+)
+from harness.runner import ColumnResult, run_column  # noqa: E402
 from harness.scenarios import SCENARIO_DIR, load_expectations, load_scenarios  # noqa: E402
 
-KNOWN_FRAMEWORKS = ("handwritten",)
+MODES = {"defaults": ["defaults"], "contract": ["contract"], "both": ["defaults", "contract"]}
 
 
-def _cell(value: object, width: int = 46) -> str:
-    text = canonical_json(value)
-    return text if len(text) <= width else text[: width - 1] + "…"
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    known = ", ".join(known_columns())
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--framework", action="append", metavar="NAME", help=f"column to run (repeatable; default: all; known: {known})")
+    parser.add_argument("--mode", choices=sorted(MODES), default="both", help="which modes of the third-party columns to run (default: both)")
+    parser.add_argument("--scenarios", type=Path, default=SCENARIO_DIR, help="directory of scenario files (default: scenarios/)")
+    parser.add_argument("--output", type=Path, default=ROOT / "evidence", help="evidence directory (default: evidence/)")
+    parser.add_argument("--check", action="store_true", help="regenerate into a temporary directory and report what drifted from --output")
+    parser.add_argument("--allow-not-measured", action="store_true", help="exit 0 even when a requested column could not be measured")
+    parser.add_argument("--keep-scratch", action="store_true", help="keep every column's scratch files (SQLite, logs) and print where")
+    args = parser.parse_args(argv)
+    names = args.framework or ["all"]
+    unknown = [n for n in names if n != "all" and n not in known_columns()]
+    if unknown:
+        parser.error(f"unknown framework {', '.join(unknown)}; known: {known}")
+    args.columns = list(known_columns()) if "all" in names else list(dict.fromkeys(names))
+    return args
 
 
-def print_table(checks: list[ScenarioCheck]) -> None:
-    header = f"{'scenario':<30} {'observable':<28} {'ok':<3} {'expected':<46} actual"
-    print(header)
-    print("-" * len(header))
-    for check in checks:
-        for name in OBSERVABLES:
-            ok = "✓" if name not in check.mismatches else "✗"
-            print(f"{check.scenario.id:<30} {name:<28} {ok:<3} {_cell(check.expected[name]):<46} {_cell(check.actual[name])}")
+def run_all(columns: list[Column], modes: list[str], scenarios_dir: Path, scratch: Path, count: int) -> dict[str, ColumnResult]:
+    """Columns run in parallel, one process each; a progress line as each one ends."""
+
+    def one(column: Column) -> ColumnResult:
+        column_modes = ["contract"] if column.name == REFERENCE else modes
+        result = run_column(column, column_modes, scenarios_dir, scratch, scenario_count=count, log=lambda m: print(f"[{column.name}] {m}", flush=True))
+        print(f"[{column.name}] {progress(result)}", flush=True)
+        return result
+
+    with ThreadPoolExecutor(max_workers=max(1, min(len(columns), 4))) as pool:
+        return {r.column.name: r for r in pool.map(one, columns)}
+
+
+def progress(result: ColumnResult) -> str:
+    if result.status != "measured":
+        return f"NOT MEASURED: {result.reason}"
+    parts = [f"{mode}: {len(records)} scenarios" for mode, records in sorted(result.modes.items())]
+    network = f"; refused network: {', '.join(result.network)}" if result.network else ""
+    return f"measured ({'; '.join(parts)}) in {result.timings.get('total_s', 0):.1f} s{network}"
+
+
+def side_by_side(documents: dict[str, dict[str, Any]]) -> str:
+    """One row per scenario, one column per (column, mode): '=' when every applicable cell is equal."""
+    import pandas as pd
+
+    table: dict[str, dict[str, str]] = {}
+    for name, document in documents.items():
+        for mode, body in document.get("modes", {}).items():
+            label = f"{name}/{mode}" if name != REFERENCE else f"{name} (vs expected)"
+            for scenario_id, record in body["scenarios"].items():
+                table.setdefault(label, {})[scenario_id] = _mark(record)
+        if document.get("status") != "measured":
+            table[f"{name}"] = {}
+    frame = pd.DataFrame(table).fillna("NOT MEASURED").sort_index()
+    return frame.to_string()
+
+
+def _mark(record: dict[str, Any]) -> str:
+    if record["status"] == "error":
+        return "ERROR"
+    if "mismatches" in record:
+        return "=" if record["equal"] else "≠ " + ",".join(record["mismatches"])
+    differing = [n for n, c in record["columns"].items() if c["equal"] is False]
+    prefix = "NONDET " if record["status"] == "nondeterministic" else ""
+    return prefix + ("=" if not differing else "≠ " + ",".join(differing))
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--framework", action="append", help=f"column to run (repeatable; known: {', '.join(KNOWN_FRAMEWORKS)}; default: all)")
-    parser.add_argument("--scenarios", type=Path, default=SCENARIO_DIR, help="directory of scenario files (default: scenarios/)")
-    parser.add_argument("--output", type=Path, default=ROOT / "evidence", help="evidence directory (default: evidence/)")
-    parser.add_argument("--keep-scratch", action="store_true", help="keep the per-scenario SQLite files and logs and print where")
-    args = parser.parse_args(argv)
-
-    frameworks = args.framework or ["all"]
-    unknown = [f for f in frameworks if f not in KNOWN_FRAMEWORKS + ("all",)]
-    if unknown:
-        parser.error(f"unknown framework {', '.join(unknown)}; known: {', '.join(KNOWN_FRAMEWORKS)}")
+    args = parse_args(argv)
     try:
         scenarios = load_scenarios(args.scenarios)
         expectations = load_expectations(args.scenarios)
     except ScenarioError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-
+    files = {s.id: s.file for s in scenarios}
+    columns = [known_columns()[n] for n in dict.fromkeys([REFERENCE, *args.columns])]
     scratch = Path(tempfile.mkdtemp(prefix="framework-comparison-"))
+    target = scratch / "evidence" if args.check else args.output
     try:
-        checks = []
-        for scenario in scenarios:
-            check = check_scenario(scenario, expectations[scenario.id], scratch / "handwritten" / "contract" / scenario.id)
-            checks.append(check)
-            print(f"[handwritten] {scenario.id:<34} {'equal' if check.equal else 'DIFFERS: ' + ', '.join(check.mismatches)}", flush=True)
+        results = run_all(columns, MODES[args.mode], args.scenarios, scratch / "columns", len(scenarios))
     finally:
         if args.keep_scratch:
             print(f"scratch kept in {scratch}")
+
+    reference = results[REFERENCE]
+    documents: dict[str, dict[str, Any]] = {}
+    for name, result in results.items():
+        if name == REFERENCE:
+            documents[name] = handwritten_document(result, expectations, files)
         else:
-            shutil.rmtree(scratch, ignore_errors=True)
+            documents[name] = column_document(result, reference, files)
+    previous = _read(args.output / "availability.json") or {"columns": {}}
+    entries = {n: e for n, e in previous["columns"].items() if n in known_columns()}
+    entries.update({n: availability_entry(r) for n, r in results.items()})
+    documents_to_write = {**{f"{n}.json": d for n, d in documents.items()}, "availability.json": availability_document(entries)}
+    for file_name, document in documents_to_write.items():
+        errors = validation_errors(document)
+        if errors:
+            raise AssertionError(f"harness bug: {file_name} breaks the evidence schema: {errors[:3]}")
+        write_json(target / file_name, document)
+    timings = {n: r.timings for n, r in results.items()}
+    (target / "timings.json").write_text(json.dumps(timings, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
     print()
-    print_table(checks)
-    write_json(args.output / "handwritten.json", evidence(checks))
-    failed = [c.scenario.id for c in checks if not c.equal or c.status != "ok"]
-    print(f"\nhandwritten: {len(checks) - len(failed)}/{len(checks)} scenarios match their expectations; evidence in {args.output / 'handwritten.json'}")
-    if failed:
-        print(f"MISMATCH in: {', '.join(failed)}", file=sys.stderr)
+    print(side_by_side(documents))
+    failures = report(args, results, documents)
+    if args.check:
+        drift = [line for name, doc in documents_to_write.items() for line in diff_documents(name, _read(args.output / name), doc)]
+        print(f"\n--check against {args.output}: " + ("no drift" if not drift else f"{len(drift)} drifted:"))
+        for line in drift:
+            print(f"  {line}")
+        failures += [f"evidence drifted ({len(drift)} changes)"] if drift else []
+    if not args.keep_scratch:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if failures:
+        print("\nFAILED: " + "; ".join(failures), file=sys.stderr)
         return 1
     return 0
+
+
+def report(args: argparse.Namespace, results: dict[str, ColumnResult], documents: dict[str, dict[str, Any]]) -> list[str]:
+    """Print the summaries and return what makes the run fail."""
+    failures = []
+    print()
+    for name, document in documents.items():
+        for mode, body in sorted(document.get("modes", {}).items()):
+            summary = body["summary"]
+            if name == REFERENCE:
+                print(f"{name}: {summary['equal']}/{summary['scenarios']} scenarios match their expectations")
+                if summary["equal"] != summary["scenarios"]:
+                    bad = [sid for sid, r in body["scenarios"].items() if not r["equal"]]
+                    failures.append(f"handwritten differs from the expectations of {', '.join(bad)}")
+            else:
+                print(
+                    f"{name}/{mode}: {summary['equal_cells']}/{summary['applicable_cells']} applicable cells equal to handwritten"
+                    f" ({summary['errors']} errors, {summary['nondeterministic']} nondeterministic)"
+                )
+    for name, result in results.items():
+        if result.status != "measured":
+            print(f"\n!!! {name} was NOT MEASURED: {result.reason}", file=sys.stderr)
+            if not args.allow_not_measured or name == REFERENCE:
+                failures.append(f"{name} not measured")
+    print(f"\nevidence written to {args.output if not args.check else 'a temporary directory (--check)'}")
+    return failures
+
+
+def _read(path: Path) -> dict[str, Any] | None:
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
 if __name__ == "__main__":

@@ -1,20 +1,35 @@
-"""Shared test helpers: the repository root and a cache of the hand-written column's scenario runs."""
+"""Shared test helpers: every committed scenario run once through the hand-written column."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
-from harness.handwritten_check import ScenarioCheck, check_scenario
-from harness.scenarios import load_expectations, load_scenarios
+from harness import handwritten_column
+from harness.column_main import run_raw
+from harness.observation import observation
+from harness.scenarios import load_scenarios
 
-ROOT = Path(__file__).resolve().parent.parent
+
+@dataclass(frozen=True)
+class HandwrittenRun:
+    """One scenario's observation record from the hand-written column; ``actual`` are its observables."""
+
+    record: dict[str, Any]
+
+    @property
+    def actual(self) -> dict[str, Any]:
+        return self.record["observables"]
+
+    @property
+    def status(self) -> str:
+        return self.record["status"]
 
 
 @pytest.fixture(scope="session")
-def handwritten_checks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ScenarioCheck]:
+def handwritten_checks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, HandwrittenRun]:
     """Every committed scenario run once through the hand-written column (real worker processes)."""
     scratch = tmp_path_factory.mktemp("handwritten")
-    expectations = load_expectations()
-    return {s.id: check_scenario(s, expectations[s.id], scratch / s.id) for s in load_scenarios()}
+    return {s.id: HandwrittenRun(observation(s, run_raw(handwritten_column, s, "contract", scratch / s.id))) for s in load_scenarios()}

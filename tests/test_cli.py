@@ -1,4 +1,4 @@
-"""The README's comparison command: exit status, evidence bytes, error messages."""
+"""The README's comparison command: exit status, evidence bytes, --check, error messages."""
 
 from __future__ import annotations
 
@@ -8,15 +8,25 @@ import subprocess
 import sys
 from pathlib import Path
 
+from harness.columns import known_columns
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "run_framework_comparison.py"
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=ROOT, timeout=600)
 
 
-def test_two_runs_write_byte_identical_evidence_equal_to_the_committed_file(tmp_path: Path) -> None:
+def _scenarios(tmp_path: Path, *names: str) -> Path:
+    directory = tmp_path / "scenarios"
+    directory.mkdir()
+    for name in names:
+        shutil.copy(ROOT / "scenarios" / f"{name}.json", directory / f"{name}.json")
+    return directory
+
+
+def test_two_runs_write_byte_identical_evidence_equal_to_the_committed_files(tmp_path: Path) -> None:
     first, second = tmp_path / "a", tmp_path / "b"
     assert _run("--framework", "handwritten", "--output", str(first)).returncode == 0
     assert _run("--framework", "handwritten", "--output", str(second)).returncode == 0
@@ -27,28 +37,25 @@ def test_two_runs_write_byte_identical_evidence_equal_to_the_committed_file(tmp_
 
 
 def test_a_differing_expectation_fails_the_run_and_names_the_scenario(tmp_path: Path) -> None:
-    scenarios = tmp_path / "scenarios"
-    scenarios.mkdir()
-    for name in ("high_risk_approved.json", "basic_react_loop.json"):
-        shutil.copy(ROOT / "scenarios" / name, scenarios / name)
+    scenarios = _scenarios(tmp_path, "high_risk_approved", "basic_react_loop")
     path = scenarios / "high_risk_approved.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     data["expected"]["side_effects"]["c1"]["effects"] = 2  # a contract the engine must not meet
     path.write_text(json.dumps(data), encoding="utf-8")
 
-    result = _run("--scenarios", str(scenarios), "--output", str(tmp_path / "out"))
+    result = _run("--framework", "handwritten", "--scenarios", str(scenarios), "--output", str(tmp_path / "out"))
     assert result.returncode == 1
-    assert "MISMATCH in: high_risk_approved" in result.stderr
+    assert "handwritten differs from the expectations of high_risk_approved" in result.stderr
     evidence = json.loads((tmp_path / "out" / "handwritten.json").read_text(encoding="utf-8"))
-    cells = evidence["modes"]["contract"]["scenarios"]
-    assert (cells["high_risk_approved"]["equal"], cells["high_risk_approved"]["mismatches"]) == (False, ["side_effects"])
-    assert cells["basic_react_loop"]["equal"] is True
+    records = evidence["modes"]["contract"]["scenarios"]
+    assert (records["high_risk_approved"]["equal"], records["high_risk_approved"]["mismatches"]) == (False, ["side_effects"])
+    assert records["basic_react_loop"]["equal"] is True
 
 
 def test_an_unknown_framework_lists_the_known_ones() -> None:
     result = _run("--framework", "crewai")
     assert result.returncode == 2
-    assert "unknown framework crewai; known: handwritten" in result.stderr
+    assert f"unknown framework crewai; known: {', '.join(known_columns())}" in result.stderr
 
 
 def test_a_malformed_scenario_directory_names_the_file_and_field(tmp_path: Path) -> None:
@@ -56,3 +63,92 @@ def test_a_malformed_scenario_directory_names_the_file_and_field(tmp_path: Path)
     result = _run("--scenarios", str(tmp_path), "--output", str(tmp_path / "out"))
     assert result.returncode == 2
     assert "bad.json: field '(top level)'" in result.stderr
+
+
+def test_an_empty_scenario_directory_is_refused(tmp_path: Path) -> None:
+    result = _run("--scenarios", str(tmp_path), "--output", str(tmp_path / "out"))
+    assert (result.returncode, "holds no scenario files" in result.stderr) == (2, True)
+
+
+def test_check_passes_on_committed_evidence_and_names_what_drifted(tmp_path: Path) -> None:
+    committed = tmp_path / "evidence"
+    shutil.copytree(ROOT / "evidence", committed)
+    clean = _run("--framework", "handwritten", "--check", "--output", str(committed))
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert "no drift" in clean.stdout
+
+    path = committed / "handwritten.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["modes"]["contract"]["scenarios"]["high_risk_approved"]["actual"]["side_effects"]["c1"]["effects"] = 2
+    path.write_text(json.dumps(data), encoding="utf-8")
+    drifted = _run("--framework", "handwritten", "--check", "--output", str(committed))
+    assert drifted.returncode == 1
+    assert "handwritten.json / contract / high_risk_approved / side_effects: was" in drifted.stdout
+    assert json.loads(path.read_text(encoding="utf-8")) == data, "--check must not rewrite the committed files"
+
+
+NEW_SCENARIO = {
+    "id": "refund_email_flow",
+    "description": "Written outside the project: look up a balance, email the customer after approval, store a note.",
+    "covers": ["high_risk_before_approval", "basic_react"],
+    "tools": ["get_balance", "send_email", "put_note"],
+    "session_id": "sess-refund",
+    "user_input": "Tell the customer on ACC-7 their balance by email and note it.",
+    "max_steps": 6,
+    "model_script": [
+        {"tool_calls": [{"id": "b1", "name": "get_balance", "arguments": {"account": "ACC-7"}}]},
+        {"tool_calls": [{"id": "m1", "name": "send_email", "arguments": {"to": "c@example.org", "subject": "Balance", "body": "1000.00"}}]},
+        {"tool_calls": [{"id": "n1", "name": "put_note", "arguments": {"key": "acc-7", "text": "emailed balance"}}]},
+        {"text": "Done."},
+    ],
+    "driver": [{"action": "run", "event_id": "e1"}, {"action": "approve", "call_id": "m1"}],
+    "faults": [],
+    "expected": {
+        "status": "completed",
+        "step_statuses": ["awaiting_approval", "completed"],
+        "refusals": [],
+        "side_effects": {
+            "b1": {"tool_entries": 1, "executor_entries": 1, "effects": 0},
+            "m1": {"tool_entries": 1, "executor_entries": 1, "effects": 1},
+            "n1": {"tool_entries": 1, "executor_entries": 1, "effects": 1},
+        },
+        "model": {"calls_per_turn": {"0": 1, "1": 1, "2": 1, "3": 1}, "missing_turns": [], "unused_turns": [], "injected": [], "marker_roles": []},
+        "schema_failure_side_effects": "n/a",
+        "pre_approval_state": {
+            "status": "awaiting_approval",
+            "non_read_only_effects": 0,
+            "pending": [{"call_id": "m1", "tool": "send_email", "args": {"to": "c@example.org", "subject": "Balance", "body": "1000.00"}}],
+            "args_validated": True,
+        },
+        "idempotent_replay": "n/a",
+        "checkpoint_after_interrupt": "n/a",
+    },
+}
+
+
+def test_a_new_scenario_file_runs_through_every_column_without_code_changes(tmp_path: Path) -> None:
+    scenarios = tmp_path / "scenarios"
+    scenarios.mkdir()
+    (scenarios / "refund_email_flow.json").write_text(json.dumps(NEW_SCENARIO), encoding="utf-8")
+    result = _run("--scenarios", str(scenarios), "--output", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    for name in known_columns():
+        evidence = json.loads((tmp_path / "out" / f"{name}.json").read_text(encoding="utf-8"))
+        assert evidence["status"] == "measured"
+        assert all("refund_email_flow" in body["scenarios"] for body in evidence["modes"].values()), name
+    local = json.loads((tmp_path / "out" / "local_state_graph.json").read_text(encoding="utf-8"))
+    assert local["modes"]["contract"]["summary"]["not_equal_cells"] == 0
+
+
+def test_editing_an_expected_block_changes_no_other_columns_evidence(tmp_path: Path) -> None:
+    scenarios = _scenarios(tmp_path, "high_risk_approved", "crash_resume")
+    before, after = tmp_path / "before", tmp_path / "after"
+    assert _run("--framework", "local_state_graph", "--scenarios", str(scenarios), "--output", str(before)).returncode == 0
+    path = scenarios / "crash_resume.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["expected"]["status"] = "stopped_max_steps"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    edited = _run("--framework", "local_state_graph", "--scenarios", str(scenarios), "--output", str(after))
+    assert edited.returncode == 1  # the hand-written check now fails: its expectation is wrong
+    assert (before / "local_state_graph.json").read_bytes() == (after / "local_state_graph.json").read_bytes()
+    assert (before / "handwritten.json").read_bytes() != (after / "handwritten.json").read_bytes()

@@ -1,0 +1,62 @@
+"""``--check``: what changed between the committed evidence and a fresh run, per observable.
+
+A drift is reported at the level a reader acts on: a contract cell of one scenario
+(``langgraph / defaults / high_risk_approved / side_effects``), an observable of the
+hand-written engine, or a whole part (trace, steps) of a scenario record.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .comparator import describe_difference
+
+
+def diff_documents(name: str, committed: dict[str, Any] | None, fresh: dict[str, Any]) -> list[str]:
+    """Readable lines, one per drifted observable or part."""
+    if committed is None:
+        return [f"{name}: not committed yet"]
+    lines: list[str] = []
+    for key in sorted(set(committed) | set(fresh)):
+        if key == "modes":
+            continue
+        if committed.get(key) != fresh.get(key):
+            lines.append(f"{name} / {key}: {describe_difference(committed.get(key), fresh.get(key), key)}")
+    old_modes, new_modes = committed.get("modes", {}), fresh.get("modes", {})
+    for mode in sorted(set(old_modes) | set(new_modes)):
+        old_s = old_modes.get(mode, {}).get("scenarios", {})
+        new_s = new_modes.get(mode, {}).get("scenarios", {})
+        for scenario in sorted(set(old_s) | set(new_s)):
+            where = f"{name} / {mode} / {scenario}"
+            if scenario not in old_s or scenario not in new_s:
+                lines.append(f"{where}: {'added' if scenario in new_s else 'removed'}")
+                continue
+            lines += _diff_record(where, old_s[scenario], new_s[scenario])
+    return lines
+
+
+def _diff_record(where: str, old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    lines = []
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if a == b:
+            continue
+        if key in ("columns", "actual", "expected") and isinstance(a, dict) and isinstance(b, dict):
+            for observable in sorted(set(a) | set(b)):
+                if a.get(observable) != b.get(observable):
+                    lines.append(f"{where} / {observable}: {_cell_change(a.get(observable), b.get(observable))}")
+        else:
+            lines.append(f"{where} / {key} changed")
+    return lines
+
+
+def _cell_change(old: Any, new: Any) -> str:
+    if isinstance(old, dict) and isinstance(new, dict) and "framework" in old and "framework" in new:
+        return f"framework was {_compact(old['framework'])}, now {_compact(new['framework'])} (equal {old['equal']} -> {new['equal']})"
+    return f"was {_compact(old)}, now {_compact(new)}"
+
+
+def _compact(value: Any, width: int = 90) -> str:
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= width else text[: width - 1] + "…"

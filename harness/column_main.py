@@ -1,0 +1,70 @@
+"""The column process: runs every scenario of one column, in every requested mode.
+
+Started by the runner as ``python -I`` inside the column's own environment. It guards
+the network first, imports the adapter once (workers fork from this process, so crash
+scenarios never pay the import again), then plays each scenario in its own scratch
+directory and writes the raw material of one observation per (mode, scenario) as
+JSON; the runner computes the observables from it, outside this process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from .canonical_io import write_json
+from .columns import load_adapter
+from .driver import SCENARIO_TIMEOUT_S, run_scenario
+from .observation import raw_record
+from .sandbox import install_network_guard
+from .scenarios import Scenario, load_scenarios
+from .scripted_model import summarize_log
+
+
+def run_raw(adapter: ModuleType, scenario: Scenario, mode: str, scratch: Path, timeout_s: float = SCENARIO_TIMEOUT_S) -> dict[str, Any]:
+    """Run one scenario through one column; return the raw material of its observation."""
+    run = run_scenario(scenario, functools.partial(adapter.perform, mode=mode), scratch, timeout_s)
+    model = summarize_log(scratch / "model_log.jsonl", len(scenario.model_script))
+    clean = all(s.status != "error" for s in run.steps)
+    detail = adapter.detail(run, mode) if hasattr(adapter, "detail") and clean else {}
+    return raw_record(run, adapter.facts(run, mode), model, detail)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Run one column over a scenario directory (started by the runner).")
+    parser.add_argument("--module", required=True)
+    parser.add_argument("--mode", action="append", required=True)
+    parser.add_argument("--scenarios", type=Path, required=True)
+    parser.add_argument("--scratch", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--scenario-timeout", type=float, default=SCENARIO_TIMEOUT_S)
+    parser.add_argument("--repeat", action="append", default=[], help="scenario id to run twice (results may race)")
+    args = parser.parse_args(argv)
+
+    args.scratch.mkdir(parents=True, exist_ok=True)
+    install_network_guard(args.scratch / "network.jsonl")
+    started = time.perf_counter()
+    adapter = load_adapter(args.module)
+    imported = time.perf_counter()
+    scenarios = load_scenarios(args.scenarios)
+    results: dict[str, dict[str, Any]] = {}
+    timings: dict[str, float] = {"import_s": imported - started}
+    for mode in [m for m in args.mode if m in adapter.MODES]:
+        if hasattr(adapter, "prepare"):
+            adapter.prepare(mode)
+        mode_started = time.perf_counter()
+        records: dict[str, Any] = {}
+        for scenario in scenarios:
+            record = run_raw(adapter, scenario, mode, args.scratch / mode / scenario.id, args.scenario_timeout)
+            if scenario.id in args.repeat:  # a result that may race: run twice, the runner compares
+                record["again"] = run_raw(adapter, scenario, mode, args.scratch / mode / f"{scenario.id}.again", args.scenario_timeout)
+            records[scenario.id] = record
+        results[mode] = records
+        timings[f"{mode}_s"] = time.perf_counter() - mode_started
+    write_json(args.out, {"column": adapter.COLUMN, "modes": results, "timings": timings})
+    return 0

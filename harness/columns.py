@@ -1,0 +1,63 @@
+"""The columns of the comparison and the interface every column's adapter module offers.
+
+An adapter module (``harness.handwritten_column``, ``adapters/<name>/adapter.py``) exposes:
+
+- ``COLUMN``: its name; ``MODES``: the modes it runs (``contract``, and ``defaults`` for
+  third-party frameworks);
+- ``perform(scenario, scratch, request, mode) -> dict``: one driver step, in a worker;
+- ``facts(run, mode) -> list[StepFacts]``: what its own mechanisms say each step did;
+- optionally ``detail(run, mode) -> dict``: native state, recorded but never compared;
+- optionally ``prepare(mode)``: imports and warm-up done once in the column process, so
+  workers forked from it do not pay them again.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Literal
+
+from .errors import HarnessError
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = "handwritten"
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: where its adapter lives and which Python runs it."""
+
+    name: str
+    module: str
+    environment: Literal["project", "isolated"]
+    description: str
+    lock_dir: Path | None = None  # default: adapters/<name>
+
+    @property
+    def adapter_dir(self) -> Path:
+        """Where an isolated column keeps its requirements.in and hashed requirements.lock."""
+        return self.lock_dir or ROOT / "adapters" / self.name
+
+
+COLUMNS: tuple[Column, ...] = (
+    Column("handwritten", "harness.handwritten_column", "project", "the hand-written reference engine"),
+    Column("local_state_graph", "adapters.local_state_graph.adapter", "project", "a dependency-free state graph running the contract"),
+)
+
+
+def known_columns() -> dict[str, Column]:
+    return {c.name: c for c in COLUMNS}
+
+
+REQUIRED = ("COLUMN", "MODES", "perform", "facts")
+
+
+def load_adapter(module_name: str) -> ModuleType:
+    """Import an adapter module and check it offers the column interface."""
+    module = importlib.import_module(module_name)
+    missing = [name for name in REQUIRED if not hasattr(module, name)]
+    if missing:
+        raise HarnessError(f"adapter {module_name} lacks {', '.join(missing)}")
+    return module

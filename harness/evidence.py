@@ -1,0 +1,111 @@
+"""The evidence documents: one per column, plus the availability of every column.
+
+``handwritten.json`` holds, per scenario, the scenario's ``expected`` observables, the
+engine's ``actual`` ones and whether they are ``equal``. Every other column's file
+holds, per mode and scenario, each observable side by side with the hand-written
+engine's measured value. All of them validate against ``evidence/evidence.schema.json``
+and are written by the one canonical writer.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from .columns import ROOT, REFERENCE
+from .comparator import Explain, compare_scenario, summarize
+from .observables import OBSERVABLES
+from .runner import ColumnResult
+
+SCHEMA_VERSION = 1
+SCHEMA_PATH = ROOT / "evidence" / "evidence.schema.json"
+_RECORD_EXTRAS = ("steps", "trace", "model_requests", "detail")
+
+
+def _header(result: ColumnResult) -> dict[str, Any]:
+    header: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "framework": result.column.name,
+        "status": result.status,
+        "environment": result.column.environment,
+        "versions": result.versions,
+        "network_refused": result.network,
+    }
+    if result.reason:
+        header["reason"] = result.reason
+    return header
+
+
+def handwritten_document(result: ColumnResult, expectations: dict[str, dict[str, Any]], files: dict[str, str]) -> dict[str, Any]:
+    """Per scenario: expected (from the scenario file), actual (measured), equal, and what differs."""
+    modes = {}
+    for mode, records in result.modes.items():
+        scenarios = {}
+        for scenario_id, record in records.items():
+            expected, actual = expectations[scenario_id], record["observables"]
+            mismatches = [name for name in OBSERVABLES if expected[name] != actual[name]]
+            scenarios[scenario_id] = {
+                "file": files[scenario_id],
+                "status": record["status"],
+                "error": record["error"],
+                "equal": not mismatches and record["status"] == "ok",
+                "mismatches": mismatches,
+                "expected": expected,
+                "actual": actual,
+                **{k: record[k] for k in _RECORD_EXTRAS},
+            }
+        summary = {
+            "scenarios": len(scenarios),
+            "equal": sum(s["equal"] for s in scenarios.values()),
+            "errors": sum(s["status"] != "ok" for s in scenarios.values()),
+        }
+        modes[mode] = {"summary": summary, "scenarios": scenarios}
+    return {**_header(result), "modes": modes}
+
+
+def column_document(result: ColumnResult, reference: ColumnResult, files: dict[str, str], explain: Explain | None = None) -> dict[str, Any]:
+    """Per mode and scenario: every observable beside the hand-written engine's measured value."""
+    reference_records = reference.modes.get("contract", {})
+    modes = {}
+    for mode, records in result.modes.items():
+        scenarios = {}
+        for scenario_id, record in records.items():
+            scenarios[scenario_id] = {
+                "file": files[scenario_id],
+                "status": record["status"],
+                "error": record["error"],
+                "columns": compare_scenario(reference_records.get(scenario_id), record, explain),
+                **{k: record[k] for k in _RECORD_EXTRAS},
+            }
+        modes[mode] = {"summary": summarize(scenarios), "scenarios": scenarios}
+    return {**_header(result), "modes": modes}
+
+
+def availability_document(entries: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Every column with its status and, when not measured, why."""
+    return {"schema_version": SCHEMA_VERSION, "columns": dict(sorted(entries.items()))}
+
+
+def availability_entry(result: ColumnResult) -> dict[str, Any]:
+    entry: dict[str, Any] = {"status": result.status, "environment": result.column.environment, "modes": sorted(result.modes)}
+    if result.reason:
+        entry["reason"] = result.reason
+    return entry
+
+
+@lru_cache(maxsize=3)
+def _validator(kind: str) -> Draft202012Validator:
+    """The schema narrowed to one kind of document, so errors point at the field, not at ``oneOf``."""
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    narrowed = {k: v for k, v in schema.items() if k != "oneOf"} | {"$ref": f"#/$defs/{kind}"}
+    return Draft202012Validator(narrowed)
+
+
+def validation_errors(document: dict[str, Any]) -> list[str]:
+    """Where a document breaks the published evidence schema (empty when it is valid)."""
+    kind = "availability" if "columns" in document else "handwritten" if document.get("framework") == REFERENCE else "column"
+    return [f"{'/'.join(map(str, e.absolute_path)) or '(top level)'}: {e.message}" for e in _validator(kind).iter_errors(document)]

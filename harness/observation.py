@@ -1,0 +1,44 @@
+"""From what a column process reports to an observation record, computed in the runner's process.
+
+The column process only reports raw material: its supervisor's step records (statuses
+and ledger counts measured after each step), the column's own step facts and the
+scripted model's log summary. The observables are computed here, outside the column's
+reach, so no column (or a framework patching shared code) can bend the observer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from .driver import ScenarioRun, StepRecord
+from .observables import StepFacts, observe
+from .scenarios import Scenario
+
+
+def raw_record(run: ScenarioRun, facts: list[StepFacts], model: dict[str, Any], detail: dict[str, Any]) -> dict[str, Any]:
+    """What a column process sends back for one scenario (plain JSON)."""
+    return {
+        "steps": [dataclasses.asdict(s) for s in run.steps],
+        "facts": [dataclasses.asdict(f) for f in facts],
+        "model": model,
+        "detail": detail,
+    }
+
+
+def observation(scenario: Scenario, raw: dict[str, Any]) -> dict[str, Any]:
+    """The observation record of one scenario: status, observables, steps, trace, model requests, detail."""
+    steps = [StepRecord(**s) for s in raw["steps"]]
+    run = ScenarioRun(scenario, Path("."), steps)
+    observables = observe(run, [StepFacts(**f) for f in raw["facts"]], raw["model"])
+    errors = [s.error or "error" for s in steps if s.status == "error"]
+    return {
+        "status": "error" if errors else "ok",
+        "error": errors[0].splitlines()[0] if errors else None,
+        "observables": observables,
+        "steps": [{"action": s.action, "status": s.status, "refusal": s.refusal, "error": s.error.splitlines()[0] if s.error else None} for s in steps],
+        "trace": [{"driver_step": s.index, **e} for s in steps for e in s.trace],
+        "model_requests": raw["model"]["requests"],
+        "detail": raw["detail"],
+    }

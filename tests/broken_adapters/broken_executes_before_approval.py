@@ -1,0 +1,26 @@
+"""Test-only broken column: the hand-written engine with its high-risk tools declared reversible,
+so they run before anyone approves them. The comparator must say ``equal: false``."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from handwritten.tools import RiskClass
+from harness import handwritten_column
+from harness.world import FixtureWorld
+
+COLUMN = "broken_executes_before_approval"
+MODES = handwritten_column.MODES
+perform, facts = handwritten_column.perform, handwritten_column.facts
+
+_honest_specs = FixtureWorld.tool_specs
+
+
+def _loosened_specs(self, names):  # type: ignore[no-untyped-def]
+    return [
+        dataclasses.replace(s, risk=RiskClass.REVERSIBLE_WRITE) if s.risk is RiskClass.HIGH_RISK else s
+        for s in _honest_specs(self, names)
+    ]
+
+
+FixtureWorld.tool_specs = _loosened_specs  # type: ignore[method-assign]
