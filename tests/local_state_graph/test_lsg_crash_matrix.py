@@ -1,0 +1,60 @@
+"""Real process death at every fault point of the high-risk scenario, for the local_state_graph column.
+
+The claim, as for the reference engine: side effects happen exactly once, or the run
+stops in reconcile_required with at most one; never twice; and after an honest
+reconciliation the approved transfer has happened exactly once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from pathlib import Path
+
+import pytest
+
+from adapters.local_state_graph import adapter
+from harness.driver import run_scenario
+from harness.faults import FAULT_POINTS, Fault
+from harness.scenarios import load_scenarios
+
+BASE = next(s for s in load_scenarios() if s.id == "high_risk_approved")
+CALL = "c1"
+DRIVER = (
+    {"action": "run", "event_id": "e1"},
+    {"action": "resume"},
+    {"action": "approve", "call_id": CALL},
+    {"action": "resume"},
+)
+perform = functools.partial(adapter.perform, mode="contract")
+
+
+def _fault_cases() -> list[Fault]:
+    cases = []
+    for point, (_, selector) in FAULT_POINTS.items():
+        if selector == "turn":
+            cases += [Fault(point, turn=t) for t in range(len(BASE.model_script))]
+        else:
+            cases.append(Fault(point, call_id=CALL))
+    return cases
+
+
+@pytest.mark.parametrize("fault", _fault_cases(), ids=lambda f: f"{f.point}:{f.turn if f.call_id is None else f.call_id}")
+def test_crash_then_resume_never_doubles_and_never_loses_the_approved_call(fault: Fault, tmp_path: Path) -> None:
+    scenario = dataclasses.replace(BASE, faults=(fault,), driver=DRIVER)
+    run = run_scenario(scenario, perform, tmp_path)
+    statuses = [s.status for s in run.steps]
+    effects = run.steps[-1].ledger.get(CALL, {}).get("effects", 0)
+
+    assert "error" not in statuses, [s.error for s in run.steps]
+    if fault.action == "kill":
+        assert "crashed" in statuses, statuses
+    final = run.steps[-1].session_status
+    assert (final, effects) in {("completed", 1), ("reconcile_required", 0), ("reconcile_required", 1)}
+
+    if final == "reconcile_required":
+        outcome = "confirmed" if effects == 1 else "not_executed"
+        settle = dataclasses.replace(scenario, driver=({"action": "reconcile", "call_id": CALL, "outcome": outcome},))
+        settled = run_scenario(settle, perform, tmp_path)
+        assert settled.steps[-1].session_status == "completed"
+        assert settled.steps[-1].ledger[CALL]["effects"] == 1
