@@ -1,0 +1,24 @@
+"""Test-only column: the hand-written engine run inside a third-party column's isolated
+environment, reporting what that environment holds."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from typing import Any
+
+from harness import handwritten_column
+
+COLUMN = "probe_isolated"
+MODES = handwritten_column.MODES
+perform, facts = handwritten_column.perform, handwritten_column.facts
+
+
+def detail(run: Any, mode: str) -> dict[str, Any]:
+    import harness
+
+    return {
+        "langgraph_importable": importlib.util.find_spec("langgraph") is not None,
+        "interpreter_in_env": sys.prefix != sys.base_prefix,
+        "harness_from": harness.__file__,
+    }
