@@ -93,7 +93,8 @@ def side_by_side(documents: dict[str, dict[str, Any]]) -> str:
                 table.setdefault(label, {})[scenario_id] = _mark(record)
         if document.get("status") != "measured":
             table[f"{name}"] = {}
-    frame = pd.DataFrame(table).fillna("NOT MEASURED").sort_index()
+    rows = sorted({scenario_id for marks in table.values() for scenario_id in marks})
+    frame = pd.DataFrame({label: [marks.get(r, "NOT MEASURED") for r in rows] for label, marks in table.items()}, index=rows)
     return frame.to_string()
 
 

@@ -152,3 +152,48 @@ def test_editing_an_expected_block_changes_no_other_columns_evidence(tmp_path: P
     assert edited.returncode == 1  # the hand-written check now fails: its expectation is wrong
     assert (before / "local_state_graph.json").read_bytes() == (after / "local_state_graph.json").read_bytes()
     assert (before / "handwritten.json").read_bytes() != (after / "handwritten.json").read_bytes()
+
+
+def _load_cli():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("run_framework_comparison", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_column_that_cannot_be_measured_fails_the_run_loudly_unless_allowed(tmp_path: Path, monkeypatch, capsys) -> None:
+    import harness.columns as columns
+
+    ghost = columns.Column("ghost", "no_such_adapter_module", "project", "a column whose adapter does not exist")
+    monkeypatch.setattr(columns, "COLUMNS", columns.COLUMNS + (ghost,))
+    cli = _load_cli()
+    scenarios = _scenarios(tmp_path, "basic_react_loop")
+
+    assert cli.main(["--framework", "ghost", "--scenarios", str(scenarios), "--output", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert "!!! ghost was NOT MEASURED: the column process exited with 1" in err and "ghost not measured" in err
+    ghost_evidence = json.loads((tmp_path / "out" / "ghost.json").read_text(encoding="utf-8"))
+    assert (ghost_evidence["status"], ghost_evidence["modes"]) == ("not-measured", {})
+    availability = json.loads((tmp_path / "out" / "availability.json").read_text(encoding="utf-8"))["columns"]
+    assert availability["ghost"]["status"] == "not-measured" and "ModuleNotFoundError" in availability["ghost"]["reason"]
+
+    allowed = ["--framework", "ghost", "--allow-not-measured", "--scenarios", str(scenarios), "--output", str(tmp_path / "out2")]
+    assert cli.main(allowed) == 0
+    assert "!!! ghost was NOT MEASURED" in capsys.readouterr().err
+
+
+def test_check_names_the_column_and_scenario_whose_behaviour_changed(tmp_path: Path) -> None:
+    committed = tmp_path / "evidence"
+    shutil.copytree(ROOT / "evidence", committed)
+    path = committed / "local_state_graph.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    cell = data["modes"]["contract"]["scenarios"]["kill_after_checkpoint"]["columns"]["side_effects"]
+    cell["framework"]["c1"]["effects"] = 2  # as if the column had once run the write twice
+    path.write_text(json.dumps(data), encoding="utf-8")
+    result = _run("--framework", "local_state_graph", "--check", "--output", str(committed))
+    assert result.returncode == 1
+    assert "local_state_graph.json / contract / kill_after_checkpoint / side_effects: framework was" in result.stdout
+    assert "evidence drifted" in result.stderr
