@@ -61,7 +61,8 @@ def main(argv: list[str] | None = None) -> int:
         records: dict[str, Any] = {}
         for scenario in scenarios:
             record = run_raw(adapter, scenario, mode, args.scratch / mode / scenario.id, args.scenario_timeout)
-            if scenario.id in args.repeat:  # a result that may race: run twice, the runner compares
+            races = getattr(adapter, "runs_twice", lambda scenario, mode: False)(scenario, mode)
+            if races or scenario.id in args.repeat:  # a result that may race: run twice, the runner compares
                 record["again"] = run_raw(adapter, scenario, mode, args.scratch / mode / f"{scenario.id}.again", args.scenario_timeout)
             records[scenario.id] = record
         results[mode] = records

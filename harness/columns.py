@@ -8,7 +8,16 @@ An adapter module (``harness.handwritten_column``, ``adapters/<name>/adapter.py`
 - ``facts(run, mode) -> list[StepFacts]``: what its own mechanisms say each step did;
 - optionally ``detail(run, mode) -> dict``: native state, recorded but never compared;
 - optionally ``prepare(mode)``: imports and warm-up done once in the column process, so
-  workers forked from it do not pay them again.
+  workers forked from it do not pay them again;
+- optionally ``runs_twice(scenario, mode) -> bool``: a scenario whose result may race
+  (say, an asynchronous checkpoint write against a kill) runs twice and is recorded
+  ``nondeterministic`` with both values when they differ.
+
+``detail`` may hold ``explanations``: observable -> one sentence, computed from the
+column's own trace, naming the framework behaviour behind a difference; the comparator
+appends it to the measured difference. Contract-only code is counted as glue: files
+named ``glue*.py`` in the adapter's folder, and regions between the lines
+``# contract glue: start`` and ``# contract glue: end`` anywhere in it.
 """
 
 from __future__ import annotations

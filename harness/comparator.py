@@ -62,7 +62,15 @@ def compare_scenario(reference: dict[str, Any] | None, record: dict[str, Any], e
     if record["status"] == "error":
         why = f"the column errored: {record['error']}"
         return {n: {"handwritten": theirs[n], "framework": mine[n], "equal": False, "reason": why} for n in OBSERVABLES}
-    cells = {n: cell(n, theirs[n], mine[n], explain) for n in OBSERVABLES}
+    explanations = (record.get("detail") or {}).get("explanations", {})
+
+    def explained(name: str, reference: Any, value: Any) -> str | None:
+        own = explain(name, reference, value) if explain else None
+        measured = describe_difference(reference, value, name)
+        said = own or explanations.get(name)
+        return f"{measured}. {said}" if said else None
+
+    cells = {n: cell(n, theirs[n], mine[n], explained) for n in OBSERVABLES}
     again = record.get("observables_again")
     if again is not None:
         for n in OBSERVABLES:

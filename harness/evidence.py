@@ -17,6 +17,7 @@ from jsonschema import Draft202012Validator
 
 from .columns import ROOT, REFERENCE
 from .comparator import Explain, compare_scenario, summarize
+from .glue import count_glue_lines
 from .observables import OBSERVABLES
 from .runner import ColumnResult
 
@@ -81,7 +82,10 @@ def column_document(result: ColumnResult, reference: ColumnResult, files: dict[s
                 **{k: record[k] for k in _RECORD_EXTRAS},
             }
         modes[mode] = {"summary": summarize(scenarios), "scenarios": scenarios}
-    return {**_header(result), "modes": modes}
+    document = {**_header(result), "modes": modes}
+    if result.column.environment == "isolated":  # third-party columns: defaults plus the least glue
+        document["glue_lines"] = count_glue_lines(result.column.adapter_dir)
+    return document
 
 
 def availability_document(entries: dict[str, dict[str, Any]]) -> dict[str, Any]:

@@ -42,8 +42,9 @@ class StepFacts:
 
     ``results``: tool results delivered to the model (call id, status, content);
     ``approvals_granted``: call ids approved; ``resumed``: where a resume continued
-    (position, pending call, approvals still held); ``dedup``: the column itself
-    deduplicated a delivery; ``validated_before_pause``: the pending calls' arguments were
+    (position, pending call, approvals still held); ``dedup``: the column deduplicated a
+    delivery (a replayed result or an ignored duplicate event), ``dedup_by`` says whether
+    its framework or its contract glue did; ``validated_before_pause``: the pending calls' arguments were
     validated before the run paused for approval.
     """
 
@@ -51,6 +52,7 @@ class StepFacts:
     approvals_granted: list[str] = field(default_factory=list)
     resumed: dict[str, Any] | None = None
     dedup: bool = False
+    dedup_by: str = "framework"  # who deduplicated when ``dedup``: the framework itself, or contract glue
     validated_before_pause: bool | None = None
 
 
@@ -133,17 +135,17 @@ def _replay(run: ScenarioRun, facts: list[StepFacts], ledger: dict[str, dict[str
         }
     if not ids:
         return NA
-    event_dedup = any(f.dedup and not f.results for f in facts)
+    event_dedup = [f.dedup_by for f in facts if f.dedup and not f.results]
     cells = {}
     for cid in sorted(ids):
-        delivered = [r for f in facts for r in f.results if r["call_id"] == cid]
-        results = [r["content"] for r in delivered]
-        replayed = any(r["status"] == "replayed" for r in delivered)
+        delivered = [(r, f.dedup_by) for f in facts for r in f.results if r["call_id"] == cid]
+        results = [r["content"] for r, _ in delivered]
+        providers = [by for r, by in delivered if r["status"] == "replayed"] + event_dedup
         cells[cid] = {
             "results": results,
             "equal": bool(results) and len(set(results)) == 1,
             "effects": ledger.get(cid, {}).get("effects", 0),
-            "provided_by": "framework" if replayed or event_dedup else "none",
+            "provided_by": providers[0] if providers else "none",
         }
     return cells
 

@@ -1,0 +1,81 @@
+"""The shared scripted model behind LangChain's chat-model interface (LangGraph and LangChain columns).
+
+LangChain's fake chat models cannot bind tools, so ``create_agent`` and tool-calling
+graphs reject them; this subclass of ``BaseChatModel`` can. It translates LangChain
+messages into the neutral chat dicts the scripted model reads, and the scripted reply
+back into an ``AIMessage`` whose tool calls carry the scenario's own call ids. It keeps
+no state: the reply depends only on the messages received, so a re-executed node gets
+the same answer. Import it only inside an environment that has langchain-core.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Sequence
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import ConfigDict
+
+from handwritten.canonical import canonical_json
+
+
+class ScriptedChatModel(BaseChatModel):
+    """``scripted`` is a ``harness.scripted_model.ScriptedModel`` (or anything with its ``complete``)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    scripted: Any
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Any:
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:
+        reply = self.scripted.complete([to_neutral(m) for m in messages], kwargs.get("tools", []))
+        calls, invalid = [], []
+        for call in reply.tool_calls:
+            args = call.arguments
+            if isinstance(args, str):  # raw JSON text, as a model may send it
+                try:
+                    args = json.loads(args)
+                except json.JSONDecodeError as exc:
+                    invalid.append({"type": "invalid_tool_call", "id": call.id, "name": call.name, "args": call.arguments, "error": exc.msg})
+                    continue
+            calls.append({"type": "tool_call", "id": call.id, "name": call.name, "args": args})
+        message = AIMessage(content=reply.text or "", tool_calls=calls, invalid_tool_calls=invalid)
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def to_neutral(message: BaseMessage) -> dict[str, Any]:
+    """A LangChain message as the OpenAI-style dict the scripted model and the engine use."""
+    if isinstance(message, SystemMessage):
+        return {"role": "system", "content": _text(message.content)}
+    if isinstance(message, HumanMessage):
+        return {"role": "user", "content": _text(message.content)}
+    if isinstance(message, ToolMessage):
+        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": _text(message.content)}
+    if isinstance(message, AIMessage):
+        calls = [
+            {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": canonical_json(c["args"])}}
+            for c in message.tool_calls
+        ] + [
+            {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["args"]}}
+            for c in message.invalid_tool_calls
+        ]
+        neutral: dict[str, Any] = {"role": "assistant", "content": _text(message.content) or None}
+        if calls:
+            neutral["tool_calls"] = calls
+        return neutral
+    return {"role": message.type, "content": _text(message.content)}  # anything else is recorded as injected
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts = [p.get("text", "") if isinstance(p, dict) else str(p) for p in content]
+    return "".join(parts)
