@@ -78,7 +78,7 @@ def run_column(
         *[a for m in modes for a in ("--mode", m)],
         *[a for r in repeat for a in ("--repeat", r)],
     ]  # fmt: skip
-    budget = START_MARGIN_S + scenario_timeout_s * scenario_count * len(modes) * (1 + bool(repeat))
+    budget = START_MARGIN_S + scenario_timeout_s * scenario_count * len(modes) * 2  # a racing scenario runs twice
     home = scratch / "home"
     home.mkdir(exist_ok=True)
     try:
