@@ -79,7 +79,11 @@ def run_scenario(scenario: Scenario, perform: Perform, scratch: Path, timeout_s:
         if action in ("approve", "misuse_token"):
             call = scenario.scripted_call(step["call_id"])
             args = (now, scenario.session_id, call["name"], call["arguments"])
-            request["token"] = approver.approve(*args) if action == "approve" else approver.misuse(step["misuse"], *args)
+            try:
+                request["token"] = approver.approve(*args) if action == "approve" else approver.misuse(step["misuse"], *args)
+            except ValueError as exc:  # e.g. nothing to reuse: the column refused or failed every earlier approval
+                steps.append(StepRecord(index, action, "error", "error", error=f"driver: {exc}", ledger=ledger_counts(str(scratch / "world.sqlite"))))
+                continue
         fired_before = set(fired_faults(str(scratch / "world.sqlite")))
         record = _in_worker(perform, scenario, scratch, request, max(0.0, deadline - time.monotonic()))
         if record.status == "crashed":

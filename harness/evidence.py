@@ -78,6 +78,7 @@ def column_document(result: ColumnResult, reference: ColumnResult, files: dict[s
                 "file": files[scenario_id],
                 "status": record["status"],
                 "error": record["error"],
+                "races": record.get("races", False),
                 "columns": compare_scenario(reference_records.get(scenario_id), record, explain),
                 **{k: record[k] for k in _RECORD_EXTRAS},
             }

@@ -99,6 +99,7 @@ def _observed(scenario: Scenario, raw: dict[str, Any]) -> dict[str, Any]:
     """The observation record; a scenario run twice whose observables differ is nondeterministic."""
     record = observation(scenario, raw)
     if "again" in raw:
+        record["races"] = True
         again = observation(scenario, raw["again"])
         if again["observables"] != record["observables"]:
             record = {**record, "status": "nondeterministic", "observables_again": again["observables"]}
