@@ -9,7 +9,6 @@ other gets ``InFlight`` (or ``Replayed`` if the winner already finished).
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from dataclasses import dataclass, replace
 from enum import Enum
@@ -175,16 +174,22 @@ CREATE TABLE IF NOT EXISTS idempotency (
 
 
 class SqliteIdempotencyStore:
-    """Records in a SQLite file, safe across processes."""
+    """Records in a SQLite file, safe across processes and across threads sharing one store
+    (frameworks run parallel tool calls on a thread pool): one connection, one lock."""
 
     def __init__(self, path: str) -> None:
         self._conn = connect(path)
         self._conn.execute(_SCHEMA)
+        self._lock = threading.RLock()
 
     def close(self) -> None:
         self._conn.close()
 
     def begin(self, key: str, args_hash: str, max_attempts: int) -> Begin:
+        with self._lock:
+            return self._begin(key, args_hash, max_attempts)
+
+    def _begin(self, key: str, args_hash: str, max_attempts: int) -> Begin:
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")  # take the write lock first: the read below cannot go stale
         try:
@@ -208,10 +213,11 @@ class SqliteIdempotencyStore:
         self._update(key, "state = ?, error = ?", RecordState.FAILED.value, error)
 
     def mark_uncertain(self, key: str) -> None:
-        self._conn.execute(
-            "UPDATE idempotency SET state = ? WHERE key = ? AND state = ?",
-            (RecordState.UNCERTAIN.value, key, RecordState.IN_PROGRESS.value),
-        )
+        with self._lock:
+            self._conn.execute(
+                "UPDATE idempotency SET state = ? WHERE key = ? AND state = ?",
+                (RecordState.UNCERTAIN.value, key, RecordState.IN_PROGRESS.value),
+            )
 
     def resolve(self, key: str, outcome: str, result: object) -> None:
         state = RecordState.COMPLETED if outcome == "confirmed" else RecordState.FAILED
@@ -221,20 +227,23 @@ class SqliteIdempotencyStore:
         return self._read(key)
 
     def claim_once(self, key: str) -> bool:
-        cursor = self._conn.execute(
-            "INSERT OR IGNORE INTO idempotency (key, args_hash, state, attempts, result) VALUES (?, '', ?, 1, 'null')",
-            (key, RecordState.COMPLETED.value),
-        )
-        return cursor.rowcount == 1
+        with self._lock:
+            cursor = self._conn.execute(
+                "INSERT OR IGNORE INTO idempotency (key, args_hash, state, attempts, result) VALUES (?, '', ?, 1, 'null')",
+                (key, RecordState.COMPLETED.value),
+            )
+            return cursor.rowcount == 1
 
     def _read(self, key: str) -> Record | None:
-        row = self._conn.execute(
-            "SELECT key, args_hash, state, attempts, result, error, resolution FROM idempotency WHERE key = ?",
-            (key,),
-        ).fetchone()
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT key, args_hash, state, attempts, result, error, resolution FROM idempotency WHERE key = ?",
+                (key,),
+            ).fetchone()
         if row is None:
             return None
         return Record(row[0], row[1], RecordState(row[2]), row[3], row[4], row[5], row[6])
 
     def _update(self, key: str, assignments: str, *values: object) -> None:
-        self._conn.execute(f"UPDATE idempotency SET {assignments} WHERE key = ?", (*values, key))
+        with self._lock:
+            self._conn.execute(f"UPDATE idempotency SET {assignments} WHERE key = ?", (*values, key))
