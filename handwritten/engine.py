@@ -14,7 +14,16 @@ from . import events as ev
 from .approvals import Approval, ApprovalAuthority, Refusal
 from .canonical import canonical_json, sha256_hex
 from .checkpoint import AgentState, CheckpointStore, PendingCall
-from .idempotency import Conflict, Exhausted, IdempotencyStore, InFlight, RecordState, Replayed, Started, Uncertain
+from .idempotency import (
+    Conflict,
+    Exhausted,
+    IdempotencyStore,
+    InFlight,
+    RecordState,
+    Replayed,
+    Started,
+    Uncertain,
+)
 from .model import Model, ToolCall
 from .policy import Decision, Policy
 from .tools import ToolContext, ToolRegistry

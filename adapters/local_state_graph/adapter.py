@@ -20,6 +20,7 @@ from handwritten.tools import ToolRegistry
 from harness.approver import APPROVAL_SECRET
 from harness.canonical_io import canonical_line
 from harness.driver import ScenarioRun, trace_path
+from harness.engine_trace import facts_from_engine_events
 from harness.observables import StepFacts
 from harness.scenarios import Scenario
 from harness.scripted_model import ScriptedModel
@@ -112,35 +113,9 @@ def _act(session: ContractSession, step: dict[str, Any], request: dict[str, Any]
 
 
 def facts(run: ScenarioRun, mode: str) -> list[StepFacts]:
-    """What the graph's own trace says happened in each step."""
+    """What the graph's own trace (in the engine's event vocabulary) says happened in each step."""
     _check(mode)
-    out: list[StepFacts] = []
-    admitted: set[str] = set()  # calls that passed schema (policy only sees those) and got a decision
-    validated_before_pause: dict[str, bool] = {}
-    for step in run.steps:
-        f = StepFacts()
-        for e in step.trace:
-            match e["kind"]:
-                case "call_admitted":
-                    admitted.add(e["call_id"])
-                case "approval_requested":
-                    validated_before_pause[e["call_id"]] = e["call_id"] in admitted
-                case "tool_result":
-                    f.results.append({"call_id": e["call_id"], "status": e["status"], "content": e["content"]})
-                    f.dedup = f.dedup or e["status"] == "replayed"
-                case "approval_granted":
-                    f.approvals_granted.append(e["call_id"])
-                case "duplicate_event":
-                    f.dedup = True
-                case "resumed":
-                    pending = None
-                    if e["pending_call_id"] is not None:
-                        pending = {"call_id": e["pending_call_id"], "tool": e["pending_tool"], "args_hash": e["pending_args_hash"]}
-                    f.resumed = {"position": e["position"], "pending_call": pending, "approved_call_ids": sorted(e["approved_call_ids"])}
-        if step.pending:
-            f.validated_before_pause = all(validated_before_pause.get(p["call_id"], False) for p in step.pending)
-        out.append(f)
-    return out
+    return facts_from_engine_events(run)
 
 
 def detail(run: ScenarioRun, mode: str) -> dict[str, Any]:

@@ -23,7 +23,15 @@ from typing import Any, Callable
 from handwritten import events as ev
 from handwritten.approvals import Approval, ApprovalAuthority, Refusal
 from handwritten.canonical import canonical_json, sha256_hex
-from handwritten.idempotency import Conflict, Exhausted, IdempotencyStore, InFlight, Replayed, Started, Uncertain
+from handwritten.idempotency import (
+    Conflict,
+    Exhausted,
+    IdempotencyStore,
+    InFlight,
+    Replayed,
+    Started,
+    Uncertain,
+)
 from handwritten.model import Model
 from handwritten.policy import Decision, Policy
 from handwritten.tools import ToolContext, ToolRegistry

@@ -3,7 +3,14 @@ in-progress calls, so a resume after a crash runs the side effect again."""
 
 from __future__ import annotations
 
-from handwritten.idempotency import Begin, InFlight, RecordState, SqliteIdempotencyStore, Started, Uncertain
+from handwritten.idempotency import (
+    Begin,
+    InFlight,
+    RecordState,
+    SqliteIdempotencyStore,
+    Started,
+    Uncertain,
+)
 from harness import handwritten_column
 
 COLUMN = "broken_reexecutes_on_resume"

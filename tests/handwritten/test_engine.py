@@ -4,15 +4,20 @@ reconciliation refusals and duplicate inbound events."""
 from __future__ import annotations
 
 import pytest
+from conftest import SESSION, USER_INPUT
 
 from handwritten.canonical import args_hash, canonical_json
 from handwritten.checkpoint import AgentState, PendingCall
 from handwritten.engine import EngineError, RunResult
-from handwritten.events import DuplicateEvent, Reconciled, StoppedMaxSteps, ToolAttemptFailed, ToolResult
+from handwritten.events import (
+    DuplicateEvent,
+    Reconciled,
+    StoppedMaxSteps,
+    ToolAttemptFailed,
+    ToolResult,
+)
 from handwritten.idempotency import Record, RecordState
 from harness.faults import Fault
-
-from conftest import SESSION, USER_INPUT
 
 OSLO = {"city": "Oslo"}
 OSLO_WEATHER = canonical_json({"city": "Oslo", "forecast": "snow", "temp_c": 23})

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import multiprocessing
-from contextlib import closing
 import os
 import sqlite3
 import threading
 import time
+from contextlib import closing
 
 import pytest
 

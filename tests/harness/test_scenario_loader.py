@@ -11,7 +11,13 @@ from typing import Any, Callable
 import pytest
 
 from harness.errors import ScenarioError
-from harness.scenarios import SCENARIO_DIR, Scenario, load_expectations, load_scenario, load_scenarios
+from harness.scenarios import (
+    SCENARIO_DIR,
+    Scenario,
+    load_expectations,
+    load_scenario,
+    load_scenarios,
+)
 
 BASE = json.loads((SCENARIO_DIR / "high_risk_approved.json").read_text(encoding="utf-8"))
 

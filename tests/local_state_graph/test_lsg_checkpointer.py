@@ -8,7 +8,13 @@ from typing import Callable
 
 import pytest
 
-from adapters.local_state_graph.checkpointer import Checkpoint, Checkpointer, CheckpointError, MemorySaver, SqliteSaver
+from adapters.local_state_graph.checkpointer import (
+    Checkpoint,
+    Checkpointer,
+    CheckpointError,
+    MemorySaver,
+    SqliteSaver,
+)
 from adapters.local_state_graph.graph import END, StateGraph
 from handwritten.canonical import sha256_hex
 

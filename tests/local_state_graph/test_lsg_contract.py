@@ -9,7 +9,13 @@ from typing import Any
 import pytest
 
 from adapters.local_state_graph.checkpointer import MemorySaver
-from adapters.local_state_graph.contract import INITIAL_VALUES, ContractError, Services, checkpoint_intent, contract_graph
+from adapters.local_state_graph.contract import (
+    INITIAL_VALUES,
+    ContractError,
+    Services,
+    checkpoint_intent,
+    contract_graph,
+)
 from adapters.local_state_graph.graph import RunContext
 from adapters.local_state_graph.session import ContractSession
 from handwritten.approvals import ApprovalAuthority

@@ -9,7 +9,13 @@ from typing import Any
 import pytest
 
 from adapters.local_state_graph.checkpointer import Checkpoint, MemorySaver, SqliteSaver
-from adapters.local_state_graph.graph import END, CompiledGraph, GraphError, RunContext, StateGraph
+from adapters.local_state_graph.graph import (
+    END,
+    CompiledGraph,
+    GraphError,
+    RunContext,
+    StateGraph,
+)
 
 
 def append(name: str):  # type: ignore[no-untyped-def]

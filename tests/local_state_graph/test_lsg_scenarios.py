@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from adapters.local_state_graph import adapter
-from adapters.local_state_graph.contract import contract_graph
 from adapters.local_state_graph.checkpointer import MemorySaver
+from adapters.local_state_graph.contract import contract_graph
 from harness.driver import ScenarioRun, run_scenario
 from harness.observables import observe
 from harness.scenarios import Scenario, load_scenarios

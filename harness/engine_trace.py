@@ -1,0 +1,41 @@
+"""Step facts from a trace written in the engine's event vocabulary (``handwritten.events``).
+
+The hand-written column and the local state graph both trace with these events, so
+they read their facts the same way.
+"""
+
+from __future__ import annotations
+
+from .driver import ScenarioRun
+from .observables import StepFacts
+
+
+def facts_from_engine_events(run: ScenarioRun) -> list[StepFacts]:
+    """What the column's own trace says happened in each step."""
+    out: list[StepFacts] = []
+    admitted: set[str] = set()
+    validated_before_pause: dict[str, bool] = {}
+    for step in run.steps:
+        f = StepFacts()
+        for e in step.trace:
+            match e["kind"]:
+                case "call_admitted":
+                    admitted.add(e["call_id"])
+                case "approval_requested":
+                    validated_before_pause[e["call_id"]] = e["call_id"] in admitted
+                case "tool_result":
+                    f.results.append({"call_id": e["call_id"], "status": e["status"], "content": e["content"]})
+                    f.dedup = f.dedup or e["status"] == "replayed"
+                case "approval_granted":
+                    f.approvals_granted.append(e["call_id"])
+                case "duplicate_event":
+                    f.dedup = True
+                case "resumed":
+                    pending = None
+                    if e["pending_call_id"] is not None:
+                        pending = {"call_id": e["pending_call_id"], "tool": e["pending_tool"], "args_hash": e["pending_args_hash"]}
+                    f.resumed = {"position": e["position"], "pending_call": pending, "approved_call_ids": sorted(e["approved_call_ids"])}
+        if step.pending:
+            f.validated_before_pause = all(validated_before_pause.get(p["call_id"], False) for p in step.pending)
+        out.append(f)
+    return out
