@@ -53,6 +53,8 @@ class Column:
 COLUMNS: tuple[Column, ...] = (
     Column("handwritten", "harness.handwritten_column", "project", "the hand-written reference engine"),
     Column("local_state_graph", "adapters.local_state_graph.adapter", "project", "a dependency-free state graph running the contract"),
+    Column("langgraph", "adapters.langgraph.adapter", "isolated", "LangGraph StateGraph + SQLite checkpointer + interrupt()"),
+    Column("langchain", "adapters.langchain.adapter", "isolated", "LangChain create_agent + HumanInTheLoopMiddleware"),
 )
 
 

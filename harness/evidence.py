@@ -15,7 +15,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from .columns import ROOT, REFERENCE
+from .columns import REFERENCE, ROOT
 from .comparator import Explain, compare_scenario, summarize
 from .glue import count_glue_lines
 from .observables import OBSERVABLES

@@ -98,12 +98,30 @@ def side_by_side(documents: dict[str, dict[str, Any]]) -> str:
     return frame.to_string()
 
 
+# Short names keep the table readable; the legend is printed under it.
+SHORT = {
+    "status": "status",
+    "step_statuses": "steps",
+    "refusals": "refusals",
+    "side_effects": "effects",
+    "model": "model",
+    "schema_failure_side_effects": "schema",
+    "pre_approval_state": "approval",
+    "idempotent_replay": "replay",
+    "checkpoint_after_interrupt": "resume",
+}
+LEGEND = (
+    "= every applicable observable equals the hand-written engine's (for handwritten: its scenario's expected block); "
+    "≠ lists those that differ: " + ", ".join(f"{short}={name}" for name, short in SHORT.items() if short != name)
+)
+
+
 def _mark(record: dict[str, Any]) -> str:
     if record["status"] == "error":
         return "ERROR"
     if "mismatches" in record:
-        return "=" if record["equal"] else "≠ " + ",".join(record["mismatches"])
-    differing = [n for n, c in record["columns"].items() if c["equal"] is False]
+        return "=" if record["equal"] else "≠ " + ",".join(SHORT[n] for n in record["mismatches"])
+    differing = [SHORT[n] for n, c in record["columns"].items() if c["equal"] is False]
     prefix = "NONDET " if record["status"] == "nondeterministic" else ""
     return prefix + ("=" if not differing else "≠ " + ",".join(differing))
 
@@ -147,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print()
     print(side_by_side(documents))
+    print(LEGEND)
     failures = report(args, results, documents)
     if args.check:
         drift: list[str] = []

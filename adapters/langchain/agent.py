@@ -1,0 +1,74 @@
+"""The agent under test: ``langchain.agents.create_agent`` with human-in-the-loop and a SQLite checkpointer.
+
+``defaults`` builds it as LangChain's documentation teaches approval: the scripted chat
+model, the fixture tools under ``@tool``, the scenario's system prompt, a
+``SqliteSaver`` on a file in the scratch directory and ``HumanInTheLoopMiddleware``
+gating the high-risk tools; every other setting is the default. ``contract`` is the
+same agent plus the glue's middleware (``glue.py``) and LangChain's own
+``ModelCallLimitMiddleware`` carrying the scenario's ``max_steps``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from langchain.agents import create_agent
+from langchain.agents.middleware import (
+    HumanInTheLoopMiddleware,
+    ModelCallLimitMiddleware,
+)
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from adapters.langchain_tools import fixture_tools
+from adapters.scripted_chat_model import ScriptedChatModel
+from handwritten.tools import RiskClass
+from harness.scenarios import Scenario
+from harness.scripted_model import ScriptedModel
+from harness.world import FIXTURE_TOOLS, FixtureWorld
+
+CHECKPOINTS = "checkpoints.sqlite"
+
+
+def checkpointer(scratch: Path) -> SqliteSaver:
+    """The thread's checkpoints, in a file: a fresh process resumes from what is on disk.
+
+    LangGraph writes checkpoints from a background thread by default (asynchronous
+    durability), hence a connection usable across threads."""
+    return SqliteSaver(sqlite3.connect(str(scratch / CHECKPOINTS), check_same_thread=False))
+
+
+def gated_tools(scenario: Scenario) -> list[str]:
+    """The scenario's high-risk tools: the ones the human reviews."""
+    return [name for name in scenario.tools if FIXTURE_TOOLS[name].risk is RiskClass.HIGH_RISK]
+
+
+def build_agent(scenario: Scenario, world: FixtureWorld, scratch: Path, saver: Any, contract_middleware: Any = None) -> Any:
+    """The compiled agent; ``contract_middleware`` (the glue) is None in ``defaults``."""
+    model = ScriptedChatModel(
+        scripted=ScriptedModel(
+            scenario.model_script,
+            user_inputs=scenario.user_inputs,
+            system_prompt=scenario.system_prompt,
+            log_path=scratch / "model_log.jsonl",
+            faults=world.faults,
+        )
+    )
+    interrupt_on: dict[str, Any] = {name: True for name in gated_tools(scenario)}
+    middleware: list[Any] = []
+    # contract glue: start
+    if contract_middleware is not None:
+        # Ask the human only about calls that passed schema and policy (the glue answers the others).
+        review = {"allowed_decisions": ["approve", "reject"], "when": contract_middleware.still_open}
+        interrupt_on = {name: review for name in interrupt_on}
+        # The glue's after_model must run before HITL's: create_agent chains after_model hooks last to first.
+        middleware = [ModelCallLimitMiddleware(run_limit=scenario.max_steps, exit_behavior="end"), contract_middleware]
+    # contract glue: end
+    return create_agent(
+        model,
+        tools=fixture_tools(world, list(scenario.tools)),
+        system_prompt=scenario.system_prompt,
+        middleware=[HumanInTheLoopMiddleware(interrupt_on=interrupt_on), *middleware],
+        checkpointer=saver,
+    )

@@ -1,0 +1,77 @@
+"""The fixture tools the way LangChain's docs teach tools: ``@tool`` on typed Python functions
+(shared by the LangGraph and LangChain columns; import it only where langchain-core is).
+
+``@tool`` builds a pydantic argument model from each signature; the tool node parses the
+model's arguments with it (lax by default) before the function runs. Each function gets its
+tool call id through ``InjectedToolCallId`` (the framework's documented mechanism), so the
+shared ledger can count entries and effects per call id: that is observer
+instrumentation, not contract glue.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from langchain_core.tools import BaseTool, InjectedToolCallId, tool
+
+from handwritten.canonical import canonical_json
+from harness.world import FixtureWorld
+
+CallId = Annotated[str, InjectedToolCallId]  # module level: @tool resolves the annotations by name
+
+
+def fixture_tools(world: FixtureWorld, names: list[str]) -> list[BaseTool]:
+    """The named fixture tools as LangChain tools whose bodies call into ``world``."""
+
+    def run(name: str, call_id: str, received: dict[str, Any]) -> str:
+        args = {k: v for k, v in received.items() if v is not None}  # an omitted optional field is absent, not null
+        world.enter(name, call_id, args)
+        return canonical_json(world.execute(name, call_id, args))
+
+    @tool
+    def get_weather(city: str, tool_call_id: CallId) -> str:
+        """Current weather for a city."""
+        return run("get_weather", tool_call_id, {"city": city})
+
+    @tool
+    def get_balance(account: str, tool_call_id: CallId) -> str:
+        """Balance of a bank account in cents."""
+        return run("get_balance", tool_call_id, {"account": account})
+
+    @tool
+    def search_kb(query: str, tool_call_id: CallId) -> str:
+        """Search the support knowledge base."""
+        return run("search_kb", tool_call_id, {"query": query})
+
+    @tool
+    def fetch_page(url: str, tool_call_id: CallId) -> str:
+        """Fetch the text of a web page."""
+        return run("fetch_page", tool_call_id, {"url": url})
+
+    @tool
+    def calculator(a: int | float, b: int | float, op: Literal["add", "sub", "mul", "div"], tool_call_id: CallId) -> str:
+        """Apply add, sub, mul or div to two numbers; errors come back as values."""
+        return run("calculator", tool_call_id, {"a": a, "b": b, "op": op})
+
+    @tool
+    def put_note(key: str, text: str, tool_call_id: CallId, priority: int | None = None) -> str:
+        """Store a note under a key (overwrites: reversible and idempotent)."""
+        return run("put_note", tool_call_id, {"key": key, "text": text, "priority": priority})
+
+    @tool
+    def transfer_funds(from_account: str, to_account: str, amount_cents: int, tool_call_id: CallId, memo: str | None = None) -> str:
+        """Move money between accounts. High risk: needs a human approval."""
+        return run("transfer_funds", tool_call_id, {"from_account": from_account, "to_account": to_account, "amount_cents": amount_cents, "memo": memo})
+
+    @tool
+    def send_email(to: str, subject: str, body: str, tool_call_id: CallId) -> str:
+        """Send an email. High risk: needs a human approval."""
+        return run("send_email", tool_call_id, {"to": to, "subject": subject, "body": body})
+
+    @tool
+    def drop_database(name: str, tool_call_id: CallId) -> str:
+        """Drop a database. Always denied."""
+        return run("drop_database", tool_call_id, {"name": name})
+
+    every = {t.name: t for t in (get_weather, get_balance, search_kb, fetch_page, calculator, put_note, transfer_funds, send_email, drop_database)}
+    return [every[n] for n in names]

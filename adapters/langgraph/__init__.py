@@ -1,0 +1,1 @@
+"""The ``langgraph`` column: a hand-built LangGraph ``StateGraph`` agent over the shared fixture world."""

@@ -1,0 +1,118 @@
+"""The ``langgraph`` column: a hand-built LangGraph ``StateGraph`` agent, one driver step per worker.
+
+Every worker rebuilds the graph and opens the SQLite checkpointer file
+(``<scratch>/langgraph.sqlite``, ``langgraph.checkpoint.sqlite.SqliteSaver``); the
+session id is the ``thread_id``. See ``MAPPING.md`` next to this file for how each driver
+step maps onto LangGraph; in short:
+
+- ``run`` / ``deliver_again``: ``graph.stream({"messages": [HumanMessage(input)]}, config)``.
+  Defaults runs a repeated event again; contract glue refuses a seen event id (``duplicate_event``).
+- ``approve`` / ``misuse_token`` / ``reject``: ``Command(resume={"action", "call_id", "token" | "reason"})``
+  answers the approval node's ``interrupt()``. Defaults has no token: any answer with
+  ``action: approve`` approves (a misused token too). Contract glue verifies the token
+  (``other_args``, ``other_session``, ``expired``, ``forged``, ``reused``) and the node asks
+  again; an answer with no question pending is refused ``not_pending`` before LangGraph sees it.
+- ``resume``: ``graph.stream(None, config)`` continues from the latest checkpoint (LangGraph
+  re-runs the tasks of ``get_state().next``); with an interrupt pending nothing runs. An
+  answer sent with no interrupt pending is run by LangGraph as nothing, silently.
+- ``reconcile``: contract only (an ``interrupt()`` in the tool guard); defaults refuses it.
+- ``snapshot`` / ``restore``: the checkpoint id of ``get_state()`` is remembered; ``restore``
+  makes the next step continue from that checkpoint's config (LangGraph time travel).
+- Status: an approval interrupt is ``awaiting_approval``, a reconcile interrupt
+  ``reconcile_required``, ``GraphRecursionError`` ``stopped_max_steps``, no next task
+  ``completed``. Any other exception from the graph is the step's error (in defaults,
+``ToolNode`` re-raises every tool exception that is not an argument-validation error).
+
+Cases LangGraph cannot express (``n/a`` in defaults, glue in contract): an inbound event id,
+approval tokens, a policy that denies a tool, an uncertain call and its reconciliation (a
+``reconcile`` step is refused ``not supported by langgraph``), an intent checkpoint before
+the executor (``engine.kill_after_checkpoint`` never fires in defaults) and any record of
+executed tool calls (deduplication in contract mode is always the glue's).
+
+Defaults mode uses LangGraph's default durability (``async``: a kill can race the
+checkpoint write, so kill scenarios run twice); contract mode writes checkpoints
+synchronously, so the step that names a call is on disk before its tool runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from harness.driver import ScenarioRun
+from harness.observables import StepFacts
+from harness.scenarios import Scenario
+from harness.world import FixtureWorld
+
+from . import explain
+
+COLUMN = "langgraph"
+MODES = ("defaults", "contract")
+KILLS = ("model.kill_before_turn", "tool.kill_before_effect", "tool.kill_after_effect", "engine.kill_after_checkpoint")
+
+
+def prepare(mode: str) -> None:
+    """Import LangGraph once in the column process: forked workers inherit it."""
+    from . import session  # noqa: F401  (LangGraph, LangChain core, the checkpointer, the glue)
+
+
+def runs_twice(scenario: Scenario, mode: str) -> bool:
+    """Defaults writes checkpoints asynchronously: a kill can race the write, so kill scenarios run twice."""
+    return mode == "defaults" and any(f.point in KILLS for f in scenario.faults)
+
+
+def perform(scenario: Scenario, scratch: Path, request: dict[str, Any], mode: str) -> dict[str, Any]:
+    """Run one driver step in this (worker) process."""
+    from .session import Session
+
+    _check(mode)
+    world = FixtureWorld(scratch, list(scenario.faults), may_kill=True)
+    session = Session.open(scenario, scratch, request, mode, world)
+    try:
+        return session.act(request)
+    finally:
+        session.close()
+        world.close()
+
+
+def facts(run: ScenarioRun, mode: str) -> list[StepFacts]:
+    """What the column's trace says happened in each step."""
+    _check(mode)
+    out: list[StepFacts] = []
+    for step in run.steps:
+        f = StepFacts(dedup_by="glue")  # this column deduplicates only through contract glue
+        for e in step.trace:
+            match e["kind"]:
+                case "tool_result":
+                    f.results.append({"call_id": e["call_id"], "status": e["status"], "content": e["content"]})
+                    f.dedup = f.dedup or e["status"] == "replayed"
+                case "approval_granted":
+                    f.approvals_granted.append(e["call_id"])
+                case "duplicate_event":
+                    f.dedup = True
+                case "resumed":
+                    f.resumed = {k: e[k] for k in ("position", "pending_call", "approved_call_ids")}
+                case "paused":
+                    f.validated_before_pause = e["validated"]
+        out.append(f)
+    return out
+
+
+def detail(run: ScenarioRun, mode: str) -> dict[str, Any]:
+    """The graph's shape (nodes, edges, conditional edges, Mermaid), the super-steps this scenario took, the
+    final checkpoint's ``next``, and explanations of what LangGraph did, from this run's own trace."""
+    from .session import shape
+
+    _check(mode)
+    super_steps = sum(1 for step in run.steps for e in step.trace if e["kind"] == "super_step")
+    final = [e for step in run.steps for e in step.trace if e["kind"] == "state"]
+    return {
+        "graph": {**shape(run.scenario, mode), "super_steps": super_steps},
+        "final_next": final[-1]["next"] if final else None,
+        "explanations": explain.explanations(run, mode),
+    }
+
+
+def _check(mode: str) -> None:
+    if mode not in MODES:
+        raise ValueError(f"{COLUMN} runs in modes {MODES}, not {mode!r}")

@@ -1,0 +1,84 @@
+"""What LangGraph did behind a difference, in one sentence per observable, from the run's own trace and ledger.
+
+Nothing here is written per scenario: each sentence is produced only when this run's
+trace or ledger shows the behaviour it names, with the counts it measured.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.driver import ScenarioRun
+from harness.observables import invalid_call_ids
+from harness.scripted_model import summarize_log
+from harness.world import FIXTURE_TOOLS
+
+
+def explanations(run: ScenarioRun, mode: str) -> dict[str, str]:
+    """Observable -> the framework behaviour this run's trace shows behind it."""
+    events = [e for step in run.steps for e in step.trace]
+    kinds = [e["kind"] for e in events]
+    ledger = run.steps[-1].ledger if run.steps else {}
+    said: dict[str, str] = {}
+    if mode == "contract":
+        replays = [e["call_id"] for e in events if e["kind"] == "tool_result" and e["status"] == "replayed"]
+        if replays or "duplicate_event" in kinds:
+            said["idempotent_replay"] = (
+                f"the deduplication ({len(replays)} replayed results, {kinds.count('duplicate_event')} ignored events) is contract glue "
+                "(records in SqliteIdempotencyStore keyed <session>/<tool call id> and by event id): LangGraph keeps no record of executed tool calls or delivered inputs"
+            )
+        return said
+    repeated = {cid: c["executor_entries"] for cid, c in ledger.items() if c["executor_entries"] > 1}
+    if repeated:
+        said["side_effects"] = said["idempotent_replay"] = (
+            f"ToolNode entered the tool again for {_counts(repeated)}: LangGraph re-runs every call it is handed "
+            "(a repeated call id, a resumed tools task, a time-travel replay) and keeps no record of earlier executions"
+        )
+    denied = sorted(cid for cid, c in ledger.items() if c["tool"] in FIXTURE_TOOLS and FIXTURE_TOOLS[c["tool"]].risk.value == "always_deny" and c["effects"])
+    if denied:
+        said.setdefault("side_effects", f"LangGraph has no policy stage: ToolNode ran the always-denied call {', '.join(denied)}")
+    coerced = [cid for cid in invalid_call_ids(run) if ledger.get(cid, {}).get("tool_entries", 0)]
+    if coerced:
+        said["schema_failure_side_effects"] = (
+            f"the @tool's pydantic model accepted the invalid arguments of {', '.join(coerced)} in lax mode (coercing strings to integers, "
+            "dropping unknown fields) and ToolNode ran the tool"
+        )
+        said.setdefault("side_effects", said["schema_failure_side_effects"])
+    if any(e["kind"] == "paused" and not e["validated"] for e in events):
+        said["pre_approval_state"] = "the approval node's interrupt() pauses before ToolNode parses the arguments with the @tool's pydantic model, so nothing was validated before the pause"
+    ignored = kinds.count("answer_without_question")
+    granted = kinds.count("approval_granted")
+    reasons = []
+    if granted and any(s.action == "misuse_token" for s in run.steps):
+        reasons.append(f"the approval node took every resume value with action approve as an approval, misused tokens included ({granted} approvals): defaults has no token to check")
+    if ignored:
+        reasons.append(f"LangGraph ran nothing and raised nothing for {ignored} Command(resume=...) answers sent when no interrupt was pending")
+    if any(s.action == "deliver_again" for s in run.steps):
+        reasons.append("invoking the thread again with the same event appended the input again and ran the model again: LangGraph has no inbound event id")
+    if any(s.refusal == "not supported by langgraph" for s in run.steps):
+        reasons.append("LangGraph has no reconciliation step, so reconcile was refused as not supported")
+    if "recursion_limit" not in kinds and run.scenario.max_steps < len(run.scenario.model_script):
+        reasons.append(f"LangGraph's default recursion limit (25 super-steps) does not know max_steps={run.scenario.max_steps}: the loop ran until the script ran out")
+    if reasons:
+        said["step_statuses"] = said["refusals"] = said["status"] = "; ".join(reasons)
+    model = summarize_log(run.scratch / "model_log.jsonl", len(run.scenario.model_script))
+    again = {t: n for t, n in model["calls_per_turn"].items() if n > 1}
+    if again or model["missing_turns"]:
+        said["model"] = f"the agent node asked the model for turns {sorted(again) or model['missing_turns']} " + (
+            "again after a resume re-ran it from an earlier checkpoint" if again else "beyond the script, after the graph kept running"
+        )
+    if any(f.action == "kill" for f in run.scenario.faults):
+        resumed = [e for e in events if e["kind"] == "resumed"]
+        if not any(s.status == "crashed" for s in run.steps):
+            said["checkpoint_after_interrupt"] = "the fault point between an intent checkpoint and the executor never fired: LangGraph has no intent checkpoint, ToolNode goes straight to the tool"
+        elif resumed:
+            r = resumed[0]
+            said["checkpoint_after_interrupt"] = (
+                f"the resume continued from the checkpoint with next={r['next']}: LangGraph re-runs that task and its tools without any record of what already ran "
+                "(with the default asynchronous durability the last finished step may not have reached disk before the kill)"
+            )
+    return said
+
+
+def _counts(entries: dict[str, Any]) -> str:
+    return ", ".join(f"{cid} ({n} executions)" for cid, n in sorted(entries.items()))
