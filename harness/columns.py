@@ -55,6 +55,8 @@ COLUMNS: tuple[Column, ...] = (
     Column("local_state_graph", "adapters.local_state_graph.adapter", "project", "a dependency-free state graph running the contract"),
     Column("langgraph", "adapters.langgraph.adapter", "isolated", "LangGraph StateGraph + SQLite checkpointer + interrupt()"),
     Column("langchain", "adapters.langchain.adapter", "isolated", "LangChain create_agent + HumanInTheLoopMiddleware"),
+    Column("openai_agents", "adapters.openai_agents.adapter", "isolated", "OpenAI Agents SDK Agent + Runner + needs_approval + RunState"),
+    Column("agentscope", "adapters.agentscope.adapter", "isolated", "AgentScope 2.x Agent + Toolkit + permission system + AgentState"),
 )
 
 

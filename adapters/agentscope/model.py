@@ -1,0 +1,63 @@
+"""The shared scripted model behind AgentScope 2.x's chat-model interface.
+
+``ScriptedChatModel`` subclasses ``agentscope.model.ChatModelBase`` and implements
+``_call_api``: it formats AgentScope's messages with ``OpenAIChatFormatter`` (what an
+OpenAI-compatible model would receive, runtime-state hints included), translates them
+into the neutral chat dicts ``harness.scripted_model.ScriptedModel`` reads, and answers
+with a complete ``ChatResponse`` whose ``ToolCallBlock`` ids are the scenario's own call
+ids. It keeps no state: the reply depends only on the messages received.
+
+The one rewrite is for stable evidence: AgentScope injects the wall-clock time into its
+runtime-state hint, and the neutral message carries ``<current-time>(wall clock)`` in its
+place so the recorded injected text is the same in every run.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agentscope.credential import CredentialBase
+from agentscope.formatter import OpenAIChatFormatter
+from agentscope.message import Msg, TextBlock, ToolCallBlock
+from agentscope.model import ChatModelBase, ChatResponse
+
+from handwritten.canonical import canonical_json
+
+WALL_CLOCK = re.compile(r"<current-time>.*?</current-time>")
+
+
+class ScriptedChatModel(ChatModelBase):
+    """``scripted`` is a ``harness.scripted_model.ScriptedModel`` (or anything with its ``complete``)."""
+
+    def __init__(self, scripted: Any) -> None:
+        super().__init__(credential=CredentialBase(), model="scripted", parameters=self.Parameters(), stream=False)
+        self.scripted = scripted
+        self.formatter = OpenAIChatFormatter()  # the agent reads it; without it the first reply fails
+
+    async def _call_api(self, model_name: str, messages: list[Msg], tools: list[dict] | None = None, tool_choice: Any = None, **kwargs: Any) -> ChatResponse:
+        formatted = await self.formatter.format(messages)
+        reply = self.scripted.complete([to_neutral(m) for m in formatted], tools or [])
+        content: list[Any] = [TextBlock(text=reply.text)] if reply.text else []
+        for call in reply.tool_calls:
+            arguments = call.arguments if isinstance(call.arguments, str) else canonical_json(call.arguments)
+            content.append(ToolCallBlock(id=call.id, name=call.name, input=arguments))
+        return ChatResponse(content=content, is_last=True)
+
+
+def to_neutral(message: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI-formatted message as the neutral dict the scripted model and the engine use."""
+    neutral: dict[str, Any] = {"role": message["role"], "content": _text(message.get("content"))}
+    if message.get("tool_calls"):
+        neutral["tool_calls"] = message["tool_calls"]
+        neutral["content"] = neutral["content"] or None
+    if "tool_call_id" in message:
+        neutral["tool_call_id"] = message["tool_call_id"]
+    return neutral
+
+
+def _text(content: Any) -> str:
+    if content is None:
+        return ""
+    text = content if isinstance(content, str) else "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return WALL_CLOCK.sub("<current-time>(wall clock)</current-time>", text)
