@@ -14,7 +14,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from .columns import ROOT, Column
 from .driver import SCENARIO_TIMEOUT_S
@@ -51,8 +51,8 @@ def run_column(
     scratch_root: Path,
     *,
     scenario_count: int,
-    extra_sys_path: list[Path] = (),  # type: ignore[assignment]
-    repeat: list[str] = (),  # type: ignore[assignment]
+    extra_sys_path: Sequence[Path] = (),
+    repeat: Sequence[str] = (),
     scenario_timeout_s: float = SCENARIO_TIMEOUT_S,
     log: Callable[[str], None] = print,
 ) -> ColumnResult:
