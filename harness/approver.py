@@ -57,7 +57,7 @@ class HumanApprover:
             return _tamper(self._authority(now).issue(session_id, tool, digest, TOKEN_TTL_S))
         if kind == "reused":
             if self.last_used is None:
-                raise ValueError("misuse 'reused' needs an earlier successful approval")
+                raise ValueError("misuse 'reused' needs a token the column accepted earlier")
             return self.last_used
         raise ValueError(f"unknown misuse {kind!r} (known: {', '.join(MISUSES)})")
 

@@ -29,7 +29,7 @@ def run_raw(adapter: ModuleType, scenario: Scenario, mode: str, scratch: Path, t
     """Run one scenario through one column; return the raw material of its observation."""
     run = run_scenario(scenario, functools.partial(adapter.perform, mode=mode), scratch, timeout_s)
     model = summarize_log(scratch / "model_log.jsonl", len(scenario.model_script))
-    clean = all(s.status != "error" for s in run.steps)
+    clean = not any(s.error for s in run.steps)
     detail = adapter.detail(run, mode) if hasattr(adapter, "detail") and clean else {}
     return raw_record(run, adapter.facts(run, mode), model, detail)
 

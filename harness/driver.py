@@ -88,8 +88,8 @@ def run_scenario(scenario: Scenario, perform: Perform, scratch: Path, timeout_s:
         record = _in_worker(perform, scenario, scratch, request, max(0.0, deadline - time.monotonic()))
         if record.status == "crashed":
             _assert_kill_fired(scenario, scratch, fired_before)
-        if action == "approve" and record.status not in ("refused", "error"):
-            approver.last_used = request["token"]
+        if action in ("approve", "misuse_token") and record.status not in ("refused", "error"):
+            approver.last_used = request["token"]  # whatever token the column accepted is now a used token
         record.ledger = ledger_counts(str(scratch / "world.sqlite"))
         record.trace = _trace_of_step(scratch, index)
         steps.append(record)

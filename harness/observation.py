@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .driver import ScenarioRun, StepRecord
-from .observables import StepFacts, observe
+from .observables import STATUSES, StepFacts, observe
 from .scenarios import Scenario
 
 
@@ -32,7 +32,12 @@ def observation(scenario: Scenario, raw: dict[str, Any]) -> dict[str, Any]:
     steps = [StepRecord(**s) for s in raw["steps"]]
     run = ScenarioRun(scenario, Path("."), steps)
     observables = observe(run, [StepFacts(**f) for f in raw["facts"]], raw["model"])
-    errors = [s.error or "error" for s in steps if s.status == "error"]
+    # A step whose run ended in the status "error" (the framework let an exception end the run)
+    # is a measured outcome; a step with an ``error`` text is a failure to measure (the adapter
+    # raised, the worker died unexpectedly, the scenario timed out).
+    errors = [s.error for s in steps if s.error]
+    errors += [f"adapter reported a status outside the closed set: {s.status!r}/{s.session_status!r}" for s in steps
+               if s.status not in STATUSES or s.session_status not in STATUSES]
     return {
         "status": "error" if errors else "ok",
         "error": errors[0].splitlines()[0] if errors else None,

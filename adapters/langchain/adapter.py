@@ -48,6 +48,7 @@ from handwritten.tools import ToolRegistry
 from harness.approver import APPROVAL_SECRET
 from harness.canonical_io import canonical_line
 from harness.driver import ScenarioRun, trace_path
+from harness.faults import TOOL_FAILURES
 from harness.observables import StepFacts, invalid_call_ids
 from harness.scenarios import Scenario
 from harness.world import FixtureWorld
@@ -84,7 +85,11 @@ def perform(scenario: Scenario, scratch: Path, request: dict[str, Any], mode: st
         contract = _contract(scenario, scratch, world, emit) if mode == "contract" else None
         agent = build_agent(scenario, world, scratch, checkpointer(scratch), ContractMiddleware(contract) if contract else None)
         session = AgentSession(agent, scenario.session_id, gated_tools(scenario), emit, scratch / "head.json", contract)
-        return _act(session, request, scratch / "snapshots", contract).to_json()
+        try:
+            return _act(session, request, scratch / "snapshots", contract).to_json()
+        except TOOL_FAILURES as exc:  # the tool node re-raised a tool's exception: the run failed
+            emit({"kind": "run_failed", "error": f"{type(exc).__name__}: {exc}"})
+            return {"status": "error", "session_status": "error", "refusal": None, "pending": []}
 
 
 def _act(session: AgentSession, request: dict[str, Any], snapshots: Path, contract: Contract | None) -> Outcome:

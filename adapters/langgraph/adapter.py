@@ -39,7 +39,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from harness.driver import ScenarioRun
+from harness.canonical_io import canonical_line
+from harness.driver import ScenarioRun, trace_path
+from harness.faults import TOOL_FAILURES
 from harness.observables import StepFacts
 from harness.scenarios import Scenario
 from harness.world import FixtureWorld
@@ -70,9 +72,17 @@ def perform(scenario: Scenario, scratch: Path, request: dict[str, Any], mode: st
     session = Session.open(scenario, scratch, request, mode, world)
     try:
         return session.act(request)
+    except TOOL_FAILURES as exc:  # ToolNode re-raised a tool's exception: the run failed
+        _trace_run_failed(scratch, request, exc)
+        return {"status": "error", "session_status": "error", "refusal": None, "pending": []}
     finally:
         session.close()
         world.close()
+
+
+def _trace_run_failed(scratch: Path, request: dict[str, Any], exc: BaseException) -> None:
+    with open(trace_path(scratch), "a", encoding="utf-8") as trace:
+        trace.write(canonical_line({"driver_step": request["index"], "kind": "run_failed", "error": f"{type(exc).__name__}: {exc}"}))
 
 
 def facts(run: ScenarioRun, mode: str) -> list[StepFacts]:

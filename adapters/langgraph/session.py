@@ -220,13 +220,13 @@ class Session:
         elif any(v.get("kind") == "reconcile" for v in asked):
             session_status = "reconcile_required"
         else:
-            session_status = status or ("running" if snapshot.next else "completed")
+            # next tasks but nothing asked: a run that died or failed mid-run
+            session_status = status or ("crashed" if snapshot.next else "completed")
         self.trace.emit({"kind": "state", "next": list(snapshot.next), "interrupts": [v.get("kind") for v in asked]})
         if approval is not None:
             self.trace.emit({"kind": "paused", "validated": approval["validated"]})
-        step_status = session_status if session_status != "running" else "crashed"  # interrupted mid-run
         outcome = {
-            "status": "refused" if refusal else step_status,
+            "status": "refused" if refusal else session_status,
             "session_status": session_status,
             "refusal": refusal,
             "pending": approval["pending"] if approval else [],

@@ -11,9 +11,6 @@ from harness.columns import ROOT
 from harness.scenarios import load_scenarios
 
 EVIDENCE = ROOT / "evidence" / "agentscope.json"
-# defaults: a ConfirmResult carries no token, so the first misused token confirmed c1; AgentScope then
-# refused the driver's approve of c1 (no longer asking), leaving the driver no approval to reuse.
-DEFAULTS_ERRORS = {"approval_token_misuse": "driver: misuse 'reused' needs an earlier successful approval"}
 # contract: AgentScope cannot hold a whole turn for one approval, and never runs a repeated call id;
 # the other differences are deduplication that is glue, not AgentScope's.
 CONTRACT_UNEQUAL = {
@@ -44,7 +41,7 @@ def test_every_scenario_is_measured_in_both_modes_with_only_the_explained_errors
         scenarios = evidence["modes"][mode]["scenarios"]
         assert set(scenarios) == ids
         errors = {sid: s["error"] for sid, s in scenarios.items() if s["status"] == "error"}
-        assert errors == (DEFAULTS_ERRORS if mode == "defaults" else {})
+        assert errors == {}
         assert evidence["modes"][mode]["summary"]["nondeterministic"] == 0
 
 
