@@ -21,10 +21,10 @@ from handwritten.tools import ToolRegistry
 from .approver import APPROVAL_SECRET
 from .canonical_io import canonical_line
 from .driver import ScenarioRun, trace_path
-from .engine_trace import facts_from_engine_events
 from .observables import StepFacts
 from .scenarios import Scenario
 from .scripted_model import ScriptedModel
+from .trace_facts import facts_from_engine_events
 from .world import FixtureWorld
 
 COLUMN = "handwritten"

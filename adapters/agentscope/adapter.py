@@ -52,6 +52,7 @@ from typing import Any
 
 import agentscope
 
+from adapters.glue_common import first_delivery, verify_approval
 from handwritten.approvals import ApprovalAuthority
 from handwritten.idempotency import SqliteIdempotencyStore
 from handwritten.tools import RiskClass, ToolRegistry
@@ -60,11 +61,12 @@ from harness.canonical_io import canonical_line
 from harness.driver import ScenarioRun, trace_path
 from harness.observables import StepFacts, invalid_call_ids
 from harness.scenarios import Scenario
+from harness.trace_facts import facts_from_column_trace
 from harness.world import FIXTURE_TOOLS, FixtureWorld
 
 from .agent import build_agent
 from .explain import explanations
-from .glue import Contract, first_delivery, reconcile, verify_approval
+from .glue import Contract, reconcile
 from .session import STATE, AgentSession, Outcome, load_state, save_state
 
 COLUMN = "agentscope"
@@ -181,27 +183,7 @@ def _no_issuing() -> str:
 def facts(run: ScenarioRun, mode: str) -> list[StepFacts]:
     """What the column's own trace says happened in each step."""
     _check(mode)
-    out: list[StepFacts] = []
-    checked: set[str] = set()  # calls whose input passed validation and reached the permission check
-    for step in run.steps:
-        f = StepFacts(dedup_by="glue" if mode == "contract" else "framework")
-        for e in step.trace:
-            match e["kind"]:
-                case "permission":
-                    checked.add(e["call_id"])
-                case "tool_result":
-                    f.results.append({"call_id": e["call_id"], "status": e["status"], "content": e["content"]})
-                    f.dedup = f.dedup or e["status"] == "replayed"
-                case "approval_granted" if step.status != "refused":
-                    f.approvals_granted.append(e["call_id"])
-                case "duplicate_event":
-                    f.dedup = True
-                case "resumed":
-                    f.resumed = {k: e[k] for k in ("position", "pending_call", "approved_call_ids")}
-        if step.pending:
-            f.validated_before_pause = all(p["call_id"] in checked for p in step.pending)
-        out.append(f)
-    return out
+    return facts_from_column_trace(run, dedup_by="glue" if mode == "contract" else "framework", admitted_kind="permission")
 
 
 def detail(run: ScenarioRun, mode: str) -> dict[str, Any]:

@@ -23,7 +23,7 @@ tools and keeps its ``AgentState``.
   ``in_progress`` record found on resume) is marked, and ``on_acting`` raises
   ``ReconcileRequired`` when the call's response comes back, before the agent records
   any result for it (the toolkit turns every exception inside a tool into a result).
-- ``verify_approval`` and ``first_delivery`` are what the driver checks before it hands
+- ``verify_approval`` and ``first_delivery`` (in ``adapters/glue_common.py``) are what the driver checks before it hands
   an approval or an inbound event to the agent.
 """
 
@@ -40,7 +40,6 @@ from agentscope.middleware import MiddlewareBase
 from agentscope.permission import PermissionBehavior, PermissionDecision
 from agentscope.tool import ToolResponse
 
-from handwritten.approvals import Approval, ApprovalAuthority, Refusal
 from handwritten.canonical import args_hash, canonical_json
 from handwritten.idempotency import (
     Conflict,
@@ -198,17 +197,3 @@ def reconcile(contract: Contract, call_id: str, outcome: str) -> None:
         raise ValueError(f"reconcile outcome must be 'confirmed' or 'not_executed', not {outcome!r}")
     contract.idempotency.resolve(contract.key(call_id), outcome, {"reconciled": outcome})
     contract.emit({"kind": "reconciled", "call_id": call_id, "outcome": outcome})
-
-
-def verify_approval(contract: Contract, authority: ApprovalAuthority, call: dict[str, Any], token: str) -> str | None:
-    """The engine's refusal reason for this token and pending call, or None when it approves (claimed once)."""
-    verdict = authority.verify(token, contract.session_id, call["tool"], args_hash(call["args"]))
-    # Single use is our own record, claimed before the approval reaches the agent.
-    if isinstance(verdict, Approval) and not contract.idempotency.claim_once(f"approval-token/{verdict.token_id}"):
-        verdict = Refusal.REUSED
-    return verdict.value if isinstance(verdict, Refusal) else None
-
-
-def first_delivery(contract: Contract, event_id: str) -> bool:
-    """An inbound event id is applied once; a second delivery is ignored."""
-    return contract.idempotency.claim_once(f"event/{contract.session_id}/{event_id}")

@@ -42,6 +42,7 @@ from typing import Any
 
 from langgraph.types import Command
 
+from adapters.glue_common import first_delivery, verify_approval
 from handwritten.approvals import ApprovalAuthority
 from handwritten.idempotency import SqliteIdempotencyStore
 from handwritten.tools import ToolRegistry
@@ -51,11 +52,12 @@ from harness.driver import ScenarioRun, trace_path
 from harness.faults import TOOL_FAILURES
 from harness.observables import StepFacts, invalid_call_ids
 from harness.scenarios import Scenario
+from harness.trace_facts import facts_from_column_trace
 from harness.world import FixtureWorld
 
 from .agent import build_agent, checkpointer, gated_tools
 from .explain import explanations
-from .glue import Contract, ContractMiddleware, first_delivery, verify_approval
+from .glue import Contract, ContractMiddleware
 from .session import AgentSession, Outcome
 
 COLUMN = "langchain"
@@ -153,7 +155,7 @@ def _refusal(session: AgentSession, contract: Contract, step: dict[str, Any], re
     if step["action"] == "reject":
         return None
     authority = ApprovalAuthority(APPROVAL_SECRET, clock=lambda: request["now"], new_token_id=_no_issuing)
-    return verify_approval(contract, authority, {"name": call["tool"], "args": call["args"]}, request["token"])
+    return verify_approval(contract, authority, call, request["token"])
 
 
 def _no_issuing() -> str:
@@ -164,27 +166,7 @@ def _no_issuing() -> str:
 def facts(run: ScenarioRun, mode: str) -> list[StepFacts]:
     """What the column's own trace says happened in each step."""
     _check(mode)
-    out: list[StepFacts] = []
-    admitted: set[str] = set()  # calls the glue validated and let through policy
-    for step in run.steps:
-        f = StepFacts(dedup_by="glue" if mode == "contract" else "framework")
-        for e in step.trace:
-            match e["kind"]:
-                case "call_admitted":
-                    admitted.add(e["call_id"])
-                case "tool_result":
-                    f.results.append({"call_id": e["call_id"], "status": e["status"], "content": e["content"]})
-                    f.dedup = f.dedup or e["status"] == "replayed"
-                case "approval_granted":
-                    f.approvals_granted.append(e["call_id"])
-                case "duplicate_event":
-                    f.dedup = True
-                case "resumed":
-                    f.resumed = {k: e[k] for k in ("position", "pending_call", "approved_call_ids")}
-        if step.pending:
-            f.validated_before_pause = all(p["call_id"] in admitted for p in step.pending)
-        out.append(f)
-    return out
+    return facts_from_column_trace(run, dedup_by="glue" if mode == "contract" else "framework")
 
 
 def detail(run: ScenarioRun, mode: str) -> dict[str, Any]:

@@ -15,7 +15,7 @@ calls, pauses for approval (``HumanInTheLoopMiddleware``) and checkpoints.
   ``<session>/<tool call id>`` (a completed key replays its stored result), retries a
   failure before any effect (3 attempts in all) and stops on an uncertain outcome with a
   LangGraph ``interrupt`` that only an explicit reconcile answer resumes.
-- ``verify_approval`` and ``first_delivery`` are what the driver checks before it hands
+- ``verify_approval`` and ``first_delivery`` (in ``adapters/glue_common.py``) are what the driver checks before it hands
   an approval or an inbound event to the agent.
 """
 
@@ -30,7 +30,6 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.types import interrupt
 
-from handwritten.approvals import Approval, ApprovalAuthority, Refusal
 from handwritten.canonical import args_hash, canonical_json
 from handwritten.idempotency import (
     Conflict,
@@ -171,17 +170,3 @@ class ContractMiddleware(AgentMiddleware):
         c.idempotency.resolve(key, outcome, settled)
         c.emit({"kind": "reconciled", "call_id": call["id"], "outcome": outcome})
         return answer(call, "reconciled", settled) if outcome == "confirmed" else None
-
-
-def verify_approval(contract: Contract, authority: ApprovalAuthority, call: dict[str, Any], token: str) -> str | None:
-    """The engine's refusal reason for this token and pending call, or None when it approves (claimed once)."""
-    verdict = authority.verify(token, contract.session_id, call["name"], args_hash(call["args"]))
-    # Single use is our own record, claimed before the approval reaches the agent.
-    if isinstance(verdict, Approval) and not contract.idempotency.claim_once(f"approval-token/{verdict.token_id}"):
-        verdict = Refusal.REUSED
-    return verdict.value if isinstance(verdict, Refusal) else None
-
-
-def first_delivery(contract: Contract, event_id: str) -> bool:
-    """An inbound event id is applied once; a second delivery is ignored."""
-    return contract.idempotency.claim_once(f"event/{contract.session_id}/{event_id}")

@@ -20,10 +20,10 @@ from handwritten.tools import ToolRegistry
 from harness.approver import APPROVAL_SECRET
 from harness.canonical_io import canonical_line
 from harness.driver import ScenarioRun, trace_path
-from harness.engine_trace import facts_from_engine_events
 from harness.observables import StepFacts
 from harness.scenarios import Scenario
 from harness.scripted_model import ScriptedModel
+from harness.trace_facts import facts_from_engine_events
 from harness.world import FixtureWorld
 
 from .checkpointer import Checkpoint, MemorySaver, SqliteSaver

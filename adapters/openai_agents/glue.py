@@ -16,7 +16,7 @@ for approval (``needs_approval``) and serializes the paused run (``RunState``).
   result), 3 attempts before any effect, and an uncertain outcome (a record found
   ``in_progress``, or a ``TimeoutError`` after entry) stops the run with
   ``ReconcileRequired`` until an explicit reconcile settles it.
-- ``verify_approval`` and ``first_delivery`` are what the driver checks before it hands
+- ``verify_approval`` and ``first_delivery`` (in ``adapters/glue_common.py``) are what the driver checks before it hands
   an approval or an inbound event to the SDK.
 """
 
@@ -29,7 +29,6 @@ from typing import Any, Awaitable, Callable
 
 from agents import FunctionTool
 
-from handwritten.approvals import Approval, ApprovalAuthority, Refusal
 from handwritten.canonical import args_hash, canonical_json
 from handwritten.idempotency import (
     Conflict,
@@ -192,17 +191,3 @@ class Contract:
         if record is not None and record.state is not RecordState.FAILED:
             return "reconcile"
         return position
-
-
-def verify_approval(contract: Contract, authority: ApprovalAuthority, call: dict[str, Any], token: str) -> str | None:
-    """The engine's refusal reason for this token and pending call, or None when it approves (claimed once)."""
-    verdict = authority.verify(token, contract.session_id, call["tool"], args_hash(call["args"]))
-    # Single use is our own record, claimed before the approval reaches the SDK.
-    if isinstance(verdict, Approval) and not contract.idempotency.claim_once(f"approval-token/{verdict.token_id}"):
-        verdict = Refusal.REUSED
-    return verdict.value if isinstance(verdict, Refusal) else None
-
-
-def first_delivery(contract: Contract, event_id: str) -> bool:
-    """An inbound event id is applied once; a second delivery is ignored."""
-    return contract.idempotency.claim_once(f"event/{contract.session_id}/{event_id}")
