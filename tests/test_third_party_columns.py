@@ -1,0 +1,85 @@
+"""What every third-party column owes, checked the same way for each: its environment built from the
+lock reproduces the committed evidence, every scenario is measured in both modes, its glue is counted
+(marked regions balanced) and the versions it ran are its pins. Column-specific findings are tested in
+tests/<column>_column/."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.columns import ROOT, known_columns
+from harness.environments import direct_pins
+from harness.scenarios import load_scenarios
+
+THIRD_PARTY = sorted(name for name, column in known_columns().items() if column.environment == "isolated")
+
+
+def _evidence(name: str) -> dict:
+    return json.loads((ROOT / "evidence" / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def test_check_reproduces_the_committed_evidence_of_every_third_party_column() -> None:
+    """One comparison run for all of them (in parallel), each environment built from its lock."""
+    frameworks = [arg for name in THIRD_PARTY for arg in ("--framework", name)]
+    done = subprocess.run(
+        [sys.executable, "scripts/run_framework_comparison.py", *frameworks, "--check"], cwd=ROOT, capture_output=True, text=True, timeout=1800
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+
+
+@pytest.mark.parametrize("name", THIRD_PARTY)
+def test_every_scenario_is_measured_in_both_modes(name: str) -> None:
+    evidence = _evidence(name)
+    ids = {s.id for s in load_scenarios()}
+    assert evidence["status"] == "measured"
+    assert set(evidence["modes"]) == {"defaults", "contract"}
+    for mode, body in evidence["modes"].items():
+        assert set(body["scenarios"]) == ids, mode
+        assert {sid: s["error"] for sid, s in body["scenarios"].items() if s["status"] == "error"} == {}, mode
+
+
+@pytest.mark.parametrize("name", THIRD_PARTY)
+def test_the_glue_is_counted_and_the_versions_are_the_pins(name: str) -> None:
+    evidence = _evidence(name)
+    assert "glue.py" in evidence["glue_lines"]["files"] and evidence["glue_lines"]["total"] > 0
+    pins = direct_pins(known_columns()[name].adapter_dir / "requirements.in")
+    assert {package: evidence["versions"].get(package) for package in pins} == pins
+
+
+@pytest.mark.parametrize("name", sorted(known_columns()))
+def test_glue_markers_are_balanced(name: str) -> None:
+    folder = ROOT / "adapters" / name
+    for path in folder.glob("*.py") if folder.is_dir() else ():
+        lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+        markers = [line for line in lines if line in ("# contract glue: start", "# contract glue: end")]
+        assert markers == ["# contract glue: start", "# contract glue: end"] * (len(markers) // 2), path.name
+
+
+def test_shared_glue_verifies_bound_single_use_tokens_and_claims_events_once(tmp_path: Path) -> None:
+    from dataclasses import dataclass
+
+    from adapters.glue_common import first_delivery, verify_approval
+    from handwritten.approvals import ApprovalAuthority
+    from handwritten.idempotency import SqliteIdempotencyStore
+    from harness.approver import APPROVAL_SECRET, CLOCK_START, HumanApprover
+
+    @dataclass
+    class Records:
+        session_id: str
+        idempotency: SqliteIdempotencyStore
+
+    contract = Records("s1", SqliteIdempotencyStore(str(tmp_path / "records.sqlite")))
+    authority = ApprovalAuthority(APPROVAL_SECRET, clock=lambda: CLOCK_START, new_token_id=lambda: "unused")
+    call = {"tool": "transfer_funds", "args": {"from_account": "A", "to_account": "B", "amount_cents": 5}}
+    approver = HumanApprover()
+    good = approver.approve(CLOCK_START, "s1", "transfer_funds", call["args"])
+    refusals = [verify_approval(contract, authority, call, approver.misuse(kind, CLOCK_START, "s1", "transfer_funds", call["args"]))
+                for kind in ("other_args", "other_session", "expired", "forged")]
+    assert refusals == ["other_args", "other_session", "expired", "forged"]
+    assert [verify_approval(contract, authority, call, good) for _ in range(2)] == [None, "reused"]
+    assert [first_delivery(contract, "e1"), first_delivery(contract, "e1"), first_delivery(contract, "e2")] == [True, False, True]
