@@ -66,6 +66,7 @@ def run_scenario(scenario: Scenario, perform: Perform, scratch: Path, timeout_s:
     now = CLOCK_START
     last_event: dict[str, Any] | None = None
     steps: list[StepRecord] = []
+    trace_read = 0  # bytes of the trace already attributed to earlier steps
     for index, step in enumerate(scenario.driver):
         now += step.get("advance_clock_s", 0)
         request: dict[str, Any] = {"index": index, "step": step, "now": now}
@@ -91,7 +92,7 @@ def run_scenario(scenario: Scenario, perform: Perform, scratch: Path, timeout_s:
         if action in ("approve", "misuse_token") and record.status not in ("refused", "error"):
             approver.last_used = request["token"]  # whatever token the column accepted is now a used token
         record.ledger = ledger_counts(str(scratch / "world.sqlite"))
-        record.trace = _trace_of_step(scratch, index)
+        record.trace, trace_read = _trace_since(scratch, trace_read, index)
         steps.append(record)
         if record.error == "timeout":
             break
@@ -148,9 +149,13 @@ def trace_path(scratch: Path) -> Path:
     return scratch / "trace.jsonl"
 
 
-def _trace_of_step(scratch: Path, index: int) -> list[dict[str, Any]]:
+def _trace_since(scratch: Path, offset: int, index: int) -> tuple[list[dict[str, Any]], int]:
+    """The events the step appended to the trace after ``offset``, and where the trace ends now."""
     path = trace_path(scratch)
     if not path.exists():
-        return []
-    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-    return [{k: v for k, v in e.items() if k != "driver_step"} for e in lines if e["driver_step"] == index]
+        return [], offset
+    with open(path, "rb") as trace:
+        trace.seek(offset)
+        added = trace.read()
+    lines = [json.loads(line) for line in added.decode("utf-8").splitlines() if line]
+    return [{k: v for k, v in e.items() if k != "driver_step"} for e in lines if e["driver_step"] == index], offset + len(added)

@@ -57,8 +57,3 @@ def test_crash_then_resume_never_doubles_and_never_loses_the_approved_call(fault
         settled = run_scenario(settle, handwritten_column.perform, tmp_path)
         assert settled.steps[-1].session_status == "completed"
         assert settled.steps[-1].ledger[CALL]["effects"] == 1
-
-
-def test_the_matrix_covers_every_kill_point() -> None:
-    kills = {f.point for f in _fault_cases() if f.action == "kill"}
-    assert kills == {p for p, (action, _) in FAULT_POINTS.items() if action == "kill"}
