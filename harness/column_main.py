@@ -25,9 +25,11 @@ from .scenarios import Scenario, load_scenarios
 from .scripted_model import summarize_log
 
 
-def run_raw(adapter: ModuleType, scenario: Scenario, mode: str, scratch: Path, timeout_s: float = SCENARIO_TIMEOUT_S) -> dict[str, Any]:
+def run_raw(
+    adapter: ModuleType, scenario: Scenario, mode: str, scratch: Path, timeout_s: float = SCENARIO_TIMEOUT_S, schedule: str | None = None
+) -> dict[str, Any]:
     """Run one scenario through one column; return the raw material of its observation."""
-    run = run_scenario(scenario, functools.partial(adapter.perform, mode=mode), scratch, timeout_s)
+    run = run_scenario(scenario, functools.partial(adapter.perform, mode=mode), scratch, timeout_s, schedule)
     model = summarize_log(scratch / "model_log.jsonl", len(scenario.model_script))
     clean = not any(s.error for s in run.steps)
     detail = adapter.detail(run, mode) if hasattr(adapter, "detail") and clean else {}
@@ -42,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scratch", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--scenario-timeout", type=float, default=SCENARIO_TIMEOUT_S)
-    parser.add_argument("--repeat", action="append", default=[], help="scenario id to run twice (results may race)")
+    parser.add_argument("--twice", action="store_true", help="run every scenario twice: the runner fails on any difference")
     args = parser.parse_args(argv)
 
     args.scratch.mkdir(parents=True, exist_ok=True)
@@ -59,11 +61,13 @@ def main(argv: list[str] | None = None) -> int:
         mode_started = time.perf_counter()
         records: dict[str, Any] = {}
         for scenario in scenarios:
-            record = run_raw(adapter, scenario, mode, args.scratch / mode / scenario.id, args.scenario_timeout)
-            races = getattr(adapter, "runs_twice", lambda scenario, mode: False)(scenario, mode)
-            if races or scenario.id in args.repeat:  # a result that may race: run twice, the runner compares
-                record["again"] = run_raw(adapter, scenario, mode, args.scratch / mode / f"{scenario.id}.again", args.scenario_timeout)
-            records[scenario.id] = record
+            schedules = getattr(adapter, "schedules", lambda scenario, mode: ())(scenario, mode)
+            for schedule in schedules or (None,):  # each forced ordering of a race is its own sub-case
+                key = f"{scenario.id}@{schedule}" if schedule else scenario.id
+                record = run_raw(adapter, scenario, mode, args.scratch / mode / key, args.scenario_timeout, schedule)
+                if args.twice:  # a difference between the two runs is a race nobody declared
+                    record["again"] = run_raw(adapter, scenario, mode, args.scratch / mode / f"{key}.again", args.scenario_timeout, schedule)
+                records[key] = {**record, "scenario": scenario.id, "schedule": schedule}
         results[mode] = records
         timings[f"{mode}_s"] = time.perf_counter() - mode_started
     write_json(args.out, {"column": adapter.COLUMN, "modes": results, "timings": timings})

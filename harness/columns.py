@@ -9,9 +9,11 @@ An adapter module (``harness.handwritten_column``, ``adapters/<name>/adapter.py`
 - optionally ``detail(run, mode) -> dict``: native state, recorded but never compared;
 - optionally ``prepare(mode)``: imports and warm-up done once in the column process, so
   workers forked from it do not pay them again;
-- optionally ``runs_twice(scenario, mode) -> bool``: a scenario whose result may race
-  (say, an asynchronous checkpoint write against a kill) runs twice and is recorded
-  ``nondeterministic`` with both values when they differ.
+- optionally ``schedules(scenario, mode) -> tuple[str, ...]``: the orderings under which a
+  scenario whose result would race (say, an asynchronous checkpoint write against a
+  kill) is run, each forced by the column (every request carries ``schedule``) and
+  recorded as its own deterministic sub-case ``<scenario>@<schedule>``; empty when
+  nothing races.
 
 ``detail`` may hold ``explanations``: observable -> one sentence, computed from the
 column's own trace, naming the framework behaviour behind a difference; the comparator

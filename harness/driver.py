@@ -54,11 +54,14 @@ class ScenarioRun:
     steps: list[StepRecord]
 
 
-def run_scenario(scenario: Scenario, perform: Perform, scratch: Path, timeout_s: float = SCENARIO_TIMEOUT_S) -> ScenarioRun:
+def run_scenario(
+    scenario: Scenario, perform: Perform, scratch: Path, timeout_s: float = SCENARIO_TIMEOUT_S, schedule: str | None = None
+) -> ScenarioRun:
     """Play every driver step of ``scenario`` through ``perform`` in worker processes.
 
     The steps share one wall-clock budget; when it runs out the worker is killed, the
     step is recorded as ``error: timeout`` and the remaining steps do not run.
+    ``schedule`` names the ordering a column forces on a race it can pin (every request carries it).
     """
     deadline = time.monotonic() + timeout_s
     scratch.mkdir(parents=True, exist_ok=True)
@@ -69,7 +72,7 @@ def run_scenario(scenario: Scenario, perform: Perform, scratch: Path, timeout_s:
     trace_read = 0  # bytes of the trace already attributed to earlier steps
     for index, step in enumerate(scenario.driver):
         now += step.get("advance_clock_s", 0)
-        request: dict[str, Any] = {"index": index, "step": step, "now": now}
+        request: dict[str, Any] = {"index": index, "step": step, "now": now, "schedule": schedule}
         action = step["action"]
         if action == "run":
             last_event = {"event_id": step["event_id"], "input": step.get("input", scenario.user_input)}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from .errors import HarnessError
 
@@ -59,6 +59,9 @@ class FaultPlan:
         self._faults = faults
         self._conn = conn
         self._may_kill = may_kill
+        self.before_kill: Callable[[], None] | None = None
+        """Called right before a kill: a column that pins a race by schedule (say, whether a pending
+        checkpoint write lands before the process dies) decides the ordering here."""
 
     def fire(self, point: str, *, call_id: str | None = None, turn: int | None = None) -> None:
         for index, fault in enumerate(self._faults):
@@ -69,6 +72,8 @@ class FaultPlan:
             if fault.action == "kill":
                 if not self._may_kill:
                     raise HarnessError(f"fault {point} would kill a process that is not a supervised worker")
+                if self.before_kill is not None:
+                    self.before_kill()
                 os._exit(FAULT_EXIT_CODE)
             if fault.action == "raise":
                 raise InjectedToolError(f"injected failure at {point}")
