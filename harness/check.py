@@ -11,34 +11,36 @@ import json
 from typing import Any
 
 
-def diff_documents(name: str, committed: dict[str, Any] | None, fresh: dict[str, Any]) -> tuple[list[str], list[str]]:
-    """Readable lines, one per drifted observable or part: (drift, tolerated drift).
+def diff_documents(name: str, committed: dict[str, Any] | None, fresh: dict[str, Any]) -> list[str]:
+    """Readable lines, one per drifted header field, summary, observable or part; empty when nothing drifted.
 
-    A scenario that its column declares racing (it ran twice in both runs) may vary from
-    run to run; its drift is printed but tolerated. The per-mode summaries are derived
-    from the scenarios, so they are not compared on their own.
+    Everything is compared exactly: every scenario and sub-case, every summary. A race a
+    column can force is pinned by schedule into deterministic sub-cases, so nothing here
+    is allowed to vary between runs.
     """
     if committed is None:
-        return [f"{name}: not committed yet"], []
+        return [f"{name}: not committed yet"]
     lines: list[str] = []
-    tolerated: list[str] = []
     for key in sorted(set(committed) | set(fresh)):
-        if key == "modes":
-            continue
-        if committed.get(key) != fresh.get(key):
+        if key != "modes" and committed.get(key) != fresh.get(key):
             lines.append(f"{name} / {key}: was {_compact(committed.get(key))}, now {_compact(fresh.get(key))}")
     old_modes, new_modes = committed.get("modes", {}), fresh.get("modes", {})
     for mode in sorted(set(old_modes) | set(new_modes)):
-        old_s = old_modes.get(mode, {}).get("scenarios", {})
-        new_s = new_modes.get(mode, {}).get("scenarios", {})
+        if mode not in old_modes or mode not in new_modes:
+            lines.append(f"{name} / {mode}: {'added' if mode in new_modes else 'removed'}")
+            continue
+        old_body, new_body = old_modes[mode], new_modes[mode]
+        for key in sorted((set(old_body) | set(new_body)) - {"scenarios"}):
+            if old_body.get(key) != new_body.get(key):
+                lines.append(f"{name} / {mode} / {key}: was {_compact(old_body.get(key))}, now {_compact(new_body.get(key))}")
+        old_s, new_s = old_body.get("scenarios", {}), new_body.get("scenarios", {})
         for scenario in sorted(set(old_s) | set(new_s)):
             where = f"{name} / {mode} / {scenario}"
             if scenario not in old_s or scenario not in new_s:
                 lines.append(f"{where}: {'added' if scenario in new_s else 'removed'}")
                 continue
-            racing = old_s[scenario].get("races") and new_s[scenario].get("races")
-            (tolerated if racing else lines).extend(_diff_record(where, old_s[scenario], new_s[scenario]))
-    return lines, tolerated
+            lines.extend(_diff_record(where, old_s[scenario], new_s[scenario]))
+    return lines
 
 
 def _diff_record(where: str, old: dict[str, Any], new: dict[str, Any]) -> list[str]:

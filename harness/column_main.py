@@ -26,14 +26,27 @@ from .scripted_model import summarize_log
 
 
 def run_raw(
-    adapter: ModuleType, scenario: Scenario, mode: str, scratch: Path, timeout_s: float = SCENARIO_TIMEOUT_S, schedule: str | None = None
+    adapter: ModuleType,
+    scenario: Scenario,
+    mode: str,
+    scratch: Path,
+    timeout_s: float = SCENARIO_TIMEOUT_S,
+    schedule: str | None = None,
+    ledger: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Run one scenario through one column; return the raw material of its observation."""
-    run = run_scenario(scenario, functools.partial(adapter.perform, mode=mode), scratch, timeout_s, schedule)
+    """Run one scenario through one column; return the raw material of its observation.
+
+    ``ledger`` is the runner's ledger (address, run key); without it the driver keeps a private one."""
+    run = run_scenario(scenario, functools.partial(adapter.perform, mode=mode), scratch, timeout_s, schedule, ledger)
     model = summarize_log(scratch / "model_log.jsonl", len(scenario.model_script))
     clean = not any(s.error for s in run.steps)
     detail = adapter.detail(run, mode) if hasattr(adapter, "detail") and clean else {}
     return raw_record(run, adapter.facts(run, mode), model, detail)
+
+
+def run_key(mode: str, key: str, again: bool = False) -> str:
+    """How a run's ledger entries are tagged (and where its scratch directory is): ``<mode>/<scenario>``."""
+    return f"{mode}/{key}{'.again' if again else ''}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scratch", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--scenario-timeout", type=float, default=SCENARIO_TIMEOUT_S)
+    parser.add_argument("--ledger", required=True, help="address of the runner's ledger server")
     parser.add_argument("--twice", action="store_true", help="run every scenario twice: the runner fails on any difference")
     args = parser.parse_args(argv)
 
@@ -64,9 +78,10 @@ def main(argv: list[str] | None = None) -> int:
             schedules = getattr(adapter, "schedules", lambda scenario, mode: ())(scenario, mode)
             for schedule in schedules or (None,):  # each forced ordering of a race is its own sub-case
                 key = f"{scenario.id}@{schedule}" if schedule else scenario.id
-                record = run_raw(adapter, scenario, mode, args.scratch / mode / key, args.scenario_timeout, schedule)
+                record = run_raw(adapter, scenario, mode, args.scratch / mode / key, args.scenario_timeout, schedule, (args.ledger, run_key(mode, key)))
                 if args.twice:  # a difference between the two runs is a race nobody declared
-                    record["again"] = run_raw(adapter, scenario, mode, args.scratch / mode / f"{key}.again", args.scenario_timeout, schedule)
+                    again = run_key(mode, key, again=True)
+                    record["again"] = run_raw(adapter, scenario, mode, args.scratch / again, args.scenario_timeout, schedule, (args.ledger, again))
                 records[key] = {**record, "scenario": scenario.id, "schedule": schedule}
         results[mode] = records
         timings[f"{mode}_s"] = time.perf_counter() - mode_started

@@ -70,18 +70,7 @@ def compare_scenario(reference: dict[str, Any] | None, record: dict[str, Any], e
         said = own or explanations.get(name)
         return f"{measured}. {said}" if said else None
 
-    cells = {n: cell(n, theirs[n], mine[n], explained) for n in OBSERVABLES}
-    again = record.get("observables_again")
-    if again is not None:
-        for n in OBSERVABLES:
-            if again[n] != mine[n]:
-                cells[n] = {
-                    "handwritten": theirs[n],
-                    "framework": {"first_run": mine[n], "second_run": again[n]},
-                    "equal": False,
-                    "reason": "nondeterministic: two runs of this scenario gave different values",
-                }
-    return cells
+    return {n: cell(n, theirs[n], mine[n], explained) for n in OBSERVABLES}
 
 
 def summarize(scenarios: dict[str, dict[str, Any]]) -> dict[str, int]:
@@ -90,7 +79,6 @@ def summarize(scenarios: dict[str, dict[str, Any]]) -> dict[str, int]:
     return {
         "scenarios": len(scenarios),
         "errors": sum(s["status"] == "error" for s in scenarios.values()),
-        "nondeterministic": sum(s["status"] == "nondeterministic" for s in scenarios.values()),
         "applicable_cells": len(cells),
         "equal_cells": sum(c["equal"] is True for c in cells),
         "not_equal_cells": sum(c["equal"] is False for c in cells),

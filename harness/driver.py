@@ -20,8 +20,8 @@ from typing import Any, Callable
 
 from .approver import CLOCK_START, HumanApprover
 from .errors import HarnessError
-from .faults import FAULT_EXIT_CODE, fired_faults
-from .ledger import ledger_counts
+from .faults import FAULT_EXIT_CODE, FAULTS_FILE, fired_faults
+from .ledger import Binding, LedgerServer, bind_worker
 from .scenarios import Scenario
 
 SCENARIO_TIMEOUT_S = 120.0  # wall clock for all steps of one scenario: a hidden loop must never hang a run
@@ -32,7 +32,8 @@ Perform = Callable[[Scenario, Path, dict[str, Any]], dict[str, Any]]
 
 @dataclass
 class StepRecord:
-    """One driver step as the supervisor saw it. ``ledger`` is measured after the step."""
+    """One driver step as the supervisor saw it. ``ledger`` (the counts after the step) is filled in from
+    the ledger's own file by whoever keeps it: the runner, or ``run_scenario`` when it keeps a private one."""
 
     index: int
     action: str
@@ -55,14 +56,29 @@ class ScenarioRun:
 
 
 def run_scenario(
-    scenario: Scenario, perform: Perform, scratch: Path, timeout_s: float = SCENARIO_TIMEOUT_S, schedule: str | None = None
+    scenario: Scenario,
+    perform: Perform,
+    scratch: Path,
+    timeout_s: float = SCENARIO_TIMEOUT_S,
+    schedule: str | None = None,
+    ledger: tuple[str, str] | None = None,
 ) -> ScenarioRun:
     """Play every driver step of ``scenario`` through ``perform`` in worker processes.
 
     The steps share one wall-clock budget; when it runs out the worker is killed, the
     step is recorded as ``error: timeout`` and the remaining steps do not run.
     ``schedule`` names the ordering a column forces on a race it can pin (every request carries it).
+    ``ledger`` is the runner's ledger (server address, run key): the steps' counts are then the
+    runner's to read. Without it (a test driving a column directly) this process keeps a private
+    ledger server and fills in each step's counts itself.
     """
+    if ledger is None:
+        with LedgerServer(scratch.parent / f"{scratch.name}.ledger.sqlite") as server:
+            run = run_scenario(scenario, perform, scratch, timeout_s, schedule, (server.address, "private"))
+            for step in run.steps:
+                step.ledger = server.store.counts("private", step.index)
+        return run
+    address, run_key = ledger
     deadline = time.monotonic() + timeout_s
     scratch.mkdir(parents=True, exist_ok=True)
     approver = HumanApprover()
@@ -86,15 +102,15 @@ def run_scenario(
             try:
                 request["token"] = approver.approve(*args) if action == "approve" else approver.misuse(step["misuse"], *args)
             except ValueError as exc:  # e.g. nothing to reuse: the column refused or failed every earlier approval
-                steps.append(StepRecord(index, action, "error", "error", error=f"driver: {exc}", ledger=ledger_counts(str(scratch / "world.sqlite"))))
+                steps.append(StepRecord(index, action, "error", "error", error=f"driver: {exc}"))
                 continue
-        fired_before = set(fired_faults(str(scratch / "world.sqlite")))
-        record = _in_worker(perform, scenario, scratch, request, max(0.0, deadline - time.monotonic()))
+        fired_before = set(fired_faults(str(scratch / FAULTS_FILE)))
+        binding = Binding(address, run_key, index)
+        record = _in_worker(perform, scenario, scratch, request, binding, max(0.0, deadline - time.monotonic()))
         if record.status == "crashed":
             _assert_kill_fired(scenario, scratch, fired_before)
         if action in ("approve", "misuse_token") and record.status not in ("refused", "error"):
             approver.last_used = request["token"]  # whatever token the column accepted is now a used token
-        record.ledger = ledger_counts(str(scratch / "world.sqlite"))
         record.trace, trace_read = _trace_since(scratch, trace_read, index)
         steps.append(record)
         if record.error == "timeout":
@@ -102,10 +118,10 @@ def run_scenario(
     return ScenarioRun(scenario, scratch, steps)
 
 
-def _in_worker(perform: Perform, scenario: Scenario, scratch: Path, request: dict[str, Any], timeout_s: float) -> StepRecord:
+def _in_worker(perform: Perform, scenario: Scenario, scratch: Path, request: dict[str, Any], binding: Binding, timeout_s: float) -> StepRecord:
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
-    worker = context.Process(target=_worker_main, args=(sender, perform, scenario, scratch, request), daemon=True)
+    worker = context.Process(target=_worker_main, args=(sender, perform, scenario, scratch, request, binding), daemon=True)
     worker.start()
     sender.close()
     index, action = request["index"], request["step"]["action"]
@@ -131,7 +147,8 @@ def _in_worker(perform: Perform, scenario: Scenario, scratch: Path, request: dic
     return StepRecord(index, action, "error", "error", error=detail)
 
 
-def _worker_main(sender: Any, perform: Perform, scenario: Scenario, scratch: Path, request: dict[str, Any]) -> None:
+def _worker_main(sender: Any, perform: Perform, scenario: Scenario, scratch: Path, request: dict[str, Any], binding: Binding) -> None:
+    bind_worker(binding)  # the fixture tools of this step append to the runner's ledger, tagged with the step
     try:
         outcome = perform(scenario, scratch, request)
     except BaseException as exc:  # reported to the supervisor as this step's error
@@ -143,7 +160,7 @@ def _worker_main(sender: Any, perform: Perform, scenario: Scenario, scratch: Pat
 
 
 def _assert_kill_fired(scenario: Scenario, scratch: Path, before: set[int]) -> None:
-    new = set(fired_faults(str(scratch / "world.sqlite"))) - before
+    new = set(fired_faults(str(scratch / FAULTS_FILE))) - before
     if not any(scenario.faults[i].action == "kill" for i in new):
         raise HarnessError(f"{scenario.file}: a worker exited with the fault code but no kill fault fired")
 

@@ -73,13 +73,14 @@ def column_document(result: ColumnResult, reference: ColumnResult, files: dict[s
     modes = {}
     for mode, records in result.modes.items():
         scenarios = {}
-        for scenario_id, record in records.items():
-            scenarios[scenario_id] = {
-                "file": files[scenario_id],
+        for key, record in records.items():  # a key is a scenario id, or <scenario>@<schedule> for a sub-case
+            scenarios[key] = {
+                "file": files[record["scenario"]],
+                "scenario": record["scenario"],
+                "schedule": record["schedule"],
                 "status": record["status"],
                 "error": record["error"],
-                "races": record.get("races", False),
-                "columns": compare_scenario(reference_records.get(scenario_id), record, explain),
+                "columns": compare_scenario(reference_records.get(record["scenario"]), record, explain),
                 **{k: record[k] for k in _RECORD_EXTRAS},
             }
         modes[mode] = {"summary": summarize(scenarios), "scenarios": scenarios}

@@ -11,9 +11,12 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from handwritten.storage import connect
+
 from .errors import HarnessError
 
 FAULT_EXIT_CODE = 86
+FAULTS_FILE = "faults.sqlite"  # in the run's scratch directory: which faults fired
 
 # point -> (what it does, the field that selects where it fires)
 FAULT_POINTS: dict[str, tuple[str, str]] = {
@@ -24,6 +27,13 @@ FAULT_POINTS: dict[str, tuple[str, str]] = {
     "tool.timeout_after_effect": ("timeout", "call_id"),  # TimeoutError after the effect committed
     "engine.kill_after_checkpoint": ("kill", "call_id"),  # engine-only: after the intent checkpoint, before the executor
 }
+
+
+def open_faults_db(path: str) -> sqlite3.Connection:
+    """The file where fault firings are committed (autocommit, WAL)."""
+    conn = connect(path)
+    conn.execute("CREATE TABLE IF NOT EXISTS faults_fired (fault_index INTEGER PRIMARY KEY, point TEXT NOT NULL)")
+    return conn
 
 
 class InjectedToolError(RuntimeError):

@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from .column_main import run_key
 from .columns import ROOT, Column
 from .driver import SCENARIO_TIMEOUT_S
 from .errors import HarnessError
+from .ledger import LedgerServer, LedgerStore
 from .observation import observation
 from .sandbox import clean_environment, refused_attempts
 from .scenarios import Scenario, load_scenarios
@@ -42,6 +44,8 @@ class ColumnResult:
     modes: dict[str, dict[str, Any]] = field(default_factory=dict)
     network: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    undeclared_races: list[str] = field(default_factory=list)
+    """``<column>/<mode>/<scenario>/<part>`` for every part of a record that differed between two runs."""
 
 
 def run_column(
@@ -52,11 +56,16 @@ def run_column(
     *,
     scenario_count: int,
     extra_sys_path: Sequence[Path] = (),
-    repeat: Sequence[str] = (),
+    twice: bool = False,
     scenario_timeout_s: float = SCENARIO_TIMEOUT_S,
     log: Callable[[str], None] = print,
 ) -> ColumnResult:
-    """Run every scenario of ``column`` in ``modes`` in one sandboxed process."""
+    """Run every scenario of ``column`` in ``modes`` in one sandboxed process.
+
+    The column's fixture tools append to a ledger this process keeps (``LedgerServer``); the
+    counts of every driver step are read from it here, never from the column. With ``twice``
+    every scenario runs twice and any difference between the two runs is an undeclared race.
+    """
     scratch = scratch_root / column.name
     scratch.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
@@ -71,36 +80,54 @@ def run_column(
             return ColumnResult(column, "not-measured", reason=f"environment could not be built: {exc}")
         python, versions = env.python, dict(env.versions)
     out = scratch / "observations.json"
-    command = [
-        str(python), "-I", "-c", BOOTSTRAP, ":".join(str(p) for p in [ROOT, *extra_sys_path]),
-        "--module", column.module, "--scenarios", str(scenarios_dir.resolve()), "--scratch", str(scratch), "--out", str(out),
-        "--scenario-timeout", str(scenario_timeout_s),
-        *[a for m in modes for a in ("--mode", m)],
-        *[a for r in repeat for a in ("--repeat", r)],
-    ]  # fmt: skip
-    budget = START_MARGIN_S + scenario_timeout_s * scenario_count * len(modes) * 2  # a racing scenario runs twice
+    # Sub-cases (schedules) and a second run only multiply the work: the budget allows four runs per scenario.
+    budget = START_MARGIN_S + scenario_timeout_s * scenario_count * len(modes) * 2 * (2 if twice else 1)
     home = scratch / "home"
     home.mkdir(exist_ok=True)
-    try:
-        done = subprocess.run(command, env=clean_environment(home), cwd=scratch, capture_output=True, text=True, timeout=budget)
-    except subprocess.TimeoutExpired:
-        return ColumnResult(column, "not-measured", reason=f"the column process did not finish within {budget:.0f} s", versions=versions)
-    if done.returncode != 0 or not out.exists():
-        tail = " | ".join((done.stderr or done.stdout).strip().splitlines()[-3:])
-        return ColumnResult(column, "not-measured", reason=f"the column process exited with {done.returncode}: {tail}", versions=versions)
-    document = json.loads(out.read_text(encoding="utf-8"))
-    scenarios = {s.id: s for s in load_scenarios(scenarios_dir)}
-    modes_out = {mode: {sid: _observed(scenarios[sid], raw) for sid, raw in raws.items()} for mode, raws in document["modes"].items()}
+    with LedgerServer(scratch_root / f"{column.name}.ledger.sqlite") as ledger:
+        command = [
+            str(python), "-I", "-c", BOOTSTRAP, ":".join(str(p) for p in [ROOT, *extra_sys_path]),
+            "--module", column.module, "--scenarios", str(scenarios_dir.resolve()), "--scratch", str(scratch), "--out", str(out),
+            "--scenario-timeout", str(scenario_timeout_s), "--ledger", ledger.address,
+            *[a for m in modes for a in ("--mode", m)],
+            *(["--twice"] if twice else []),
+        ]  # fmt: skip
+        try:
+            done = subprocess.run(command, env=clean_environment(home), cwd=scratch, capture_output=True, text=True, timeout=budget)
+        except subprocess.TimeoutExpired:
+            return ColumnResult(column, "not-measured", reason=f"the column process did not finish within {budget:.0f} s", versions=versions)
+        if done.returncode != 0 or not out.exists():
+            tail = " | ".join((done.stderr or done.stdout).strip().splitlines()[-3:])
+            return ColumnResult(column, "not-measured", reason=f"the column process exited with {done.returncode}: {tail}", versions=versions)
+        document = json.loads(out.read_text(encoding="utf-8"))
+        scenarios = {s.id: s for s in load_scenarios(scenarios_dir)}
+        modes_out: dict[str, dict[str, Any]] = {}
+        races: list[str] = []
+        for mode, raws in document["modes"].items():
+            modes_out[mode] = {}
+            for key, raw in raws.items():
+                record = _observed(scenarios[raw["scenario"]], _with_ledger(raw, ledger.store, run_key(mode, key)))
+                if "again" in raw:
+                    again = _observed(scenarios[raw["scenario"]], _with_ledger(raw["again"], ledger.store, run_key(mode, key, again=True)))
+                    races += [f"{column.name}/{mode}/{key}/{part}" for part in _differing_parts(record, again)]
+                modes_out[mode][key] = record
     timings = {**document["timings"], "total_s": time.perf_counter() - started}
-    return ColumnResult(column, "measured", versions=versions, modes=modes_out, network=refused_attempts(scratch / "network.jsonl"), timings=timings)
+    network = refused_attempts(scratch / "network.jsonl")
+    return ColumnResult(column, "measured", versions=versions, modes=modes_out, network=network, timings=timings, undeclared_races=races)
+
+
+def _with_ledger(raw: dict[str, Any], store: LedgerStore, run: str) -> dict[str, Any]:
+    """The column's raw record with each driver step's ledger counts, read from the runner's own ledger."""
+    steps = [{**step, "ledger": store.counts(run, step["index"])} for step in raw["steps"]]
+    return {**raw, "steps": steps}
 
 
 def _observed(scenario: Scenario, raw: dict[str, Any]) -> dict[str, Any]:
-    """The observation record; a scenario run twice whose observables differ is nondeterministic."""
-    record = observation(scenario, raw)
-    if "again" in raw:
-        record["races"] = True
-        again = observation(scenario, raw["again"])
-        if again["observables"] != record["observables"]:
-            record = {**record, "status": "nondeterministic", "observables_again": again["observables"]}
-    return record
+    """The observation record, with the sub-case's base scenario and schedule."""
+    return {**observation(scenario, raw), "scenario": scenario.id, "schedule": raw.get("schedule")}
+
+
+def _differing_parts(first: dict[str, Any], second: dict[str, Any]) -> list[str]:
+    """The observables (and other recorded parts) on which two runs of one scenario disagree."""
+    parts = [f"observables.{name}" for name in first["observables"] if first["observables"][name] != second["observables"].get(name)]
+    return parts + [k for k in sorted(first) if k != "observables" and first[k] != second.get(k)]

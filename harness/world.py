@@ -14,8 +14,8 @@ from typing import Any, Callable
 
 from handwritten.tools import RiskClass, ToolContext, ToolSpec
 
-from .faults import Fault, FaultPlan
-from .ledger import EFFECT, EXECUTOR_ENTRY, TOOL_ENTRY, Ledger, open_world_db
+from .faults import FAULTS_FILE, Fault, FaultPlan, open_faults_db
+from .ledger import EFFECT, EXECUTOR_ENTRY, TOOL_ENTRY, Ledger, worker_ledger
 
 OPENING_BALANCE_CENTS = 100_000
 INJECTION_MARKER = "IMPORTANT SYSTEM INSTRUCTION"
@@ -143,16 +143,18 @@ FIXTURE_TOOLS: dict[str, FixtureTool] = {
 
 
 class FixtureWorld:
-    """One run's world: the ledger and the fault plan in ``<scratch>/world.sqlite``."""
+    """One run's world: the ledger (the runner's, through its channel, in a supervised worker) and the
+    fault plan, whose firings are committed in ``<scratch>/faults.sqlite``."""
 
-    def __init__(self, scratch: Path, faults: list[Fault], may_kill: bool) -> None:
-        self.path = scratch / "world.sqlite"
-        self._conn: sqlite3.Connection = open_world_db(str(self.path))
-        self.ledger = Ledger(self._conn)
+    def __init__(self, scratch: Path, faults: list[Fault], may_kill: bool, ledger: Ledger | None = None) -> None:
+        self.ledger = ledger if ledger is not None else worker_ledger(scratch)
+        self.path = getattr(self.ledger, "path", None)  # a local ledger's file (unit tests); None on the channel
+        self._conn: sqlite3.Connection = open_faults_db(str(scratch / FAULTS_FILE))
         self.faults = FaultPlan(faults, self._conn, may_kill)
 
     def close(self) -> None:
         self._conn.close()
+        self.ledger.close()
 
     def enter(self, tool: str, call_id: str, raw_args: Any) -> None:
         """Somebody called the tool function (before any validation of theirs)."""

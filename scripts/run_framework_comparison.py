@@ -48,7 +48,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--mode", choices=sorted(MODES), default="both", help="which modes of the third-party columns to run (default: both)")
     parser.add_argument("--scenarios", type=Path, default=SCENARIO_DIR, help="directory of scenario files (default: scenarios/)")
     parser.add_argument("--output", type=Path, default=ROOT / "evidence", help="evidence directory (default: evidence/)")
-    parser.add_argument("--check", action="store_true", help="regenerate into a temporary directory and report what drifted from --output")
+    parser.add_argument(
+        "--check", action="store_true",
+        help="regenerate into a temporary directory, running every scenario twice, and report what drifted from --output and what differed between the two runs",
+    )  # fmt: skip
     parser.add_argument("--allow-not-measured", action="store_true", help="exit 0 even when a requested column could not be measured")
     parser.add_argument("--keep-scratch", action="store_true", help="keep every column's scratch files (SQLite, logs) and print where")
     args = parser.parse_args(argv)
@@ -60,12 +63,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def run_all(columns: list[Column], modes: list[str], scenarios_dir: Path, scratch: Path, count: int) -> dict[str, ColumnResult]:
-    """Columns run in parallel, one process each; a progress line as each one ends."""
+def run_all(columns: list[Column], modes: list[str], scenarios_dir: Path, scratch: Path, count: int, twice: bool) -> dict[str, ColumnResult]:
+    """Columns run in parallel, one process each; a progress line as each one ends. With ``twice``
+    every scenario runs twice in every column, and any difference is an undeclared race."""
 
     def one(column: Column) -> ColumnResult:
         column_modes = ["contract"] if column.name == REFERENCE else modes
-        result = run_column(column, column_modes, scenarios_dir, scratch, scenario_count=count, log=lambda m: print(f"[{column.name}] {m}", flush=True))
+        log = lambda m: print(f"[{column.name}] {m}", flush=True)  # noqa: E731
+        result = run_column(column, column_modes, scenarios_dir, scratch, scenario_count=count, twice=twice, log=log)
         print(f"[{column.name}] {progress(result)}", flush=True)
         return result
 
@@ -122,8 +127,7 @@ def _mark(record: dict[str, Any]) -> str:
     if "mismatches" in record:
         return "=" if record["equal"] else "≠ " + ",".join(SHORT[n] for n in record["mismatches"])
     differing = [SHORT[n] for n, c in record["columns"].items() if c["equal"] is False]
-    prefix = "NONDET " if record["status"] == "nondeterministic" else ""
-    return prefix + ("=" if not differing else "≠ " + ",".join(differing))
+    return "=" if not differing else "≠ " + ",".join(differing)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -139,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="framework-comparison-"))
     target = scratch / "evidence" if args.check else args.output
     try:
-        results = run_all(columns, MODES[args.mode], args.scenarios, scratch / "columns", len(scenarios))
+        results = run_all(columns, MODES[args.mode], args.scenarios, scratch / "columns", len(scenarios), twice=args.check)
     finally:
         if args.keep_scratch:
             print(f"scratch kept in {scratch}")
@@ -168,19 +172,10 @@ def main(argv: list[str] | None = None) -> int:
     print(LEGEND)
     failures = report(args, results, documents)
     if args.check:
-        drift: list[str] = []
-        tolerated: list[str] = []
-        for name, document in documents_to_write.items():
-            lines, racing = diff_documents(name, _read(args.output / name), document)
-            drift += lines
-            tolerated += racing
+        drift = [line for name, document in documents_to_write.items() for line in diff_documents(name, _read(args.output / name), document)]
         print(f"\n--check against {args.output}: " + ("no drift" if not drift else f"{len(drift)} drifted:"))
         for line in drift:
             print(f"  {line}")
-        if tolerated:
-            print(f"tolerated, in scenarios their column declares racing (they vary between runs): {len(tolerated)}")
-            for line in tolerated:
-                print(f"  ~ {line}")
         failures += [f"evidence drifted ({len(drift)} changes)"] if drift else []
     if not args.keep_scratch:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -191,7 +186,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def report(args: argparse.Namespace, results: dict[str, ColumnResult], documents: dict[str, dict[str, Any]]) -> list[str]:
-    """Print the summaries and return what makes the run fail."""
+    """Print the summaries, the scenarios that could not be measured and the undeclared races;
+    return what makes the run fail."""
     failures = []
     print()
     for name, document in documents.items():
@@ -203,10 +199,18 @@ def report(args: argparse.Namespace, results: dict[str, ColumnResult], documents
                     bad = [sid for sid, r in body["scenarios"].items() if not r["equal"]]
                     failures.append(f"handwritten differs from the expectations of {', '.join(bad)}")
             else:
-                print(
-                    f"{name}/{mode}: {summary['equal_cells']}/{summary['applicable_cells']} applicable cells equal to handwritten"
-                    f" ({summary['errors']} errors, {summary['nondeterministic']} nondeterministic)"
-                )
+                print(f"{name}/{mode}: {summary['equal_cells']}/{summary['applicable_cells']} applicable cells equal to handwritten ({summary['errors']} errors)")
+    errored = [(name, mode, key, record["error"]) for name, document in documents.items()
+               for mode, body in sorted(document.get("modes", {}).items()) for key, record in body["scenarios"].items() if record["status"] == "error"]  # fmt: skip
+    for name, mode, key, error in errored:
+        print(f"\n!!! {name}/{mode}/{key} could not be measured: {error}", file=sys.stderr)
+    if errored:
+        failures.append(f"{len(errored)} scenario runs could not be measured")
+    races = [race for result in results.values() for race in result.undeclared_races]
+    for race in races:
+        print(f"\n!!! undeclared race: {race}", file=sys.stderr)
+    if races:
+        failures.append(f"{len(races)} undeclared races")
     for name, result in results.items():
         if result.status != "measured":
             print(f"\n!!! {name} was NOT MEASURED: {result.reason}", file=sys.stderr)
