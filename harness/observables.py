@@ -31,6 +31,7 @@ OBSERVABLES = (
     "idempotent_replay",
     "checkpoint_after_interrupt",
 )
+DECISIONS = ("approve", "reject", "misuse_token")
 CONTRACT_COLUMNS = ("schema_failure_side_effects", "pre_approval_state", "idempotent_replay", "checkpoint_after_interrupt")
 
 _VALIDATORS = {name: ArgsValidator(tool.schema) for name, tool in FIXTURE_TOOLS.items()}
@@ -61,7 +62,7 @@ def observe(run: ScenarioRun, facts: list[StepFacts], model: dict[str, Any]) -> 
     steps = run.steps
     final_ledger = steps[-1].ledger
     return {
-        "status": steps[-1].session_status,
+        "status": final_status(run, facts),
         "step_statuses": [s.status for s in steps],
         "refusals": [s.refusal for s in steps if s.refusal],
         "side_effects": {cid: {k: c[k] for k in ("tool_entries", "executor_entries", "effects")} for cid, c in final_ledger.items()},
@@ -108,15 +109,52 @@ def _non_read_only_effects(ledger: dict[str, dict[str, Any]]) -> dict[str, int]:
 
 
 def _pre_approval(run: ScenarioRun, facts: list[StepFacts]) -> Any:
-    for step, fact in zip(run.steps, facts):
-        if step.status == "awaiting_approval":
-            return {
-                "status": step.status,
-                "non_read_only_effects": sum(_non_read_only_effects(step.ledger).values()),
-                "pending": sorted(step.pending, key=lambda p: p["call_id"]),
-                "args_validated": bool(fact.validated_before_pause),
-            }
-    return NA
+    """Approval state at every pause and before every decision, and what is still undecided at the end.
+
+    ``pauses``: each step that ran and ended awaiting approval, with the pending calls, whether their
+    arguments were validated before the pause and the non-read-only effects so far by call id.
+    ``decisions``: each approve / reject / token-misuse step, with the non-read-only effects by call
+    id measured before it (a framework that runs one call of a turn before another is decided shows
+    here). ``undecided_at_end``: ``undecided_calls``.
+    """
+    pauses = [
+        {
+            "step": step.index,
+            "pending": sorted(step.pending, key=lambda p: p["call_id"]),
+            "args_validated": bool(fact.validated_before_pause),
+            "non_read_only_effects": _non_read_only_effects(step.ledger),
+        }
+        for step, fact in zip(run.steps, facts)
+        if step.status == "awaiting_approval" and step.action not in ("snapshot", "restore")  # those only report the state
+    ]
+    decisions = [
+        {
+            "step": step.index,
+            "action": step.action,
+            "call_id": run.scenario.driver[step.index]["call_id"],
+            "effects_before": _non_read_only_effects(run.steps[i - 1].ledger) if i else {},
+        }
+        for i, step in enumerate(run.steps)
+        if step.action in DECISIONS
+    ]
+    if not pauses and not decisions:
+        return NA
+    return {"pauses": pauses, "decisions": decisions, "undecided_at_end": undecided_calls(run, facts)}
+
+
+def final_status(run: ScenarioRun, facts: list[StepFacts]) -> str:
+    """The run's status at the end; a run that left a call undecided is not ``completed``, whatever its
+    framework says: it is ``awaiting_approval``, the status of a run with a call waiting for a decision."""
+    status = run.steps[-1].session_status
+    return "awaiting_approval" if status == "completed" and undecided_calls(run, facts) else status
+
+
+def undecided_calls(run: ScenarioRun, facts: list[StepFacts]) -> list[str]:
+    """Calls still waiting for a decision when the run ends: pending at the last step, or pending at
+    some pause and never answered with a tool result (neither run, nor rejected, nor refused)."""
+    answered = {r["call_id"] for f in facts for r in f.results}
+    asked = {p["call_id"] for s in run.steps for p in s.pending}
+    return sorted({p["call_id"] for p in run.steps[-1].pending} | (asked - answered))
 
 
 def _replay(run: ScenarioRun, facts: list[StepFacts], ledger: dict[str, dict[str, Any]]) -> Any:
@@ -155,7 +193,7 @@ def _after_interrupt(run: ScenarioRun, facts: list[StepFacts]) -> Any:
         return NA
     steps = run.steps
     crash = next((i for i, s in enumerate(steps) if s.status == "crashed"), None)
-    final_status = steps[-1].session_status
+    status = final_status(run, facts)
     if crash is None:
         return {
             "resumable": False,
@@ -164,7 +202,7 @@ def _after_interrupt(run: ScenarioRun, facts: list[StepFacts]) -> Any:
             "approval_survives": None,
             "effects_before_resume": {},
             "effects_after_resume": _non_read_only_effects(steps[-1].ledger),
-            "final_status": final_status,
+            "final_status": status,
         }
     resume = next((j for j in range(crash + 1, len(steps)) if facts[j].resumed is not None), None)
     resumed = facts[resume].resumed if resume is not None else None
@@ -181,5 +219,5 @@ def _after_interrupt(run: ScenarioRun, facts: list[StepFacts]) -> Any:
         "approval_survives": survives,
         "effects_before_resume": _non_read_only_effects(steps[crash].ledger),
         "effects_after_resume": _non_read_only_effects(steps[-1].ledger),
-        "final_status": final_status,
+        "final_status": status,
     }
