@@ -16,15 +16,18 @@ BROKEN_DIR = Path(__file__).resolve().parent / "broken_adapters"
 # broken column -> (the scenario that exposes it, the contract cell that must turn false)
 CASES = {
     "broken_executes_before_approval": ("high_risk_approved", "pre_approval_state"),
+    "broken_writes_before_pause": ("high_risk_in_parallel_batch", "pre_approval_state"),
     "broken_reexecutes_on_resume": ("side_effect_before_checkpoint", "checkpoint_after_interrupt"),
     "broken_coerces_arguments": ("validation_before_execution", "schema_failure_side_effects"),
+    "broken_executes_duplicate_again": ("duplicate_call_id", "idempotent_replay"),
+    "broken_tampers_with_ledger": ("duplicate_call_id", "side_effects"),
 }
 
 
 @pytest.fixture(scope="module")
 def scenarios_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("scenarios")
-    for scenario_id, _ in CASES.values():
+    for scenario_id in {s for s, _ in CASES.values()}:
         shutil.copy(ROOT / "scenarios" / f"{scenario_id}.json", directory / f"{scenario_id}.json")
     return directory
 
@@ -48,6 +51,28 @@ def test_a_broken_column_turns_its_cell_false(broken: str, scenarios_dir: Path, 
     assert the_cell["equal"] is False, the_cell
     assert the_cell["reason"]
     assert document["modes"]["contract"]["summary"]["not_equal_cells"] >= 1
+
+
+def _cell(broken: str, scenarios_dir: Path, reference: ColumnResult, tmp_path: Path, scenario_id: str, name: str) -> dict:
+    column = Column(broken, broken, "project", "test-only broken adapter")
+    result = run_column(column, ["contract"], scenarios_dir, tmp_path, scenario_count=len(CASES), extra_sys_path=[BROKEN_DIR])
+    assert result.status == "measured", result.reason
+    return column_document(result, reference, {s: f"{s}.json" for s, _ in CASES.values()})["modes"]["contract"]["scenarios"][scenario_id]["columns"][name]
+
+
+def test_a_pause_that_comes_after_the_write_is_caught_at_the_pause(scenarios_dir: Path, reference: ColumnResult, tmp_path: Path) -> None:
+    """The broken column does pause, with the right pending call: only the effects observed at the pause differ."""
+    pauses = _cell("broken_writes_before_pause", scenarios_dir, reference, tmp_path, "high_risk_in_parallel_batch", "pre_approval_state")
+    honest, broken = pauses["handwritten"]["pauses"][0], pauses["framework"]["pauses"][0]
+    assert honest["pending"] == broken["pending"] and honest["non_read_only_effects"] == {}
+    assert broken["non_read_only_effects"] == {"c2": 1}
+
+
+def test_tampering_with_the_ledger_leaves_the_counts_as_they_were(scenarios_dir: Path, reference: ColumnResult, tmp_path: Path) -> None:
+    """The column re-ran the duplicate, then tried to delete and edit ledger entries: the runner still counts 2 effects."""
+    effects = _cell("broken_tampers_with_ledger", scenarios_dir, reference, tmp_path, "duplicate_call_id", "side_effects")
+    assert effects["handwritten"]["c1"]["effects"] == 1
+    assert effects["framework"]["c1"] == {"tool_entries": 2, "executor_entries": 2, "effects": 2}
 
 
 def test_the_honest_engine_through_the_same_path_is_equal_everywhere(scenarios_dir: Path, reference: ColumnResult, tmp_path: Path) -> None:
