@@ -30,9 +30,10 @@ def diff_documents(name: str, committed: dict[str, Any] | None, fresh: dict[str,
             lines.append(f"{name} / {mode}: {'added' if mode in new_modes else 'removed'}")
             continue
         old_body, new_body = old_modes[mode], new_modes[mode]
-        for key in sorted((set(old_body) | set(new_body)) - {"scenarios"}):
-            if old_body.get(key) != new_body.get(key):
-                lines.append(f"{name} / {mode} / {key}: was {_compact(old_body.get(key))}, now {_compact(new_body.get(key))}")
+        old_summary, new_summary = old_body.get("summary", {}), new_body.get("summary", {})
+        for key in sorted(set(old_summary) | set(new_summary)):
+            if old_summary.get(key) != new_summary.get(key):
+                lines.append(f"{name} / {mode} / summary / {key}: was {_compact(old_summary.get(key))}, now {_compact(new_summary.get(key))}")
         old_s, new_s = old_body.get("scenarios", {}), new_body.get("scenarios", {})
         for scenario in sorted(set(old_s) | set(new_s)):
             where = f"{name} / {mode} / {scenario}"

@@ -1,43 +1,67 @@
-"""--check's diff: per observable, and tolerant only of scenarios their column declares racing."""
+"""--check's diff: per observable, exact everywhere (every scenario, every sub-case, every summary)."""
 
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 from typing import Any
 
+import pytest
+
 from harness.check import diff_documents
+from harness.columns import ROOT
 
 
-def _document(races: bool) -> dict[str, Any]:
+def _document() -> dict[str, Any]:
     cell = {"handwritten": 1, "framework": 1, "equal": True}
-    scenario = {"status": "ok", "races": races, "columns": {"side_effects": cell}, "trace": []}
-    return {"framework": "x", "versions": {"a": "1"}, "modes": {"defaults": {"summary": {}, "scenarios": {"s1": scenario}}}}
-
-
-def _drifted(document: dict[str, Any]) -> dict[str, Any]:
-    fresh = copy.deepcopy(document)
-    scenario = fresh["modes"]["defaults"]["scenarios"]["s1"]
-    scenario["columns"]["side_effects"] = {"handwritten": 1, "framework": 2, "equal": False, "reason": "r"}
-    scenario["trace"] = [{"kind": "x"}]
-    return fresh
+    scenario = {"status": "ok", "scenario": "s1", "schedule": None, "columns": {"side_effects": cell}, "trace": []}
+    summary = {"scenarios": 1, "errors": 0, "applicable_cells": 1, "equal_cells": 1, "not_equal_cells": 0}
+    return {"framework": "x", "versions": {"a": "1"}, "modes": {"defaults": {"summary": summary, "scenarios": {"s1": scenario}}}}
 
 
 def test_drift_is_named_per_observable_and_part() -> None:
-    committed = _document(races=False)
-    assert diff_documents("x.json", committed, _drifted(committed)) == (
-        ["x.json / defaults / s1 / side_effects: framework was 1, now 2 (equal True -> False)", "x.json / defaults / s1 / trace changed"],
-        [],
-    )
-
-
-def test_a_racing_scenario_drifts_without_failing_but_other_parts_still_fail() -> None:
-    committed = _document(races=True)
-    fresh = _drifted(committed)
+    committed = _document()
+    fresh = copy.deepcopy(committed)
+    scenario = fresh["modes"]["defaults"]["scenarios"]["s1"]
+    scenario["columns"]["side_effects"] = {"handwritten": 1, "framework": 2, "equal": False, "reason": "r"}
+    scenario["trace"] = [{"kind": "x"}]
     fresh["versions"] = {"a": "2"}
-    drift, tolerated = diff_documents("x.json", committed, fresh)
-    assert drift == ['x.json / versions: was {"a": "1"}, now {"a": "2"}']
-    assert len(tolerated) == 2
+    assert diff_documents("x.json", committed, fresh) == [
+        'x.json / versions: was {"a": "1"}, now {"a": "2"}',
+        "x.json / defaults / s1 / side_effects: framework was 1, now 2 (equal True -> False)",
+        "x.json / defaults / s1 / trace changed",
+    ]
+
+
+def test_a_summary_is_compared_on_its_own() -> None:
+    committed = _document()
+    fresh = copy.deepcopy(committed)
+    fresh["modes"]["defaults"]["summary"]["equal_cells"] = 0
+    assert diff_documents("x.json", committed, fresh) == ["x.json / defaults / summary / equal_cells: was 1, now 0"]
 
 
 def test_nothing_committed_yet_is_drift() -> None:
-    assert diff_documents("x.json", None, _document(False)) == (["x.json: not committed yet"], [])
+    assert diff_documents("x.json", None, _document()) == ["x.json: not committed yet"]
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "evidence").glob("*.json") if p.name not in ("evidence.schema.json", "availability.json", "timings.json")))
+def test_editing_any_committed_cell_or_summary_is_named(name: str) -> None:
+    """Every cell of every scenario and sub-case, and every summary, of the committed evidence: an edit is drift, named."""
+    committed = json.loads((ROOT / "evidence" / name).read_text(encoding="utf-8"))
+    edits = 0
+    for mode, body in committed["modes"].items():
+        edited = copy.deepcopy(committed)
+        edited["modes"][mode]["summary"]["scenarios"] += 1
+        [line] = diff_documents(name, committed, edited)
+        assert line.startswith(f"{name} / {mode} / summary / scenarios: ")
+        for key, record in body["scenarios"].items():
+            for part in ("columns", "actual"):
+                for observable in record.get(part, {}):
+                    edited = copy.deepcopy(committed)
+                    target = edited["modes"][mode]["scenarios"][key][part]
+                    target[observable] = {"edited": target[observable]}
+                    [line] = diff_documents(name, committed, edited)
+                    assert line.startswith(f"{name} / {mode} / {key} / {observable}: ")
+                    edits += 1
+    assert edits > 0
