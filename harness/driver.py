@@ -9,6 +9,7 @@ and the next step starts a new process that reads only files.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import multiprocessing
 import os
@@ -72,13 +73,22 @@ def run_scenario(
     runner's to read. Without it (a test driving a column directly) this process keeps a private
     ledger server and fills in each step's counts itself.
     """
-    if ledger is None:
+    if ledger is None:  # a run on the same scratch directory again continues the same private ledger
         with LedgerServer(scratch.parent / f"{scratch.name}.ledger.sqlite") as server:
-            run = run_scenario(scenario, perform, scratch, timeout_s, schedule, (server.address, "private"))
-            for step in run.steps:
-                step.ledger = server.store.counts("private", step.index)
-        return run
-    address, run_key = ledger
+            return _play(scenario, perform, scratch, timeout_s, schedule, Binding(server.address, "private", 0), lambda: server.store.counts("private"))
+    return _play(scenario, perform, scratch, timeout_s, schedule, Binding(*ledger, 0), None)
+
+
+def _play(
+    scenario: Scenario,
+    perform: Perform,
+    scratch: Path,
+    timeout_s: float,
+    schedule: str | None,
+    ledger: Binding,
+    measure: Callable[[], dict[str, dict[str, Any]]] | None,
+) -> ScenarioRun:
+    """The driver loop of ``run_scenario``; ``measure`` reads the ledger after each step when this process keeps it."""
     deadline = time.monotonic() + timeout_s
     scratch.mkdir(parents=True, exist_ok=True)
     approver = HumanApprover()
@@ -102,16 +112,17 @@ def run_scenario(
             try:
                 request["token"] = approver.approve(*args) if action == "approve" else approver.misuse(step["misuse"], *args)
             except ValueError as exc:  # e.g. nothing to reuse: the column refused or failed every earlier approval
-                steps.append(StepRecord(index, action, "error", "error", error=f"driver: {exc}"))
+                steps.append(StepRecord(index, action, "error", "error", error=f"driver: {exc}", ledger=measure() if measure else {}))
                 continue
         fired_before = set(fired_faults(str(scratch / FAULTS_FILE)))
-        binding = Binding(address, run_key, index)
+        binding = dataclasses.replace(ledger, step=index)
         record = _in_worker(perform, scenario, scratch, request, binding, max(0.0, deadline - time.monotonic()))
         if record.status == "crashed":
             _assert_kill_fired(scenario, scratch, fired_before)
         if action in ("approve", "misuse_token") and record.status not in ("refused", "error"):
             approver.last_used = request["token"]  # whatever token the column accepted is now a used token
         record.trace, trace_read = _trace_since(scratch, trace_read, index)
+        record.ledger = measure() if measure else {}
         steps.append(record)
         if record.error == "timeout":
             break

@@ -106,9 +106,10 @@ def run_column(
         for mode, raws in document["modes"].items():
             modes_out[mode] = {}
             for key, raw in raws.items():
-                record = _observed(scenarios[raw["scenario"]], _with_ledger(raw, ledger.store, run_key(mode, key)))
+                scenario, schedule = scenarios[raw["scenario"]], raw["schedule"]
+                record = _observed(scenario, schedule, _with_ledger(raw, ledger.store, run_key(mode, key)))
                 if "again" in raw:
-                    again = _observed(scenarios[raw["scenario"]], _with_ledger(raw["again"], ledger.store, run_key(mode, key, again=True)))
+                    again = _observed(scenario, schedule, _with_ledger(raw["again"], ledger.store, run_key(mode, key, again=True)))
                     races += [f"{column.name}/{mode}/{key}/{part}" for part in _differing_parts(record, again)]
                 modes_out[mode][key] = record
     timings = {**document["timings"], "total_s": time.perf_counter() - started}
@@ -122,9 +123,9 @@ def _with_ledger(raw: dict[str, Any], store: LedgerStore, run: str) -> dict[str,
     return {**raw, "steps": steps}
 
 
-def _observed(scenario: Scenario, raw: dict[str, Any]) -> dict[str, Any]:
+def _observed(scenario: Scenario, schedule: str | None, raw: dict[str, Any]) -> dict[str, Any]:
     """The observation record, with the sub-case's base scenario and schedule."""
-    return {**observation(scenario, raw), "scenario": scenario.id, "schedule": raw.get("schedule")}
+    return {**observation(scenario, raw), "scenario": scenario.id, "schedule": schedule}
 
 
 def _differing_parts(first: dict[str, Any], second: dict[str, Any]) -> list[str]:
