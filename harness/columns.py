@@ -25,6 +25,7 @@ named ``glue*.py`` in the adapter's folder, and regions between the lines
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -64,6 +65,21 @@ COLUMNS: tuple[Column, ...] = (
 
 def known_columns() -> dict[str, Column]:
     return {c.name: c for c in COLUMNS}
+
+
+MEASURED_EXCEPTIONS_HEADING = "## Exceptions that end a run"
+_ROW = re.compile(r"^\|\s*`([\w.]+)`\s*\|.*https?://\S+")
+
+
+def measured_exceptions(column: Column) -> frozenset[str]:
+    """Exception types (``module.Name``; builtins bare) that the column's ``MAPPING.md`` lists, each with the
+    documentation page that describes the framework raising it, under ``## Exceptions that end a run``. A run
+    that ends in one of them is a measured outcome (status ``error``); any other exception is an adapter failure."""
+    mapping = column.adapter_dir / "MAPPING.md"
+    if not mapping.exists():
+        return frozenset()
+    section = mapping.read_text(encoding="utf-8").partition(MEASURED_EXCEPTIONS_HEADING)[2].split("\n## ", 1)[0]
+    return frozenset(m.group(1) for line in section.splitlines() if (m := _ROW.match(line.strip())))
 
 
 REQUIRED = ("COLUMN", "MODES", "perform", "facts")

@@ -42,6 +42,7 @@ class StepRecord:
     session_status: str
     refusal: str | None = None
     error: str | None = None
+    raised: str | None = None  # the type of the exception that ended the step (``module.Name``, builtins bare)
     pending: list[dict[str, Any]] = field(default_factory=list)
     ledger: dict[str, dict[str, Any]] = field(default_factory=dict)
     trace: list[dict[str, Any]] = field(default_factory=list)
@@ -154,16 +155,18 @@ def _in_worker(perform: Perform, scenario: Scenario, scratch: Path, request: dic
         )
     if kind == "died" and worker.exitcode == FAULT_EXIT_CODE:
         return StepRecord(index, action, "crashed", "crashed")
-    detail = payload if kind == "error" else f"worker died with exit code {worker.exitcode}"
-    return StepRecord(index, action, "error", "error", error=detail)
+    if kind == "raised":
+        return StepRecord(index, action, "error", "error", error=payload["error"], raised=payload["type"])
+    return StepRecord(index, action, "error", "error", error=f"worker died with exit code {worker.exitcode}")
 
 
 def _worker_main(sender: Any, perform: Perform, scenario: Scenario, scratch: Path, request: dict[str, Any], binding: Binding) -> None:
     bind_worker(binding)  # the fixture tools of this step append to the runner's ledger, tagged with the step
     try:
         outcome = perform(scenario, scratch, request)
-    except BaseException as exc:  # reported to the supervisor as this step's error
-        sender.send(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}"))
+    except BaseException as exc:  # reported to the supervisor: the runner decides whether it is a measured outcome
+        kind = type(exc).__qualname__ if type(exc).__module__ == "builtins" else f"{type(exc).__module__}.{type(exc).__qualname__}"
+        sender.send(("raised", {"type": kind, "error": f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}"}))
         sender.close()
         os._exit(1)
     sender.send(("ok", outcome))

@@ -27,14 +27,15 @@ def raw_record(run: ScenarioRun, facts: list[StepFacts], model: dict[str, Any], 
     }
 
 
-def observation(scenario: Scenario, raw: dict[str, Any]) -> dict[str, Any]:
-    """The observation record of one scenario: status, observables, steps, trace, model requests, detail."""
-    steps = [StepRecord(**s) for s in raw["steps"]]
+def observation(scenario: Scenario, raw: dict[str, Any], measured_exceptions: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """The observation record of one scenario: status, observables, steps, trace, model requests, detail.
+
+    A step that ended in an exception the column's ``MAPPING.md`` lists as the framework's own way of
+    ending a run is a measured outcome: its run status is ``error``. Any other exception is a failure
+    to measure, like an adapter exception, a worker that died unexpectedly or a timeout."""
+    steps = [_measured(StepRecord(**s), measured_exceptions) for s in raw["steps"]]
     run = ScenarioRun(scenario, Path("."), steps)
     observables = observe(run, [StepFacts(**f) for f in raw["facts"]], raw["model"])
-    # A step whose run ended in the status "error" (the framework let an exception end the run)
-    # is a measured outcome; a step with an ``error`` text is a failure to measure (the adapter
-    # raised, the worker died unexpectedly, the scenario timed out).
     errors = [s.error for s in steps if s.error]
     errors += [f"adapter reported a status outside the closed set: {s.status!r}/{s.session_status!r}" for s in steps
                if s.status not in STATUSES or s.session_status not in STATUSES]
@@ -47,3 +48,9 @@ def observation(scenario: Scenario, raw: dict[str, Any]) -> dict[str, Any]:
         "model_requests": raw["model"]["requests"],
         "detail": raw["detail"],
     }
+
+
+def _measured(step: StepRecord, measured_exceptions: frozenset[str]) -> StepRecord:
+    if step.raised is None or step.raised not in measured_exceptions:
+        return step
+    return dataclasses.replace(step, error=None)  # status and session status stay "error": the run failed

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from .column_main import run_key
-from .columns import ROOT, Column
+from .columns import ROOT, Column, measured_exceptions
 from .driver import SCENARIO_TIMEOUT_S
 from .errors import HarnessError
 from .ledger import LedgerServer, LedgerStore
@@ -101,15 +101,16 @@ def run_column(
             return ColumnResult(column, "not-measured", reason=f"the column process exited with {done.returncode}: {tail}", versions=versions)
         document = json.loads(out.read_text(encoding="utf-8"))
         scenarios = {s.id: s for s in load_scenarios(scenarios_dir)}
+        raised = measured_exceptions(column)
         modes_out: dict[str, dict[str, Any]] = {}
         races: list[str] = []
         for mode, raws in document["modes"].items():
             modes_out[mode] = {}
             for key, raw in raws.items():
                 scenario, schedule = scenarios[raw["scenario"]], raw["schedule"]
-                record = _observed(scenario, schedule, _with_ledger(raw, ledger.store, run_key(mode, key)))
+                record = _observed(scenario, schedule, _with_ledger(raw, ledger.store, run_key(mode, key)), raised)
                 if "again" in raw:
-                    again = _observed(scenario, schedule, _with_ledger(raw["again"], ledger.store, run_key(mode, key, again=True)))
+                    again = _observed(scenario, schedule, _with_ledger(raw["again"], ledger.store, run_key(mode, key, again=True)), raised)
                     races += [f"{column.name}/{mode}/{key}/{part}" for part in _differing_parts(record, again)]
                 modes_out[mode][key] = record
     timings = {**document["timings"], "total_s": time.perf_counter() - started}
@@ -123,9 +124,9 @@ def _with_ledger(raw: dict[str, Any], store: LedgerStore, run: str) -> dict[str,
     return {**raw, "steps": steps}
 
 
-def _observed(scenario: Scenario, schedule: str | None, raw: dict[str, Any]) -> dict[str, Any]:
+def _observed(scenario: Scenario, schedule: str | None, raw: dict[str, Any], raised: frozenset[str]) -> dict[str, Any]:
     """The observation record, with the sub-case's base scenario and schedule."""
-    return {**observation(scenario, raw), "scenario": scenario.id, "schedule": schedule}
+    return {**observation(scenario, raw, raised), "scenario": scenario.id, "schedule": schedule}
 
 
 def _differing_parts(first: dict[str, Any], second: dict[str, Any]) -> list[str]:

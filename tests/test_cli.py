@@ -197,3 +197,32 @@ def test_check_names_the_column_and_scenario_whose_behaviour_changed(tmp_path: P
     assert result.returncode == 1
     assert "local_state_graph.json / contract / kill_after_checkpoint / side_effects: framework was" in result.stdout
     assert "evidence drifted" in result.stderr
+
+
+def test_an_exception_is_a_measured_outcome_only_when_the_columns_mapping_documents_it(tmp_path: Path, monkeypatch, capsys) -> None:
+    import harness.columns as columns
+
+    undocumented = tmp_path / "undocumented"
+    documented = tmp_path / "documented"
+    for folder in (undocumented, documented):
+        folder.mkdir()
+    (documented / "MAPPING.md").write_text(
+        f"# raises\n\n{columns.MEASURED_EXCEPTIONS_HEADING}\n\n| exception | raised when | documentation |\n|---|---|---|\n"
+        "| `TimeoutError` | a tool times out | https://docs.python.org/3/library/exceptions.html#TimeoutError |\n",
+        encoding="utf-8",
+    )
+    module = "tests.broken_adapters.raises_timeout"
+    bad = columns.Column("raises_undocumented", module, "project", "an exception nobody documented", lock_dir=undocumented)
+    ok = columns.Column("raises_documented", module, "project", "an exception its MAPPING.md documents", lock_dir=documented)
+    monkeypatch.setattr(columns, "COLUMNS", columns.COLUMNS + (bad, ok))
+    cli = _load_cli()
+    scenarios = _scenarios(tmp_path, "basic_react_loop")
+
+    assert cli.main(["--framework", "raises_undocumented", "--scenarios", str(scenarios), "--output", str(tmp_path / "a")]) == 1
+    err = capsys.readouterr().err
+    assert "!!! raises_undocumented/contract/basic_react_loop could not be measured: TimeoutError: the framework gave up" in err
+    assert "1 scenario runs could not be measured" in err
+
+    assert cli.main(["--framework", "raises_documented", "--scenarios", str(scenarios), "--output", str(tmp_path / "b")]) == 0
+    record = json.loads((tmp_path / "b" / "raises_documented.json").read_text(encoding="utf-8"))["modes"]["contract"]["scenarios"]["basic_react_loop"]
+    assert (record["status"], record["columns"]["status"]["framework"]) == ("ok", "error")
