@@ -1,8 +1,8 @@
 """The ``handwritten`` column: the engine over the shared fixture world, one driver step per worker.
 
 Every worker builds the engine afresh from the files in the scratch directory (engine
-records in ``engine.sqlite``, the world in ``world.sqlite``), so a resume after a kill
-knows only what was on disk.
+records in ``engine.sqlite``, fault firings in ``faults.sqlite``; the ledger is the
+runner's, reached through its channel), so a resume after a kill knows only what was on disk.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 Every driver step runs in a worker forked from the column process and rebuilds the
 agent from the files in the scratch directory: the ``AgentState`` in
-``agent_state.json`` (with the step's status in ``session.json``), the world's ledger
-in ``world.sqlite`` and, in ``contract`` mode, the glue's records in
+``agent_state.json`` (with the step's status in ``session.json``; the ledger is the
+runner's, reached through its channel) and, in ``contract`` mode, the glue's records in
 ``contract.sqlite`` and ``intents.jsonl``. AgentScope is asynchronous: each step runs
 its own event loop (``asyncio.run``), never one shared across the fork. Ids and
 timestamps come from ``agentscope.set_id_factory`` / ``set_timestamp_factory``

@@ -1,8 +1,8 @@
 """The ``local_state_graph`` column: the contract graph over the shared fixture world, one driver step per worker.
 
 Every worker builds everything afresh from the files in the scratch directory (graph
-checkpoints and idempotency records in ``state_graph.sqlite``, the world in
-``world.sqlite``), so a resume after a kill knows only what was on disk.
+checkpoints and idempotency records in ``state_graph.sqlite``, fault firings in
+``faults.sqlite``; the ledger is the runner's), so a resume after a kill knows only what was on disk.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Every driver step runs in a worker forked from the column process (which importe
 SDK, tracing off) and rebuilds the agent from the files in the scratch directory: the
 conversation in ``session.sqlite`` (``SQLiteSession``, session id = the scenario's
 session id), the paused run in ``run_state.json`` (``RunState`` JSON), the step's outcome
-in ``status.json``, the world's ledger in ``world.sqlite`` and, in ``contract`` mode, the
-glue's records in ``contract.sqlite`` and ``intents.jsonl``.
+in ``status.json`` (the ledger is the runner's, reached through its channel) and, in
+``contract`` mode, the glue's records in ``contract.sqlite`` and ``intents.jsonl``.
 
 How the driver's steps map onto the SDK:
 
