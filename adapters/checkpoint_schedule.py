@@ -1,0 +1,182 @@
+"""LangGraph's asynchronous checkpoint write against a kill, pinned by schedule (LangGraph and LangChain columns).
+
+With LangGraph's default ``durability="async"`` the loop hands a finished super-step's
+checkpoint (``checkpointer.put``) and each task's writes (``checkpointer.put_writes``) to
+a background thread pool and starts the next super-step at once
+(``langgraph/pregel/_loop.py``: ``put_writes``, ``_put_checkpoint``,
+``_checkpointer_put_after_previous``; ``pregel/main.py`` waits for the checkpoint only when
+``durability == "sync"``). A kill inside the next super-step's model call or tool therefore
+races those writes, and a plain run flaps between outcomes. This module forces each
+ordering instead, as its own deterministic sub-case:
+
+- ``write_held``: the writes LangGraph handed over for the super-step before the killed one
+  (its checkpoint and the writes of its tasks, including a ``Command(resume=...)`` answer
+  saved at the start of the run) and any later ones never land: the background thread had
+  not got to them when the process died. Everything older has landed.
+- ``write_landed``: every write LangGraph submitted before the kill has landed before the
+  process dies.
+
+A write "belongs" to a super-step the way LangGraph numbers them: a checkpoint ``put`` to
+``metadata["step"]``; the writes of a task that runs in step ``S`` (and the input or resume
+writes that feed it) are saved against the checkpoint of step ``S - 1`` and belong to ``S``.
+
+The other orderings resume like one of these two: a checkpoint that landed without its
+tasks' writes resumes like ``write_landed`` (a resume reads the newest checkpoint, never the
+writes saved against its parent), and task writes that landed without the checkpoint
+after them also resume like ``write_landed`` (LangGraph re-applies a finished task's saved
+writes instead of running it again).
+
+How: ``ScheduledSaver`` is LangGraph's own ``SqliteSaver`` that, under a schedule, keeps
+every ``put`` / ``put_writes`` it is handed in memory (returning what ``SqliteSaver`` would
+return) instead of writing it. The session flushes them all, in the order handed over,
+when ``stream()`` returns or raises, which is what LangGraph's loop guarantees too (its
+background executor waits for every pending write before the stream ends). At a kill,
+``FaultPlan.before_kill`` calls ``ScheduledSaver.before_kill``: it waits until LangGraph
+has handed over every write it submitted to its background executor, then flushes what the
+schedule lets land and drops the rest with the process.
+
+Nothing in LangGraph reads the checkpointer during a run of these graphs, so holding the
+writes back until the run ends changes nothing else: the saver is read when the loop
+starts (``get_tuple``, and the ``DeltaChannel`` history, which ``MessagesState`` does not
+use) and by ``get_state`` around the run, after the flush.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import sqlite3
+import threading
+from typing import Any, Sequence
+
+from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+SCHEDULES = ("write_held", "write_landed")
+REACHABLE_KILLS = ("model.kill_before_turn", "tool.kill_before_effect", "tool.kill_after_effect")
+"""Kill points inside the framework's own model call or tool; ``engine.kill_after_checkpoint``
+is an engine-only point that never fires in defaults."""
+HANDOVER_TIMEOUT_S = 10.0
+_CALL = "__pregel_call"  # langgraph._internal._constants.CONFIG_KEY_CALL: the task's config entry for the runner
+
+
+class ScheduleError(RuntimeError):
+    """The ordering a schedule names could not be forced: the sub-case would not measure what it says."""
+
+
+def schedules(scenario: Any, mode: str) -> tuple[str, ...]:
+    """The orderings a scenario runs under: in ``defaults`` (asynchronous durability) only, and only when a
+    kill can land inside the framework's model call or tool. ``contract`` writes with ``durability="sync"``:
+    the checkpoint of every finished super-step is on disk before the next one starts, so nothing races."""
+    if mode == "defaults" and any(f.point in REACHABLE_KILLS for f in scenario.faults):
+        return SCHEDULES
+    return ()
+
+
+def checkpointer(connection: sqlite3.Connection, schedule: str | None, faults: Any) -> SqliteSaver:
+    """LangGraph's ``SqliteSaver`` on ``connection``; under a schedule, the ``ScheduledSaver`` that forces it,
+    hooked to the fault plan's ``before_kill``."""
+    if schedule is None:
+        return SqliteSaver(connection)
+    if schedule not in SCHEDULES:
+        raise ValueError(f"unknown schedule {schedule!r}; known: {SCHEDULES}")
+    saver = ScheduledSaver(connection, schedule)
+    faults.before_kill = saver.before_kill
+    return saver
+
+
+class ScheduledSaver(SqliteSaver):
+    """``SqliteSaver`` whose writes wait in memory until the run ends or the schedule decides at a kill."""
+
+    def __init__(self, connection: sqlite3.Connection, schedule: str) -> None:
+        super().__init__(connection)
+        self.schedule = schedule
+        self._held: list[tuple[str, tuple[Any, ...]]] = []  # ("put" | "put_writes", arguments), in hand-over order
+        self._held_lock = threading.Lock()
+
+    # -- what LangGraph hands over (from its background threads) -------------------------
+
+    def put(self, config: dict[str, Any], checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: ChannelVersions) -> dict[str, Any]:
+        with self._held_lock:
+            self._held.append(("put", (config, checkpoint, metadata, new_versions)))
+        configurable = config["configurable"]
+        return {"configurable": {"thread_id": configurable["thread_id"], "checkpoint_ns": configurable.get("checkpoint_ns", ""), "checkpoint_id": checkpoint["id"]}}
+
+    def put_writes(self, config: dict[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = "") -> None:
+        with self._held_lock:
+            self._held.append(("put_writes", (config, list(writes), task_id, task_path)))
+
+    # -- when they land ------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Write everything held, in the order LangGraph handed it over (the run ended: every write lands)."""
+        self._write(self._take())
+
+    def before_kill(self) -> None:
+        """Called right before the process is killed inside super-step ``S``: land what the schedule lets land."""
+        step = _current_step()
+        _wait_for_handover()
+        held = self._take()
+        if self.schedule == "write_landed":
+            self._write(held)
+            return
+        steps = {args[1]["id"]: args[2]["step"] for kind, args in held if kind == "put"}
+        self._write([(kind, args) for kind, args in held if self._step_of(kind, args, steps) < step - 1])
+
+    def _take(self) -> list[tuple[str, tuple[Any, ...]]]:
+        with self._held_lock:
+            held, self._held = self._held, []
+        return held
+
+    def _write(self, held: list[tuple[str, tuple[Any, ...]]]) -> None:
+        for kind, args in held:
+            if kind == "put":
+                SqliteSaver.put(self, *args)
+            else:
+                SqliteSaver.put_writes(self, *args)
+
+    def _step_of(self, kind: str, args: tuple[Any, ...], steps: dict[str, int]) -> int:
+        """The super-step a held write belongs to (see the module docstring)."""
+        if kind == "put":
+            return int(args[2]["step"])
+        configurable = args[0]["configurable"]
+        parent = configurable["checkpoint_id"]
+        if parent not in steps:  # saved against a checkpoint already on disk (the one this run started from)
+            saved = SqliteSaver.get_tuple(self, {"configurable": {k: configurable.get(k, "") for k in ("thread_id", "checkpoint_ns", "checkpoint_id")}})
+            if saved is None:
+                raise ScheduleError(f"writes of task {args[2]} are saved against checkpoint {parent}, which is neither held nor on disk")
+            steps[parent] = int(saved.metadata["step"])
+        return steps[parent] + 1
+
+
+def _current_step() -> int:
+    """The super-step the killed model call or tool runs in, from the config LangGraph gives every task."""
+    from langgraph.config import get_config
+
+    try:
+        return int(get_config()["metadata"]["langgraph_step"])
+    except (RuntimeError, KeyError) as exc:
+        raise ScheduleError(f"a kill outside a LangGraph task: no super-step to order the checkpoint writes against ({exc})") from exc
+
+
+def _wait_for_handover() -> None:
+    """Wait until LangGraph has handed over every write it submitted before the kill.
+
+    LangGraph submits ``put`` / ``put_writes`` to the run's ``BackgroundExecutor`` (a thread pool); a
+    submitted write reaches the saver only when a pool thread gets to it. The executor is the
+    ``submit`` the runner puts in every task's config (``CONFIG_KEY_CALL``, a ``functools.partial``
+    of ``pregel._runner._call`` carrying ``submit`` and this tick's task ``futures``); its ``tasks``
+    are the futures not yet done. Everything there except this super-step's own tasks (the killed
+    one may itself run on the pool) is a write, or a cache write, LangGraph submitted before now.
+    """
+    from langgraph.config import get_config
+
+    try:
+        call = get_config()["configurable"][_CALL]
+        executor = call.keywords["submit"]().__self__
+        this_tick = call.keywords["futures"]() or {}
+        pending = [f for f in executor.tasks.copy() if f not in this_tick]
+    except (RuntimeError, KeyError, AttributeError, TypeError) as exc:
+        raise ScheduleError(f"cannot force the schedule: LangGraph's background executor is not reachable from the task ({exc!r})") from exc
+    done, not_done = concurrent.futures.wait(pending, timeout=HANDOVER_TIMEOUT_S)
+    if not_done:
+        raise ScheduleError(f"cannot force the schedule: {len(not_done)} checkpoint writes LangGraph submitted were not handed over within {HANDOVER_TIMEOUT_S} s")
