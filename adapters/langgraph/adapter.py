@@ -12,16 +12,21 @@ step maps onto LangGraph; in short:
   ``action: approve`` approves (a misused token too). Contract glue verifies the token
   (``other_args``, ``other_session``, ``expired``, ``forged``, ``reused``) and the node asks
   again; an answer with no question pending is refused ``not_pending`` before LangGraph sees it.
-- ``resume``: ``graph.stream(None, config)`` continues from the latest checkpoint (LangGraph
-  re-runs the tasks of ``get_state().next``); with an interrupt pending nothing runs. An
-  answer sent with no interrupt pending is run by LangGraph as nothing, silently.
+- ``resume``: always ``graph.stream(None, config)``, the way LangGraph continues a saved state:
+  it runs the tasks of the latest checkpoint's ``next`` (a task whose writes were saved is not
+  run again), an interrupted node again (it asks again, or takes an answer saved before a
+  kill), or nothing on a finished thread; the session never decides that nothing needs to
+  run. An answer sent with no interrupt pending is run by LangGraph as nothing, silently.
 - ``reconcile``: contract only (an ``interrupt()`` in the tool guard); defaults refuses it.
 - ``snapshot`` / ``restore``: the checkpoint id of ``get_state()`` is remembered; ``restore``
   makes the next step continue from that checkpoint's config (LangGraph time travel).
 - Status: an approval interrupt is ``awaiting_approval``, a reconcile interrupt
-  ``reconcile_required``, ``GraphRecursionError`` ``stopped_max_steps``, no next task
-  ``completed``. Any other exception from the graph is the step's error (in defaults,
-``ToolNode`` re-raises every tool exception that is not an argument-validation error).
+  ``reconcile_required``, ``GraphRecursionError`` ``stopped_max_steps``; ``completed`` only
+  when LangGraph finished the run itself (no next task, no interrupt, the last message an
+  ``AIMessage`` without tool calls); a checkpoint with next tasks (a run that died mid-way) or
+  a thread with no final answer and nothing LangGraph will run (a lost run) is ``crashed``.
+  Any other exception from the graph is the step's error (in defaults, ``ToolNode``
+  re-raises every tool exception that is not an argument-validation error).
 
 Cases LangGraph cannot express (``n/a`` in defaults, glue in contract): an inbound event id,
 approval tokens, a policy that denies a tool, an uncertain call and its reconciliation (a
@@ -29,9 +34,13 @@ approval tokens, a policy that denies a tool, an uncertain call and its reconcil
 the executor (``engine.kill_after_checkpoint`` never fires in defaults) and any record of
 executed tool calls (deduplication in contract mode is always the glue's).
 
-Defaults mode uses LangGraph's default durability (``async``: a kill can race the
-checkpoint write, so kill scenarios run twice); contract mode writes checkpoints
-synchronously, so the step that names a call is on disk before its tool runs.
+Defaults mode uses LangGraph's default durability (``async``: the checkpoint and task writes of a
+finished super-step are written by a background thread while the next one runs, so a kill in
+the model or a tool races them). A scenario with such a kill runs once per forced ordering,
+each its own sub-case ``<scenario>@<schedule>``: ``write_held`` (the writes of the super-step
+before the killed one never land) and ``write_landed`` (every write submitted before the kill
+lands); see ``adapters/checkpoint_schedule.py``. Contract mode writes checkpoints
+synchronously, so the step that names a call is on disk before its tool runs: nothing races.
 """
 
 from __future__ import annotations
@@ -50,7 +59,6 @@ from . import explain
 
 COLUMN = "langgraph"
 MODES = ("defaults", "contract")
-KILLS = ("model.kill_before_turn", "tool.kill_before_effect", "tool.kill_after_effect", "engine.kill_after_checkpoint")
 
 
 def prepare(mode: str) -> None:
@@ -58,9 +66,13 @@ def prepare(mode: str) -> None:
     from . import session  # noqa: F401  (LangGraph, LangChain core, the checkpointer, the glue)
 
 
-def runs_twice(scenario: Scenario, mode: str) -> bool:
-    """Defaults writes checkpoints asynchronously: a kill can race the write, so kill scenarios run twice."""
-    return mode == "defaults" and any(f.point in KILLS for f in scenario.faults)
+def schedules(scenario: Scenario, mode: str) -> tuple[str, ...]:
+    """Defaults writes checkpoints asynchronously: a kill inside the model or a tool races the write, so such a
+    scenario runs once per forced ordering (``write_held``, ``write_landed``; ``adapters/checkpoint_schedule.py``)."""
+    from adapters.checkpoint_schedule import schedules as forced
+
+    _check(mode)
+    return forced(scenario, mode)
 
 
 def perform(scenario: Scenario, scratch: Path, request: dict[str, Any], mode: str) -> dict[str, Any]:

@@ -72,12 +72,26 @@ def explanations(run: ScenarioRun, mode: str) -> dict[str, str]:
         if not any(s.status == "crashed" for s in run.steps):
             said["checkpoint_after_interrupt"] = "the fault point between an intent checkpoint and the executor never fired: LangGraph has no intent checkpoint, ToolNode goes straight to the tool"
         elif resumed:
-            r = resumed[0]
-            said["checkpoint_after_interrupt"] = (
-                f"the resume continued from the checkpoint with next={r['next']}: LangGraph re-runs that task and its tools without any record of what already ran "
-                "(with the default asynchronous durability the last finished step may not have reached disk before the kill)"
-            )
+            said["checkpoint_after_interrupt"] = _resumed_from(run, resumed[0])
     return said
+
+
+def _resumed_from(run: ScenarioRun, resumed: dict[str, Any]) -> str:
+    """What the resume continued from, and why, from the trace: a result streamed before the kill whose
+    call runs again, or an approval asked again, means the checkpoint after it never landed."""
+    where = f"the resume continued from the checkpoint with next={resumed['next']}"
+    lost = "its checkpoint had not landed when the process died (the default asynchronous durability writes it from a background thread while the next step runs)"
+    step = next(s.index for s in run.steps if any(e is resumed for e in s.trace))
+    seen = {e["call_id"] for s in run.steps if s.index < step for e in s.trace if e["kind"] == "tool_result"}
+    granted = {e["call_id"] for s in run.steps if s.index < step for e in s.trace if e["kind"] == "approval_granted"}
+    call = (resumed["pending_call"] or {}).get("call_id")
+    if resumed["position"] == "awaiting_approval" and granted:
+        return f"{where}: the approval of {', '.join(sorted(granted))} was given before the kill, but {lost}, so the approval node asked again and that approval is lost"
+    if resumed["position"] == "before_execute" and call in seen:
+        return f"{where}: {call}'s result was streamed before the kill, but {lost}, so LangGraph runs that tools task again, with no record of what already ran"
+    if resumed["position"] == "before_execute":
+        return f"{where}: LangGraph runs the tools task the kill interrupted again, with no record of whether its tool already ran"
+    return f"{where}: LangGraph runs the task the kill interrupted again"
 
 
 def _counts(entries: dict[str, Any]) -> str:

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.errors import GraphRecursionError
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, StateSnapshot
 
+from adapters import checkpoint_schedule
 from adapters.langchain_tools import fixture_tools
 from adapters.scripted_chat_model import ScriptedChatModel
 from handwritten.approvals import ApprovalAuthority
@@ -35,6 +35,8 @@ from .graph import DocsGate, agent_graph
 from .trace import Trace
 
 UNSUPPORTED = "not supported by langgraph"
+RESUME = "__resume__"  # the channel of a saved interrupt answer (langgraph._internal._constants, private, so named here)
+NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"  # the task id LangGraph saves a Command's answer under
 
 
 def _high_risk(scenario: Scenario) -> set[str]:
@@ -93,7 +95,8 @@ class Session:
         # contract glue: end
         tools = fixture_tools(world, list(scenario.tools))
         built = agent_graph(_model(scenario, scratch, world), tools, _high_risk(scenario), gate, trace, scenario.system_prompt, guard)
-        graph = built.compile(checkpointer=SqliteSaver(connection))
+        saver = checkpoint_schedule.checkpointer(connection, request.get("schedule"), world.faults)  # a schedule pins the async write
+        graph = built.compile(checkpointer=saver)
         return Session(scenario, scratch, mode, graph, connection, trace, store)
 
     def close(self) -> None:
@@ -154,12 +157,15 @@ class Session:
         return {**outcome, "status": "refused", "refusal": refused} if refused else outcome
 
     def _resume(self) -> dict[str, Any]:
+        """Continue the saved state the way LangGraph continues it: ``stream(None, config)``, always.
+
+        LangGraph decides what runs: the tasks of the latest checkpoint's ``next`` (a task whose
+        writes were saved is not run again, its writes are applied), an interrupted node again
+        (it asks again, or takes an answer saved before the kill), or nothing on a finished
+        thread. The session never decides on its own that nothing needs to run."""
         snapshot = self.graph.get_state(self._config())
-        if not snapshot.next:
-            return self._outcome(snapshot)
-        self.trace.emit({"kind": "resumed", **self._resume_point(snapshot)})
-        if snapshot.interrupts:  # a question is pending: nothing runs until it is answered
-            return self._outcome(snapshot)
+        if snapshot.tasks:  # something left to continue (``next`` leaves out a task whose writes were saved): say from where
+            self.trace.emit({"kind": "resumed", **self._resume_point(snapshot)})
         return self._drive(None)
 
     # -- running the graph -----------------------------------------------------------------
@@ -171,8 +177,11 @@ class Session:
             options = {"durability": glue.DURABILITY}
         # contract glue: end
         try:
-            for update in self.graph.stream(payload, self._config(), stream_mode="updates", **options):
-                self._record(update)
+            try:
+                for update in self.graph.stream(payload, self._config(), stream_mode="updates", **options):
+                    self._record(update)
+            finally:  # the stream has ended (LangGraph waited for its background writes): the held ones land too
+                _land_held_writes(self.graph)
         except GraphRecursionError:  # LangGraph's step bound: a terminal state, not a lost run
             self.trace.emit({"kind": "recursion_limit"})
             return self._outcome(status="stopped_max_steps")
@@ -220,8 +229,7 @@ class Session:
         elif any(v.get("kind") == "reconcile" for v in asked):
             session_status = "reconcile_required"
         else:
-            # next tasks but nothing asked: a run that died or failed mid-run
-            session_status = status or ("crashed" if snapshot.next else "completed")
+            session_status = status or _run_status(snapshot)
         self.trace.emit({"kind": "state", "next": list(snapshot.next), "interrupts": [v.get("kind") for v in asked]})
         if approval is not None:
             self.trace.emit({"kind": "paused", "validated": approval["validated"]})
@@ -241,13 +249,14 @@ class Session:
         ai_index = max((i for i, m in enumerate(messages) if isinstance(m, AIMessage)), default=None)
         answered = {m.tool_call_id for m in messages[(ai_index or 0) :] if isinstance(m, ToolMessage)}
         open_calls = [c for c in (messages[ai_index].tool_calls if ai_index is not None else []) if c["id"] not in answered]
-        asked = [i.value for i in snapshot.interrupts]
+        saved_answer = self._answer_saved(snapshot)  # the interrupted node takes it: nothing is asked again
+        asked = [] if saved_answer else [i.value for i in snapshot.interrupts]
         call, approved, position = None, [], "model_turn"
-        if any(v.get("kind") == "approval" for v in asked) or "approval" in snapshot.next:
-            position = "awaiting_approval"
+        if any(v.get("kind") == "approval" for v in asked) or ("approval" in snapshot.next and not saved_answer):
+            position = "awaiting_approval"  # the approval node runs again and asks
         elif reconcile := next((v for v in asked if v.get("kind") == "reconcile"), None):
             call, position = next(c for c in open_calls if c["id"] == reconcile["call_id"]), "reconcile"
-        elif "tools" in snapshot.next and open_calls:
+        elif ("tools" in snapshot.next or saved_answer) and open_calls:
             call, position = open_calls[0], "before_execute"  # LangGraph re-runs the tools node: it cannot tell more
             approved = sorted(c["id"] for c in open_calls if FIXTURE_TOOLS[c["name"]].risk is RiskClass.HIGH_RISK)
             # contract glue: start
@@ -256,6 +265,33 @@ class Session:
             # contract glue: end
         pending = {"call_id": call["id"], "tool": call["name"], "args_hash": args_hash(call["args"])} if call else None
         return {"position": position, "pending_call": pending, "approved_call_ids": approved, "next": list(snapshot.next)}
+
+    def _answer_saved(self, snapshot: StateSnapshot) -> bool:
+        """Whether a ``Command(resume=...)`` answer is saved on the checkpoint (a kill came before the next one):
+        ``get_state`` still lists the interrupt, but ``stream(None)`` hands the saved answer to the node."""
+        saved = self.graph.checkpointer.get_tuple(snapshot.config)
+        return saved is not None and any(w[0] == NULL_TASK_ID and w[1] == RESUME for w in saved.pending_writes or ())
+
+
+def _run_status(snapshot: StateSnapshot) -> str:
+    """The status of a thread with no question pending.
+
+    ``completed`` means LangGraph itself finished the run with a final answer: no task left and
+    the last message an ``AIMessage`` without tool calls. A checkpoint with tasks left (in
+    ``next``, or finished with their writes saved but no checkpoint after them) is a run that
+    died mid-way, which a resume continues: ``crashed``. A thread with no final answer and
+    nothing LangGraph will run is a run that was lost (a kill before its first checkpoint
+    landed, say): ``crashed`` too, the closed set's status for a run a kill ended, because
+    calling it ``completed`` would hide that the run never finished."""
+    messages = snapshot.values.get("messages", []) if isinstance(snapshot.values, dict) else []
+    final = bool(messages) and isinstance(messages[-1], AIMessage) and not messages[-1].tool_calls
+    return "completed" if final and not snapshot.tasks else "crashed"
+
+
+def _land_held_writes(graph: CompiledStateGraph) -> None:
+    flush = getattr(graph.checkpointer, "flush", None)  # only a ScheduledSaver holds writes back
+    if flush is not None:
+        flush()
 
 
 def _checkpoint_id(snapshot: StateSnapshot) -> str:
