@@ -19,9 +19,19 @@ How the driver's steps map onto LangChain (session id -> ``thread_id``):
   the engine's reason, handing nothing to the agent.
 - ``reject``: ``{"type": "reject", "message": reason}``: the middleware answers the call
   with an error ``ToolMessage`` and the model continues.
-- ``resume``: ``stream(None)`` continues from the latest checkpoint of the thread (the
-  head after a restore). With LangGraph's default asynchronous durability the latest
-  checkpoint may lag one super-step behind a kill, so kill scenarios run twice.
+- ``resume``: always ``stream(None)``, the way LangGraph continues a saved state, from the
+  latest checkpoint of the thread (the head after a restore): LangGraph decides what runs
+  (the tasks left, an interrupted node with an answer saved before the kill, or nothing on
+  a finished thread); the adapter never decides that nothing needs to run. With
+  LangGraph's default asynchronous durability (``defaults``) the latest checkpoint may lag
+  one super-step behind a kill: a scenario with a kill in the model or a tool runs once per
+  forced ordering, ``<scenario>@write_held`` (the writes of the super-step before the killed
+  one never land) and ``<scenario>@write_landed`` (every write submitted before the kill
+  lands); see ``adapters/checkpoint_schedule.py``. ``contract`` writes with
+  ``durability="sync"``: nothing races, no schedules.
+- Status: ``completed`` only when LangGraph finished the run itself (no task left, no
+  interrupt, the last message an ``AIMessage`` without tool calls); tasks left (a run that
+  died mid-way) or no final answer with nothing left to run (a lost run) is ``crashed``.
 - ``reconcile``: ``defaults`` refuses (``not supported by langchain``: nothing records an
   uncertain call); ``contract`` answers the glue's reconcile interrupt with
   ``Command(resume={"outcome": ...})``.
@@ -42,6 +52,7 @@ from typing import Any
 
 from langgraph.types import Command
 
+from adapters import checkpoint_schedule
 from adapters.glue_common import first_delivery, verify_approval
 from handwritten.approvals import ApprovalAuthority
 from handwritten.idempotency import SqliteIdempotencyStore
@@ -70,9 +81,12 @@ def prepare(mode: str) -> None:
     import langgraph.checkpoint.sqlite  # noqa: F401
 
 
-def runs_twice(scenario: Scenario, mode: str) -> bool:
-    """LangGraph writes checkpoints asynchronously by default: a kill can race the write."""
-    return any(f.action == "kill" for f in scenario.faults)
+def schedules(scenario: Scenario, mode: str) -> tuple[str, ...]:
+    """``create_agent`` runs on LangGraph with its default asynchronous durability in ``defaults``: a kill inside
+    the model or a tool races the checkpoint write, so such a scenario runs once per forced ordering
+    (``write_held``, ``write_landed``; ``adapters/checkpoint_schedule.py``). ``contract`` writes synchronously."""
+    _check(mode)
+    return checkpoint_schedule.schedules(scenario, mode)
 
 
 def perform(scenario: Scenario, scratch: Path, request: dict[str, Any], mode: str) -> dict[str, Any]:
@@ -85,7 +99,8 @@ def perform(scenario: Scenario, scratch: Path, request: dict[str, Any], mode: st
             trace.write(canonical_line({"driver_step": request["index"], **event}))
 
         contract = _contract(scenario, scratch, world, emit) if mode == "contract" else None
-        agent = build_agent(scenario, world, scratch, checkpointer(scratch), ContractMiddleware(contract) if contract else None)
+        saver = checkpointer(scratch, request.get("schedule"), world.faults)  # a schedule pins the async write against a kill
+        agent = build_agent(scenario, world, scratch, saver, ContractMiddleware(contract) if contract else None)
         session = AgentSession(agent, scenario.session_id, gated_tools(scenario), emit, scratch / "head.json", contract)
         try:
             return _act(session, request, scratch / "snapshots", contract).to_json()

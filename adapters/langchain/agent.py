@@ -21,6 +21,7 @@ from langchain.agents.middleware import (
 )
 from langgraph.checkpoint.sqlite import SqliteSaver
 
+from adapters import checkpoint_schedule
 from adapters.langchain_tools import fixture_tools
 from adapters.scripted_chat_model import ScriptedChatModel
 from handwritten.tools import RiskClass
@@ -31,12 +32,13 @@ from harness.world import FIXTURE_TOOLS, FixtureWorld
 CHECKPOINTS = "checkpoints.sqlite"
 
 
-def checkpointer(scratch: Path) -> SqliteSaver:
+def checkpointer(scratch: Path, schedule: str | None = None, faults: Any = None) -> SqliteSaver:
     """The thread's checkpoints, in a file: a fresh process resumes from what is on disk.
 
     LangGraph writes checkpoints from a background thread by default (asynchronous
-    durability), hence a connection usable across threads."""
-    return SqliteSaver(sqlite3.connect(str(scratch / CHECKPOINTS), check_same_thread=False))
+    durability), hence a connection usable across threads. Under a ``schedule`` the saver
+    forces the order of those writes against a kill (``adapters/checkpoint_schedule.py``)."""
+    return checkpoint_schedule.checkpointer(sqlite3.connect(str(scratch / CHECKPOINTS), check_same_thread=False), schedule, faults)
 
 
 def gated_tools(scenario: Scenario) -> list[str]:

@@ -53,6 +53,9 @@ def explanations(run: ScenarioRun, mode: str, invalid_ids: list[str]) -> dict[st
     if any(f.point == "engine.kill_after_checkpoint" for f in run.scenario.faults) and not any(s.status == "crashed" for s in run.steps):
         say("create_agent has no checkpoint between a tool call's intent and its executor, so the engine-only kill point never fires",
             "step_statuses", "checkpoint_after_interrupt")
+    resumed = [e for e in trace if e["kind"] == "resumed"]
+    if mode == "defaults" and resumed and any(s.status == "crashed" for s in run.steps):
+        say(_resumed_from(run, resumed[0]), "checkpoint_after_interrupt", "side_effects", "status")
     if mode == "contract" and any(e["kind"] in ("duplicate_event", "tool_result") and e.get("status", "replayed") == "replayed" for e in trace):
         say("the deduplication is contract glue (an idempotency record keyed <session>/<tool call id>, an event id claimed once): "
             "create_agent deduplicates nothing itself", "idempotent_replay")
@@ -67,3 +70,22 @@ def _rerun_cause(run: ScenarioRun, actions: list[str]) -> str:
     if "restore" in actions:
         return "continuing from the restored checkpoint (time travel) replayed the approved call"
     return "the resume continued from LangGraph's latest checkpoint, written (asynchronous durability) before the tool's effect"
+
+
+def _resumed_from(run: ScenarioRun, resumed: dict) -> str:
+    """What the resume after a kill continued from, read from the trace: a result streamed before the kill
+    whose call runs again, or an approval asked again, means the checkpoint after it never landed."""
+    lost = ("LangGraph's checkpoint after it had not landed when the process died (the default asynchronous "
+            "durability writes it from a background thread while the next super-step runs)")
+    step = next(s.index for s in run.steps if any(e is resumed for e in s.trace))
+    seen = {e["call_id"] for s in run.steps if s.index < step for e in s.trace if e["kind"] == "tool_result"}
+    granted = {e["call_id"] for s in run.steps if s.index < step for e in s.trace if e["kind"] == "approval_granted"}
+    call = (resumed["pending_call"] or {}).get("call_id")
+    if resumed["position"] == "awaiting_approval" and granted:
+        return (f"the approval of {', '.join(sorted(granted))} was given before the kill, but {lost}, "
+                "so HumanInTheLoopMiddleware asked again and that approval is lost")
+    if resumed["position"] == "before_execute" and call in seen:
+        return f"{call}'s result was streamed before the kill, but {lost}, so the resume ran {call} again"
+    if resumed["position"] == "before_execute":
+        return f"the resume ran the tool call the kill interrupted ({call}) again: nothing records whether its tool already ran"
+    return "the resume continued from the latest checkpoint and asked the model for the turn the kill interrupted"

@@ -1,11 +1,17 @@
 """One session of the agent, as the driver's steps drive it; the session id is the LangGraph ``thread_id``.
 
-Every step streams the agent (``stream_mode="updates"``: each node's update as it
-finishes) and writes what it saw to the trace (nodes, tool results), then reads the
+Every step streams the agent (``stream_mode=["updates", "checkpoints"]``: each node's
+update as it finishes, and where each super-step starts) and writes what it saw to the
+trace (nodes, tool results), then reads the
 outcome from the checkpointer with ``get_state``: an approval interrupt is
 ``awaiting_approval``, the glue's reconcile interrupt is ``reconcile_required``,
-LangChain's model-call limit message is ``stopped_max_steps``, no next node is
-``completed``. A snapshot remembers the latest checkpoint id; a restore makes the next
+LangChain's model-call limit message is ``stopped_max_steps``. ``completed`` means
+LangGraph itself finished the run: no task left, no interrupt, and the last message an
+``AIMessage`` without tool calls (the final answer). A saved state with tasks left (a run
+that died mid-way; a resume continues it) is ``crashed``, and so is a thread with no final
+answer and nothing LangGraph will run: that run was lost (say, killed before its first
+checkpoint landed), and ``crashed`` is the closed set's status for a run a kill ended;
+``completed`` would hide it. A snapshot remembers the latest checkpoint id; a restore makes the next
 step continue from that checkpoint (LangGraph time travel: the run forks from it).
 """
 
@@ -73,17 +79,28 @@ class AgentSession:
     def run(self, payload: Any) -> Outcome:
         """Stream the agent from ``payload`` (input, ``Command`` or None) and report where it stopped."""
         tools: list[Any] = []  # a super-step's tool tasks finish in any order: reported sorted by call id
-        for update in self.agent.stream(payload, self.config, stream_mode="updates", **self.options):
-            for node, values in update.items():
-                if node.startswith("__"):  # __interrupt__, __metadata__: not a node
+        try:
+            # "checkpoints" marks where each super-step starts (streamed before its tasks run): the tool results
+            # of the step before are reported there, so a kill in the next step cannot lose what was streamed
+            for mode, update in self.agent.stream(payload, self.config, stream_mode=["updates", "checkpoints"], **self.options):
+                if mode == "checkpoints":
+                    self._report(tools)
+                    tools = []
                     continue
-                if node == "tools":
-                    tools += _tool_messages(values)
-                    continue
-                self._report(tools)
-                tools = []
-                self.emit({"kind": "node", "node": node})
-                self._results(_tool_messages(values))
+                for node, values in update.items():
+                    if node.startswith("__"):  # __interrupt__, __metadata__: not a node
+                        continue
+                    if node == "tools":
+                        tools += _tool_messages(values)
+                        continue
+                    self._report(tools)
+                    tools = []
+                    self.emit({"kind": "node", "node": node})
+                    self._results(_tool_messages(values))
+        finally:  # the stream has ended (LangGraph waited for its background writes): the held ones land too
+            flush = getattr(self.agent.checkpointer, "flush", None)  # only a ScheduledSaver holds writes back
+            if flush is not None:
+                flush()
         self._report(tools)
         self.head.unlink(missing_ok=True)  # the run's newest checkpoint is the head now
         return self.outcome()
@@ -112,7 +129,9 @@ class AgentSession:
         return self.run(Command(resume={"decisions": [decision]}))
 
     def resume(self) -> Outcome:
-        """Continue from the latest checkpoint in this fresh process (``stream(None)``), saying from where."""
+        """Continue the saved state the way LangGraph continues it, always: ``stream(None)`` from the latest
+        checkpoint (the head after a restore), saying from where. LangGraph decides what runs (the tasks of
+        ``next``, an interrupted node with the answer saved before a kill, or nothing on a finished thread)."""
         state = self.state()
         if state.tasks:  # a finished thread has nothing left to run
             self.emit({"kind": "resumed", **self.position(state)})
@@ -183,7 +202,9 @@ class AgentSession:
             status, pending = "awaiting_approval", _pending(asked, messages)
         elif state.tasks:  # a saved state that was interrupted mid-run: reporting it as done would hide that
             status = "crashed"
-        elif messages and isinstance(messages[-1], AIMessage) and str(messages[-1].content).startswith(LIMIT_PREFIX):
+        elif not (messages and isinstance(messages[-1], AIMessage) and not messages[-1].tool_calls):
+            status = "crashed"  # no final answer and nothing LangGraph will run: the run was lost, not completed
+        elif str(messages[-1].content).startswith(LIMIT_PREFIX):
             status = "stopped_max_steps"
         else:
             status = "completed"
