@@ -17,11 +17,15 @@ FAILED_RUNS = {
 }
 
 
-def test_the_scenarios_that_race_are_exactly_the_defaults_kills() -> None:
+def test_the_kill_scenarios_of_defaults_are_recorded_once_per_forced_ordering() -> None:
+    """A kill inside the model or a tool races the asynchronous checkpoint write only in defaults: each such
+    scenario is two deterministic sub-cases, one per schedule, and nothing else is split."""
     document = json.loads(EVIDENCE.read_text(encoding="utf-8"))
-    kills = {s.id for s in load_scenarios(ROOT / "scenarios") if any(f.action == "kill" for f in s.faults)}
-    racing = {mode: {sid for sid, s in body["scenarios"].items() if s["races"]} for mode, body in document["modes"].items()}
-    assert racing == {"defaults": kills, "contract": set()}
+    reachable = ("model.kill_before_turn", "tool.kill_before_effect", "tool.kill_after_effect")
+    kills = {s.id for s in load_scenarios(ROOT / "scenarios") if any(f.point in reachable for f in s.faults)}
+    split = {mode: {key for key in body["scenarios"] if "@" in key} for mode, body in document["modes"].items()}
+    assert split == {"defaults": {f"{sid}@{schedule}" for sid in kills for schedule in ("write_held", "write_landed")}, "contract": set()}
+    assert not kills & set(document["modes"]["defaults"]["scenarios"])
 
 
 def test_only_the_explained_runs_fail() -> None:

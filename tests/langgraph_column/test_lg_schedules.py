@@ -1,0 +1,151 @@
+"""The race of LangGraph's asynchronous checkpoint write against a kill, forced by schedule
+(``adapters/checkpoint_schedule.py``), on real SqliteSaver files in the column's own environment."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import textwrap
+
+import pytest
+
+from harness.columns import ROOT, known_columns
+from harness.environments import ensure_environment
+
+
+@pytest.fixture(scope="module")
+def python() -> str:
+    return str(ensure_environment(known_columns()["langgraph"].adapter_dir, log=lambda _: None).python)
+
+
+def _run(python: str, code: str, tmp: str) -> dict:
+    """Run ``code`` on the column's interpreter; it prints one JSON document as its last line."""
+    script = f"import sys; sys.path.insert(0, {str(ROOT)!r}); TMP = {tmp!r}\n" + textwrap.dedent(code)
+    done = subprocess.run([python, "-I", "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+SCENARIO_RUNS = textwrap.dedent("""
+    import json
+    from pathlib import Path
+    from adapters.langgraph import adapter
+    from harness.column_main import run_raw
+    from harness.scenarios import load_scenarios
+
+    adapter.prepare("defaults")
+    scenarios = {s.id: s for s in load_scenarios()}
+    out = {}
+    for sid in SCENARIOS:
+        for schedule in adapter.schedules(scenarios[sid], "defaults"):
+            record = run_raw(adapter, scenarios[sid], "defaults", Path(TMP) / f"{sid}@{schedule}", schedule=schedule)
+            out[f"{sid}@{schedule}"] = {
+                "statuses": [s["session_status"] for s in record["steps"]],
+                "effects": {c: n["effects"] for c, n in record["steps"][-1]["ledger"].items()},
+                "resumed": [{k: e[k] for k in ("position", "next")} for s in record["steps"] for e in s["trace"] if e["kind"] == "resumed"],
+                "turns": record["model"]["calls_per_turn"],
+            }
+    print(json.dumps(out))
+""")
+
+
+def test_schedules_only_where_a_kill_inside_the_framework_races_the_async_write(python: str, tmp_path) -> None:
+    schedules = _run(python, """
+        import json
+        from adapters.langgraph import adapter
+        from harness.scenarios import load_scenarios
+        print(json.dumps({m: {s.id: list(adapter.schedules(s, m)) for s in load_scenarios() if adapter.schedules(s, m)} for m in adapter.MODES}))
+    """, str(tmp_path))
+    both = ["write_held", "write_landed"]
+    # engine.kill_after_checkpoint never fires in LangGraph; contract writes with durability="sync"
+    assert schedules == {"defaults": {"crash_resume": both, "kill_before_effect": both, "side_effect_before_checkpoint": both}, "contract": {}}
+
+
+def test_each_ordering_of_the_kill_scenarios_resumes_the_way_langgraph_does(python: str, tmp_path) -> None:
+    runs = _run(python, "SCENARIOS = ['crash_resume', 'side_effect_before_checkpoint', 'kill_before_effect']\n" + SCENARIO_RUNS, str(tmp_path))
+    # held: the checkpoint after put_note never landed, so LangGraph runs the tools task again
+    assert runs["crash_resume@write_held"] == {
+        "statuses": ["crashed", "completed"], "effects": {"c1": 2, "c2": 0}, "resumed": [{"position": "before_execute", "next": ["tools"]}],
+        "turns": {"0": 1, "1": 2, "2": 1},
+    }
+    # landed: the resume continues at the model turn the kill interrupted (c2 runs, the script is used up)
+    assert runs["crash_resume@write_landed"] == {
+        "statuses": ["crashed", "completed"], "effects": {"c1": 1, "c2": 0}, "resumed": [{"position": "model_turn", "next": ["agent"]}],
+        "turns": {"0": 1, "1": 2, "2": 1},
+    }
+    # held: the approved step's checkpoint and the saved answer are lost, the approval node asks again
+    for sid, effects in (("side_effect_before_checkpoint", 1), ("kill_before_effect", 0)):
+        assert runs[f"{sid}@write_held"]["statuses"] == ["awaiting_approval", "crashed", "awaiting_approval", "awaiting_approval"], sid
+        assert runs[f"{sid}@write_held"]["effects"] == {"c1": effects}, sid
+        assert runs[f"{sid}@write_held"]["resumed"] == [{"position": "awaiting_approval", "next": ["approval"]}], sid
+    # landed: the tools task runs again: the transfer that committed before the kill happens twice
+    assert runs["side_effect_before_checkpoint@write_landed"]["effects"] == {"c1": 2}
+    assert runs["kill_before_effect@write_landed"]["effects"] == {"c1": 1}
+    for sid in ("side_effect_before_checkpoint", "kill_before_effect"):
+        assert runs[f"{sid}@write_landed"]["statuses"] == ["awaiting_approval", "crashed", "completed", "completed"], sid
+        assert runs[f"{sid}@write_landed"]["resumed"] == [{"position": "before_execute", "next": ["tools"]}], sid
+
+
+def test_the_saver_lands_what_the_schedule_says_on_a_real_sqlite_file(python: str, tmp_path) -> None:
+    """A three-node graph killed inside node ``c`` (super-step 3): held keeps the newest checkpoint at step 1,
+    landed at step 2; a run that ends normally lands every write, exactly like a plain SqliteSaver."""
+    result = _run(python, """
+        import json, os, sqlite3, multiprocessing
+        from langchain_core.messages import AIMessage, HumanMessage
+        from langgraph.graph import END, START, MessagesState, StateGraph
+        from adapters import checkpoint_schedule
+
+        class Faults:
+            before_kill = None
+
+        def graph(saver, kill):
+            def node(name):
+                def run(state):
+                    if name == "c" and kill:
+                        Faults.before_kill()
+                        os._exit(86)
+                    return {"messages": [AIMessage(name)]}
+                return run
+            g = StateGraph(MessagesState)
+            for name in "abc":
+                g.add_node(name, node(name))
+            g.add_edge(START, "a"); g.add_edge("a", "b"); g.add_edge("b", "c"); g.add_edge("c", END)
+            return g.compile(checkpointer=saver)
+
+        def run(path, schedule, kill):
+            saver = checkpoint_schedule.checkpointer(sqlite3.connect(path, check_same_thread=False), schedule, Faults)
+            try:
+                list(graph(saver, kill).stream({"messages": [HumanMessage("go")]}, {"configurable": {"thread_id": "t"}}))
+            finally:
+                getattr(saver, "flush", lambda: None)()
+
+        def on_disk(path):
+            saver = checkpoint_schedule.checkpointer(sqlite3.connect(path), None, None)
+            latest = saver.get_tuple({"configurable": {"thread_id": "t"}})
+            steps = sorted(c.metadata["step"] for c in saver.list({"configurable": {"thread_id": "t"}}))
+            writes = sqlite3.connect(path).execute("SELECT count(*) FROM writes").fetchone()[0]
+            return {"latest": latest.metadata["step"], "steps": steps, "writes": writes}
+
+        out = {}
+        for schedule in ("write_held", "write_landed"):
+            path = f"{TMP}/{schedule}.sqlite"
+            child = multiprocessing.get_context("fork").Process(target=run, args=(path, schedule, True))
+            child.start(); child.join()
+            assert child.exitcode == 86, child.exitcode
+            out[schedule] = on_disk(path)
+        for schedule in (None, "write_held"):
+            path = f"{TMP}/{schedule}-ends.sqlite"
+            run(path, schedule, False)
+            out[f"ends-{schedule}"] = on_disk(path)
+        try:
+            checkpoint_schedule.ScheduledSaver(sqlite3.connect(":memory:"), "write_held").before_kill()
+        except checkpoint_schedule.ScheduleError as exc:
+            out["outside_a_task"] = str(exc)
+        print(json.dumps(out))
+    """, str(tmp_path))
+    # steps: -1 the input, 0 START's task, 1 a, 2 b, 3 c (killed); a task's writes are saved against the step before
+    assert result["write_held"]["latest"] == 1 and result["write_held"]["steps"] == [-1, 0, 1]
+    assert result["write_landed"]["latest"] == 2 and result["write_landed"]["steps"] == [-1, 0, 1, 2]
+    assert result["write_held"]["writes"] < result["write_landed"]["writes"]  # b's writes never landed
+    assert result["ends-None"] == result["ends-write_held"] == {"latest": 3, "steps": [-1, 0, 1, 2, 3], "writes": result["ends-None"]["writes"]}
+    assert "a kill outside a LangGraph task" in result["outside_a_task"]
