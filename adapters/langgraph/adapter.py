@@ -22,8 +22,8 @@ step maps onto LangGraph; in short:
   makes the next step continue from that checkpoint's config (LangGraph time travel).
 - Status: an approval interrupt is ``awaiting_approval``, a reconcile interrupt
   ``reconcile_required``, ``GraphRecursionError`` ``stopped_max_steps``; ``completed`` only
-  when LangGraph finished the run itself (no next task, no interrupt, the last message an
-  ``AIMessage`` without tool calls); a checkpoint with next tasks (a run that died mid-way) or
+  when LangGraph finished the run itself (no task left, no interrupt, the last message an
+  ``AIMessage`` without tool calls); a checkpoint with tasks left (a run that died mid-way) or
   a thread with no final answer and nothing LangGraph will run (a lost run) is ``crashed``.
   Any other exception from the graph is the step's error (in defaults, ``ToolNode``
   re-raises every tool exception that is not an argument-validation error).
