@@ -20,11 +20,12 @@ A write "belongs" to a super-step the way LangGraph numbers them: a checkpoint `
 ``metadata["step"]``; the writes of a task that runs in step ``S`` (and the input or resume
 writes that feed it) are saved against the checkpoint of step ``S - 1`` and belong to ``S``.
 
-The other orderings resume like one of these two: a checkpoint that landed without its
-tasks' writes resumes like ``write_landed`` (a resume reads the newest checkpoint, never the
-writes saved against its parent), and task writes that landed without the checkpoint
-after them also resume like ``write_landed`` (LangGraph re-applies a finished task's saved
-writes instead of running it again).
+The orderings in between resume like ``write_landed`` (run for the three kill scenarios in
+both columns, same statuses and effects): a checkpoint that landed without its tasks'
+writes is resumed from as is (a resume reads the newest checkpoint, never the writes saved
+against its parent), and task writes that landed without the checkpoint after them are
+re-applied by LangGraph instead of running those tasks again. The race is also real
+without the saver: plain runs of ``crash_resume`` showed both outcomes.
 
 How: ``ScheduledSaver`` is LangGraph's own ``SqliteSaver`` that, under a schedule, keeps
 every ``put`` / ``put_writes`` it is handed in memory (returning what ``SqliteSaver`` would
