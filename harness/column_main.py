@@ -19,6 +19,7 @@ from typing import Any
 from .canonical_io import write_json
 from .columns import load_adapter
 from .driver import SCENARIO_TIMEOUT_S, run_scenario
+from .ledger import Binding, LedgerClient
 from .observation import raw_record
 from .sandbox import install_network_guard
 from .scenarios import Scenario, load_scenarios
@@ -38,8 +39,13 @@ def run_raw(
 
     ``ledger`` is the runner's ledger (address, run key); without it the driver keeps a private one."""
     run = run_scenario(scenario, functools.partial(adapter.perform, mode=mode), scratch, timeout_s, schedule, ledger)
+    if ledger is not None:  # the column's own facts and explanations may quote counts; the runner reads its own
+        client = LedgerClient(Binding(*ledger, 0))
+        for step in run.steps:
+            step.ledger = client.counts(step.index)
+        client.close()
     model = summarize_log(scratch / "model_log.jsonl", len(scenario.model_script))
-    clean = not any(s.error for s in run.steps)
+    clean = not any(s.error and s.raised is None for s in run.steps)  # no timeout, no unexpected death
     detail = adapter.detail(run, mode) if hasattr(adapter, "detail") and clean else {}
     return raw_record(run, adapter.facts(run, mode), model, detail)
 

@@ -40,9 +40,6 @@ class InjectedToolError(RuntimeError):
     """The failure ``tool.raise_before_effect`` raises: nothing happened, a retry may run."""
 
 
-TOOL_FAILURES = (InjectedToolError, TimeoutError)
-"""What a fixture tool raises. A framework that lets one of them end its run has failed that
-run: the step's status is ``error``, a measured outcome rather than an adapter failure."""
 
 
 @dataclass(frozen=True)

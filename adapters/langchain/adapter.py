@@ -60,7 +60,6 @@ from handwritten.tools import ToolRegistry
 from harness.approver import APPROVAL_SECRET
 from harness.canonical_io import canonical_line
 from harness.driver import ScenarioRun, trace_path
-from harness.faults import TOOL_FAILURES
 from harness.observables import StepFacts, invalid_call_ids
 from harness.scenarios import Scenario
 from harness.trace_facts import facts_from_column_trace
@@ -104,9 +103,9 @@ def perform(scenario: Scenario, scratch: Path, request: dict[str, Any], mode: st
         session = AgentSession(agent, scenario.session_id, gated_tools(scenario), emit, scratch / "head.json", contract)
         try:
             return _act(session, request, scratch / "snapshots", contract).to_json()
-        except TOOL_FAILURES as exc:  # the tool node re-raised a tool's exception: the run failed
+        except Exception as exc:  # e.g. the tool node re-raised a tool's exception: MAPPING.md says which ones are LangChain's own
             emit({"kind": "run_failed", "error": f"{type(exc).__name__}: {exc}"})
-            return {"status": "error", "session_status": "error", "refusal": None, "pending": []}
+            raise
 
 
 def _act(session: AgentSession, request: dict[str, Any], snapshots: Path, contract: Contract | None) -> Outcome:

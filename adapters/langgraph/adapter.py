@@ -50,7 +50,6 @@ from typing import Any
 
 from harness.canonical_io import canonical_line
 from harness.driver import ScenarioRun, trace_path
-from harness.faults import TOOL_FAILURES
 from harness.observables import StepFacts
 from harness.scenarios import Scenario
 from harness.world import FixtureWorld
@@ -84,9 +83,9 @@ def perform(scenario: Scenario, scratch: Path, request: dict[str, Any], mode: st
     session = Session.open(scenario, scratch, request, mode, world)
     try:
         return session.act(request)
-    except TOOL_FAILURES as exc:  # ToolNode re-raised a tool's exception: the run failed
+    except Exception as exc:  # e.g. ToolNode re-raised a tool's exception: MAPPING.md says which ones are LangGraph's own
         _trace_run_failed(scratch, request, exc)
-        return {"status": "error", "session_status": "error", "refusal": None, "pending": []}
+        raise
     finally:
         session.close()
         world.close()
