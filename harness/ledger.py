@@ -10,9 +10,10 @@ column's: a ``LedgerServer`` thread serves it over a Unix socket, and the fixtur
 in a column's worker append through a ``LedgerClient``. Each append is one JSON line
 answered only after the entry is committed (a synchronous, acknowledged write), so an
 effect is counted before the tool returns and a kill right after it still counts. The
-protocol offers appending and reading one tool's committed effects (the fixture world
-derives balances from them), nothing else: no column can delete or edit an entry, and
-the column is never told where the file is. The runner reads each driver step's counts
+protocol offers appending, reading one tool's committed effects (the fixture world
+derives balances from them) and a read-only copy of a run's counts (for a column's own
+explanations), nothing else: no column can delete or edit an entry, and the column is
+never told where the file is. The runner reads each driver step's counts
 from the file itself (``LedgerStore.counts``).
 
 Unit tests that build a fixture world by hand, outside any supervised worker, get a
@@ -137,8 +138,10 @@ class _Server(socketserver.ThreadingUnixStreamServer):
                 return {"ok": True}
             case "effects_of":
                 return {"ok": True, "effects": self.store.effects_of(request["run"], request["tool"])}
+            case "counts":
+                return {"ok": True, "counts": self.store.counts(request["run"], int(request["step"]))}
             case other:
-                raise ValueError(f"the ledger offers append and effects_of only, not {other!r}")
+                raise ValueError(f"the ledger offers append, effects_of and counts only, not {other!r}")
 
 
 class LedgerServer:
@@ -199,6 +202,10 @@ class LedgerClient:
 
     def effects_of(self, tool: str) -> list[Any]:
         return self._ask({"op": "effects_of", "tool": tool})["effects"]
+
+    def counts(self, through_step: int) -> dict[str, dict[str, Any]]:
+        """A read-only copy of the run's counts, for a column's own explanations; the runner never uses it."""
+        return self._ask({"op": "counts", "step": through_step})["counts"]
 
     def close(self) -> None:
         self._file.close()

@@ -151,10 +151,10 @@ def final_status(run: ScenarioRun, facts: list[StepFacts]) -> str:
 
 def undecided_calls(run: ScenarioRun, facts: list[StepFacts]) -> list[str]:
     """Calls still waiting for a decision when the run ends: pending at the last step, or pending at
-    some pause and never answered with a tool result (neither run, nor rejected, nor refused)."""
-    answered = {r["call_id"] for f in facts for r in f.results}
+    some pause and then neither approved nor answered with a tool result (run, rejected or refused)."""
+    decided = {r["call_id"] for f in facts for r in f.results} | {c for f in facts for c in f.approvals_granted}
     asked = {p["call_id"] for s in run.steps for p in s.pending}
-    return sorted({p["call_id"] for p in run.steps[-1].pending} | (asked - answered))
+    return sorted({p["call_id"] for p in run.steps[-1].pending} | (asked - decided))
 
 
 def _replay(run: ScenarioRun, facts: list[StepFacts], ledger: dict[str, dict[str, Any]]) -> Any:

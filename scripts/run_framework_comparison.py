@@ -99,7 +99,7 @@ def side_by_side(documents: dict[str, dict[str, Any]]) -> str:
         if document.get("status") != "measured":
             table[f"{name}"] = {}
     rows = sorted({scenario_id for marks in table.values() for scenario_id in marks})
-    frame = pd.DataFrame({label: [marks.get(r, "NOT MEASURED") for r in rows] for label, marks in table.items()}, index=rows)
+    frame = pd.DataFrame({label: [marks.get(r, "NOT MEASURED" if not marks else "-") for r in rows] for label, marks in table.items()}, index=rows)
     return frame.to_string()
 
 
@@ -118,6 +118,7 @@ SHORT = {
 LEGEND = (
     "= every applicable observable equals the hand-written engine's (for handwritten: its scenario's expected block); "
     "≠ lists those that differ: " + ", ".join(f"{short}={name}" for name, short in SHORT.items() if short != name)
+    + "; - not run by this column (a sub-case <scenario>@<schedule> is an ordering another column forces on its race)"
 )
 
 

@@ -115,10 +115,16 @@ NEW_SCENARIO = {
         "model": {"calls_per_turn": {"0": 1, "1": 1, "2": 1, "3": 1}, "missing_turns": [], "unused_turns": [], "injected": [], "marker_roles": []},
         "schema_failure_side_effects": "n/a",
         "pre_approval_state": {
-            "status": "awaiting_approval",
-            "non_read_only_effects": 0,
-            "pending": [{"call_id": "m1", "tool": "send_email", "args": {"to": "c@example.org", "subject": "Balance", "body": "1000.00"}}],
-            "args_validated": True,
+            "pauses": [
+                {
+                    "step": 0,
+                    "pending": [{"call_id": "m1", "tool": "send_email", "args": {"to": "c@example.org", "subject": "Balance", "body": "1000.00"}}],
+                    "args_validated": True,
+                    "non_read_only_effects": {},
+                }
+            ],
+            "decisions": [{"step": 1, "action": "approve", "call_id": "m1", "effects_before": {}}],
+            "undecided_at_end": [],
         },
         "idempotent_replay": "n/a",
         "checkpoint_after_interrupt": "n/a",

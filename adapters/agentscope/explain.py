@@ -55,7 +55,7 @@ def explanations(run: ScenarioRun, mode: str, invalid_ids: list[str]) -> dict[st
     if any(r.startswith(NO_EVENT) for r in refusals):
         say("AgentScope saves the AgentState only when a reply returns: the confirmation and the execution of the killed "
             "step were lost, the saved state still asks for the call, and reply(None) is refused while a call awaits "
-            "confirmation", "status", "step_statuses", "refusals", "side_effects", "checkpoint_after_interrupt", "model")
+            "confirmation", "status", "step_statuses", "refusals", "side_effects", "pre_approval_state", "checkpoint_after_interrupt", "model")
     if any(r.startswith(CONFIRM_REFUSED) for r in refusals) and any(p for s in steps for p in s.pending):
         say("AgentScope binds a confirmation to the id of a call that is asking and refuses one for any other call "
             "(a sequential batch of writes pauses at its first asking call, so later calls of the turn are not asking yet)",
