@@ -3,28 +3,13 @@ importable from the project's environment)."""
 
 from __future__ import annotations
 
-import subprocess
-import textwrap
 
-import pytest
-
-from harness.columns import ROOT, known_columns
-from harness.environments import ensure_environment
+def _run(run_in_column, code: str, tmp: str) -> None:  # type: ignore[no-untyped-def]
+    run_in_column(code, tmp, timeout=120)
 
 
-@pytest.fixture(scope="module")
-def python() -> str:
-    return str(ensure_environment(known_columns()["langgraph"].adapter_dir, log=lambda _: None).python)
-
-
-def _run(python: str, code: str, tmp: str) -> None:
-    script = f"import sys; sys.path.insert(0, {str(ROOT)!r}); TMP = {tmp!r}\n" + textwrap.dedent(code)
-    done = subprocess.run([python, "-I", "-c", script], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-
-
-def test_the_gate_refuses_misused_tokens_with_the_engines_reasons(python: str, tmp_path) -> None:
-    _run(python, """
+def test_the_gate_refuses_misused_tokens_with_the_engines_reasons(run_in_column, tmp_path) -> None:
+    _run(run_in_column, """
         from handwritten.approvals import ApprovalAuthority
         from handwritten.idempotency import SqliteIdempotencyStore
         from harness.approver import APPROVAL_SECRET, HumanApprover
@@ -50,8 +35,8 @@ def test_the_gate_refuses_misused_tokens_with_the_engines_reasons(python: str, t
     """, str(tmp_path))
 
 
-def test_the_guard_rejects_raw_arguments_and_denied_tools_without_entering_them(python: str, tmp_path) -> None:
-    _run(python, """
+def test_the_guard_rejects_raw_arguments_and_denied_tools_without_entering_them(run_in_column, tmp_path) -> None:
+    _run(run_in_column, """
         from pathlib import Path
         from types import SimpleNamespace
         from handwritten.idempotency import SqliteIdempotencyStore

@@ -4,26 +4,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import textwrap
 
 import pytest
 
-from harness.columns import ROOT, known_columns
-from harness.environments import ensure_environment
 
-
-@pytest.fixture(scope="module")
-def python() -> str:
-    return str(ensure_environment(known_columns()["langgraph"].adapter_dir, log=lambda _: None).python)
-
-
-def _run(python: str, code: str, tmp: str) -> dict:
+def _run(run_in_column, code: str, tmp: str) -> dict:  # type: ignore[no-untyped-def]
     """Run ``code`` on the column's interpreter; it prints one JSON document as its last line."""
-    script = f"import sys; sys.path.insert(0, {str(ROOT)!r}); TMP = {tmp!r}\n" + textwrap.dedent(code)
-    done = subprocess.run([python, "-I", "-c", script], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(run_in_column(code, tmp).strip().splitlines()[-1])
 
 
 SCENARIO_RUNS = textwrap.dedent("""
@@ -49,8 +37,8 @@ SCENARIO_RUNS = textwrap.dedent("""
 """)
 
 
-def test_schedules_only_where_a_kill_inside_the_framework_races_the_async_write(python: str, tmp_path) -> None:
-    schedules = _run(python, """
+def test_schedules_only_where_a_kill_inside_the_framework_races_the_async_write(run_in_column, tmp_path) -> None:
+    schedules = _run(run_in_column, """
         import json
         from adapters.langgraph import adapter
         from harness.scenarios import load_scenarios
@@ -61,8 +49,8 @@ def test_schedules_only_where_a_kill_inside_the_framework_races_the_async_write(
     assert schedules == {"defaults": {"crash_resume": both, "kill_before_effect": both, "side_effect_before_checkpoint": both}, "contract": {}}
 
 
-def test_each_ordering_of_the_kill_scenarios_resumes_the_way_langgraph_does(python: str, tmp_path) -> None:
-    runs = _run(python, "SCENARIOS = ['crash_resume', 'side_effect_before_checkpoint', 'kill_before_effect']\n" + SCENARIO_RUNS, str(tmp_path))
+def test_each_ordering_of_the_kill_scenarios_resumes_the_way_langgraph_does(run_in_column, tmp_path) -> None:
+    runs = _run(run_in_column, "SCENARIOS = ['crash_resume', 'side_effect_before_checkpoint', 'kill_before_effect']\n" + SCENARIO_RUNS, str(tmp_path))
     # held: the checkpoint after put_note never landed, so LangGraph runs the tools task again
     assert runs["crash_resume@write_held"] == {
         "statuses": ["crashed", "completed"], "effects": {"c1": 2, "c2": 0}, "resumed": [{"position": "before_execute", "next": ["tools"]}],
@@ -86,10 +74,10 @@ def test_each_ordering_of_the_kill_scenarios_resumes_the_way_langgraph_does(pyth
         assert runs[f"{sid}@write_landed"]["resumed"] == [{"position": "before_execute", "next": ["tools"]}], sid
 
 
-def test_the_saver_lands_what_the_schedule_says_on_a_real_sqlite_file(python: str, tmp_path) -> None:
+def test_the_saver_lands_what_the_schedule_says_on_a_real_sqlite_file(run_in_column, tmp_path) -> None:
     """A three-node graph killed inside node ``c`` (super-step 3): held keeps the newest checkpoint at step 1,
     landed at step 2; a run that ends normally lands every write, exactly like a plain SqliteSaver."""
-    result = _run(python, """
+    result = _run(run_in_column, """
         import json, os, sqlite3, multiprocessing
         from langchain_core.messages import AIMessage, HumanMessage
         from langgraph.graph import END, START, MessagesState, StateGraph
