@@ -150,11 +150,14 @@ def final_status(run: ScenarioRun, facts: list[StepFacts]) -> str:
 
 
 def undecided_calls(run: ScenarioRun, facts: list[StepFacts]) -> list[str]:
-    """Calls still waiting for a decision when the run ends: pending at the last step, or pending at
-    some pause and then neither approved nor answered with a tool result (run, rejected or refused)."""
-    decided = {r["call_id"] for f in facts for r in f.results} | {c for f in facts for c in f.approvals_granted}
-    asked = {p["call_id"] for s in run.steps for p in s.pending}
-    return sorted({p["call_id"] for p in run.steps[-1].pending} | (asked - decided))
+    """Calls waiting for a decision when the run ends: asked about (pending) at some step and not approved,
+    nor answered with a tool result (run, rejected or refused), in any later step. An approval lost in a
+    crash and asked for again counts as undecided until it is given again."""
+    waiting: set[str] = set()
+    for step, fact in zip(run.steps, facts):
+        waiting -= {r["call_id"] for r in fact.results} | set(fact.approvals_granted)
+        waiting |= {p["call_id"] for p in step.pending}  # the state at the end of the step: asked again
+    return sorted(waiting)
 
 
 def _replay(run: ScenarioRun, facts: list[StepFacts], ledger: dict[str, dict[str, Any]]) -> Any:
@@ -189,22 +192,23 @@ def _replay(run: ScenarioRun, facts: list[StepFacts], ledger: dict[str, dict[str
 
 
 def _after_interrupt(run: ScenarioRun, facts: list[StepFacts]) -> Any:
+    """Every kill and what its resume found: ``interrupts`` (one per killed step), the non-read-only
+    effects at the end and the final status. A scenario whose kill never fired has no interrupts."""
     if not any(f.action == "kill" for f in run.scenario.faults):
         return NA
+    kills = [i for i, s in enumerate(run.steps) if s.killed]
+    return {
+        "interrupts": [_interrupt(run, facts, crash, until) for crash, until in zip(kills, kills[1:] + [len(run.steps) - 1])],
+        "effects_after_resume": _non_read_only_effects(run.steps[-1].ledger),
+        "final_status": final_status(run, facts),
+    }
+
+
+def _interrupt(run: ScenarioRun, facts: list[StepFacts], crash: int, until: int) -> dict[str, Any]:
+    """One kill at step ``crash``: the first resume after it (up to and including step ``until``, the next
+    kill or the last step), where it continued, and whether an approval given before the kill survived."""
     steps = run.steps
-    crash = next((i for i, s in enumerate(steps) if s.status == "crashed"), None)
-    status = final_status(run, facts)
-    if crash is None:
-        return {
-            "resumable": False,
-            "resume_position": None,
-            "pending_call": None,
-            "approval_survives": None,
-            "effects_before_resume": {},
-            "effects_after_resume": _non_read_only_effects(steps[-1].ledger),
-            "final_status": status,
-        }
-    resume = next((j for j in range(crash + 1, len(steps)) if facts[j].resumed is not None), None)
+    resume = next((j for j in range(crash + 1, until + 1) if facts[j].resumed is not None), None)
     resumed = facts[resume].resumed if resume is not None else None
     granted = {cid for f in facts[: crash + 1] for cid in f.approvals_granted}
     delivered = {r["call_id"] for f in facts[: crash + 1] for r in f.results}
@@ -212,12 +216,12 @@ def _after_interrupt(run: ScenarioRun, facts: list[StepFacts]) -> Any:
     survives = None
     if open_approvals:
         survives = resumed is not None and open_approvals <= set(resumed["approved_call_ids"])
+    continued = resume is not None and (steps[resume].killed or steps[resume].status not in ("crashed", "error"))
     return {
-        "resumable": resume is not None and steps[resume].status not in ("crashed", "error"),
+        "step": crash,
+        "resumable": continued,  # a resume killed by a later fault did continue: that kill is the next interrupt
         "resume_position": resumed["position"] if resumed else None,
         "pending_call": resumed["pending_call"] if resumed else None,
         "approval_survives": survives,
         "effects_before_resume": _non_read_only_effects(steps[crash].ledger),
-        "effects_after_resume": _non_read_only_effects(steps[-1].ledger),
-        "final_status": status,
     }
