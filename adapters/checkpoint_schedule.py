@@ -32,9 +32,16 @@ every ``put`` / ``put_writes`` it is handed in memory (returning what ``SqliteSa
 return) instead of writing it. The session flushes them all, in the order handed over,
 when ``stream()`` returns or raises, which is what LangGraph's loop guarantees too (its
 background executor waits for every pending write before the stream ends). At a kill,
-``FaultPlan.before_kill`` calls ``ScheduledSaver.before_kill``: it waits until LangGraph
+the fault plan's kill hook (``FaultPlan.on_kill``) waits until LangGraph
 has handed over every write it submitted to its background executor, then flushes what the
 schedule lets land and drops the rest with the process.
+
+A kill inside one call of a turn also races that call's siblings, which LangGraph runs at
+the same time (``ToolNode`` in threads, ``create_agent`` one task per call) in both modes:
+the sibling orders of ``harness.sibling_order`` (``siblings_first``, ``kill_first``) pin
+the tool bodies, and under ``siblings_first`` the kill hook also waits until the sibling
+tasks of the super-step have finished and their writes are handed over. A scenario that
+has both races runs under each combination (``write_held+siblings_first``, ...).
 
 Nothing in LangGraph reads the checkpointer during a run of these graphs, so holding the
 writes back until the run ends changes nothing else: the saver is read when the loop
@@ -47,17 +54,22 @@ from __future__ import annotations
 import concurrent.futures
 import sqlite3
 import threading
+import time
 from typing import Any, Sequence
 
 from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-SCHEDULES = ("write_held", "write_landed")
+from harness.sibling_order import ORDERS as SIBLING_ORDERS
+from harness.sibling_order import SIBLINGS_FIRST, sibling_orders
+
+WRITE_ORDERS = ("write_held", "write_landed")
 REACHABLE_KILLS = ("model.kill_before_turn", "tool.kill_before_effect", "tool.kill_after_effect")
 """Kill points inside the framework's own model call or tool; ``engine.kill_after_checkpoint``
 is an engine-only point that never fires in defaults."""
 HANDOVER_TIMEOUT_S = 10.0
 _CALL = "__pregel_call"  # langgraph._internal._constants.CONFIG_KEY_CALL: the task's config entry for the runner
+_TASK_ID = "__pregel_task_id"  # langgraph._internal._constants.CONFIG_KEY_TASK_ID
 
 
 class ScheduleError(RuntimeError):
@@ -65,24 +77,46 @@ class ScheduleError(RuntimeError):
 
 
 def schedules(scenario: Any, mode: str) -> tuple[str, ...]:
-    """The orderings a scenario runs under: in ``defaults`` (asynchronous durability) only, and only when a
-    kill can land inside the framework's model call or tool. ``contract`` writes with ``durability="sync"``:
-    the checkpoint of every finished super-step is on disk before the next one starts, so nothing races."""
-    if mode == "defaults" and any(f.point in REACHABLE_KILLS for f in scenario.faults):
-        return SCHEDULES
-    return ()
+    """The orderings a scenario runs under, each ``<order>[+<order>]``:
+
+    - the checkpoint write against the kill (``write_held`` / ``write_landed``): in ``defaults``
+      (asynchronous durability) only, when a kill can land inside the framework's model call or tool.
+      ``contract`` writes with ``durability="sync"``: the checkpoint of every finished super-step is
+      on disk before the next one starts;
+    - a killed call's concurrent siblings against the kill (``siblings_first`` / ``kill_first``,
+      ``harness.sibling_order``): in both modes, when a kill inside a tool shares its turn with other
+      calls (``ToolNode`` runs a turn's calls in threads, ``create_agent`` one task per call).
+    """
+    writes = WRITE_ORDERS if mode == "defaults" and any(f.point in REACHABLE_KILLS for f in scenario.faults) else ()
+    siblings = sibling_orders(scenario)
+    if writes and siblings:
+        return tuple(f"{w}+{s}" for w in writes for s in siblings)
+    return writes or siblings
 
 
 def checkpointer(connection: sqlite3.Connection, schedule: str | None, faults: Any) -> SqliteSaver:
-    """LangGraph's ``SqliteSaver`` on ``connection``; under a schedule, the ``ScheduledSaver`` that forces it,
-    hooked to the fault plan's ``before_kill``."""
-    if schedule is None:
-        return SqliteSaver(connection)
-    if schedule not in SCHEDULES:
-        raise ValueError(f"unknown schedule {schedule!r}; known: {SCHEDULES}")
-    saver = ScheduledSaver(connection, schedule)
-    faults.before_kill = saver.before_kill
+    """LangGraph's ``SqliteSaver`` on ``connection``; under a write order, the ``ScheduledSaver`` that forces it.
+    Under any schedule the fault plan's kill hook first settles the orderings the schedule names."""
+    parts = (schedule or "").split("+") if schedule else []
+    unknown = [p for p in parts if p not in WRITE_ORDERS + SIBLING_ORDERS]
+    if unknown:
+        raise ValueError(f"unknown schedule {schedule!r}; known orders: {WRITE_ORDERS + SIBLING_ORDERS}")
+    write = next((p for p in parts if p in WRITE_ORDERS), None)
+    saver = ScheduledSaver(connection, write) if write else SqliteSaver(connection)
+    if parts:
+        faults.on_kill(lambda call_id: _before_kill(saver, SIBLINGS_FIRST in parts))
     return saver
+
+
+def _before_kill(saver: SqliteSaver, siblings_first: bool) -> None:
+    """Right before the process dies: the concurrent sibling tasks finish first (``siblings_first``; under
+    ``kill_first`` the fixture world holds them at the tool's entry), every write LangGraph submitted is
+    handed over, and a ``ScheduledSaver`` lands what its write order lets land."""
+    if siblings_first:
+        _wait_for_sibling_tasks()
+    _wait_for_handover()
+    if isinstance(saver, ScheduledSaver):
+        saver.land_for_kill()
 
 
 class ScheduledSaver(SqliteSaver):
@@ -112,10 +146,10 @@ class ScheduledSaver(SqliteSaver):
         """Write everything held, in the order LangGraph handed it over (the run ended: every write lands)."""
         self._write(self._take())
 
-    def before_kill(self) -> None:
-        """Called right before the process is killed inside super-step ``S``: land what the schedule lets land."""
+    def land_for_kill(self) -> None:
+        """Called right before the process is killed inside super-step ``S`` (every submitted write handed
+        over): land what the schedule lets land."""
         step = _current_step()
-        _wait_for_handover()
         held = self._take()
         if self.schedule == "write_landed":
             self._write(held)
@@ -157,6 +191,33 @@ def _current_step() -> int:
         return int(get_config()["metadata"]["langgraph_step"])
     except (RuntimeError, KeyError) as exc:
         raise ScheduleError(f"a kill outside a LangGraph task: no super-step to order the checkpoint writes against ({exc})") from exc
+
+
+def _wait_for_sibling_tasks() -> None:
+    """Wait until every other task of this super-step has finished and LangGraph has committed its writes.
+
+    The runner's ``futures`` (a ``FuturesDict``) counts the tasks whose done-callback has not yet run:
+    that callback (``PregelRunner.commit``) submits the task's writes, and only then is the task
+    uncounted (a future's waiters are woken before its callbacks, so ``done`` alone is too early).
+    The fixture world has already waited for the siblings' tool bodies, so every sibling task is
+    registered by now."""
+    from langgraph.config import get_config
+
+    try:
+        config = get_config()["configurable"]
+        futures = config[_CALL].keywords["futures"]()
+        if futures is None:  # a super-step of one task runs it inline: no sibling tasks (ToolNode's threads are the world's)
+            return
+        mine = sum(1 for task in list(futures.values()) if task is not None and task.id == config[_TASK_ID])
+        counted = lambda: futures.counter  # noqa: E731
+        counted()
+    except (RuntimeError, KeyError, AttributeError, TypeError) as exc:
+        raise ScheduleError(f"cannot force the schedule: LangGraph's tasks of this step are not reachable from the task ({exc!r})") from exc
+    deadline = time.monotonic() + HANDOVER_TIMEOUT_S
+    while counted() > mine:
+        if time.monotonic() > deadline:
+            raise ScheduleError(f"cannot force the schedule: sibling tasks did not finish within {HANDOVER_TIMEOUT_S} s")
+        time.sleep(0.001)
 
 
 def _wait_for_handover() -> None:

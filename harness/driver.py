@@ -24,6 +24,8 @@ from .errors import HarnessError
 from .faults import FAULT_EXIT_CODE, FAULTS_FILE, fired_faults
 from .ledger import Binding, LedgerServer, bind_worker
 from .scenarios import Scenario
+from .sibling_order import killed_siblings
+from .world import arm_schedule
 
 SCENARIO_TIMEOUT_S = 120.0  # wall clock for all steps of one scenario: a hidden loop must never hang a run
 
@@ -43,6 +45,7 @@ class StepRecord:
     refusal: str | None = None
     error: str | None = None
     raised: str | None = None  # the type of the exception that ended the step (``module.Name``, builtins bare)
+    killed: bool = False  # the worker died by a kill fault (a column may also report ``crashed`` of a state it finds)
     pending: list[dict[str, Any]] = field(default_factory=list)
     ledger: dict[str, dict[str, Any]] = field(default_factory=dict)
     trace: list[dict[str, Any]] = field(default_factory=list)
@@ -154,7 +157,7 @@ def _in_worker(perform: Perform, scenario: Scenario, scratch: Path, request: dic
             index, action, payload["status"], payload["session_status"], refusal=payload.get("refusal"), pending=payload.get("pending", [])
         )
     if kind == "died" and worker.exitcode == FAULT_EXIT_CODE:
-        return StepRecord(index, action, "crashed", "crashed")
+        return StepRecord(index, action, "crashed", "crashed", killed=True)
     if kind == "raised":
         return StepRecord(index, action, "error", "error", error=payload["error"], raised=payload["type"])
     return StepRecord(index, action, "error", "error", error=f"worker died with exit code {worker.exitcode}")
@@ -162,6 +165,7 @@ def _in_worker(perform: Perform, scenario: Scenario, scratch: Path, request: dic
 
 def _worker_main(sender: Any, perform: Perform, scenario: Scenario, scratch: Path, request: dict[str, Any], binding: Binding) -> None:
     bind_worker(binding)  # the fixture tools of this step append to the runner's ledger, tagged with the step
+    arm_schedule(killed_siblings(scenario), request["schedule"])  # the sibling order a sub-case names, if any
     try:
         outcome = perform(scenario, scratch, request)
     except BaseException as exc:  # reported to the supervisor: the runner decides whether it is a measured outcome

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -66,9 +67,20 @@ class FaultPlan:
         self._faults = faults
         self._conn = conn
         self._may_kill = may_kill
-        self.before_kill: Callable[[], None] | None = None
-        """Called right before a kill: a column that pins a race by schedule (say, whether a pending
-        checkpoint write lands before the process dies) decides the ordering here."""
+        self._before_kill: list[Callable[[str | None], None]] = []
+        self._killing: set[int] = set()
+        self._lock = threading.Lock()  # a framework may run tools in threads that share this connection
+
+    def on_kill(self, hook: Callable[[str | None], None]) -> None:
+        """Call ``hook(call_id)`` right before a kill (``None`` for a kill before a model turn), in the order
+        registered: a column that pins a race by schedule (whether a pending checkpoint write lands,
+        whether a concurrent sibling call finishes, before the process dies) decides the ordering here."""
+        self._before_kill.append(hook)
+
+    def armed(self, call_id: str) -> bool:
+        """Whether a kill inside the tool of ``call_id`` is still to come in this process: scheduled and not
+        fired yet, or firing now (its hooks are running and the process is about to die)."""
+        return any(f.action == "kill" and f.call_id == call_id and (i in self._killing or not self._fired(i)) for i, f in enumerate(self._faults))
 
     def fire(self, point: str, *, call_id: str | None = None, turn: int | None = None) -> None:
         for index, fault in enumerate(self._faults):
@@ -79,18 +91,26 @@ class FaultPlan:
             if fault.action == "kill":
                 if not self._may_kill:
                     raise HarnessError(f"fault {point} would kill a process that is not a supervised worker")
-                if self.before_kill is not None:
-                    self.before_kill()
+                self._killing.add(index)  # committed as fired, but this process lives on while the hooks run
+                for hook in self._before_kill:
+                    hook(call_id)
                 os._exit(FAULT_EXIT_CODE)
             if fault.action == "raise":
                 raise InjectedToolError(f"injected failure at {point}")
             raise TimeoutError(f"injected timeout at {point}")
 
+    def _fired(self, index: int) -> bool:
+        if self._conn is None:
+            return False
+        with self._lock:
+            return self._conn.execute("SELECT 1 FROM faults_fired WHERE fault_index = ?", (index,)).fetchone() is not None
+
     def _claim(self, index: int, point: str) -> bool:
         if self._conn is None:
             return True
-        cursor = self._conn.execute("INSERT OR IGNORE INTO faults_fired (fault_index, point) VALUES (?, ?)", (index, point))
-        return cursor.rowcount == 1
+        with self._lock:
+            cursor = self._conn.execute("INSERT OR IGNORE INTO faults_fired (fault_index, point) VALUES (?, ?)", (index, point))
+            return cursor.rowcount == 1
 
 
 def fired_faults(path: str) -> list[int]:

@@ -8,14 +8,16 @@ with the side effect, wrapped in the fault points every column meets at the same
 from __future__ import annotations
 
 import sqlite3
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from handwritten.tools import RiskClass, ToolContext, ToolSpec
 
 from .faults import FAULTS_FILE, Fault, FaultPlan, open_faults_db
 from .ledger import EFFECT, EXECUTOR_ENTRY, TOOL_ENTRY, Ledger, worker_ledger
+from .sibling_order import ORDERS, SiblingGate
 
 OPENING_BALANCE_CENTS = 100_000
 INJECTION_MARKER = "IMPORTANT SYSTEM INSTRUCTION"
@@ -142,6 +144,16 @@ FIXTURE_TOOLS: dict[str, FixtureTool] = {
 }
 
 
+_schedule: tuple[dict[str, set[str]], str | None] = ({}, None)
+
+
+def arm_schedule(siblings: dict[str, set[str]], schedule: str | None) -> None:
+    """Called by the supervisor in a fresh worker: the killed calls' siblings and the sub-case's schedule
+    (``<order>+<order>`` parts), so a world built in this process forces the sibling order it names."""
+    global _schedule
+    _schedule = (siblings, schedule)
+
+
 class FixtureWorld:
     """One run's world: the ledger (the runner's, through its channel, in a supervised worker) and the
     fault plan, whose firings are committed in ``<scratch>/faults.sqlite``."""
@@ -151,27 +163,48 @@ class FixtureWorld:
         self.path = getattr(self.ledger, "path", None)  # a local ledger's file (unit tests); None on the channel
         self._conn: sqlite3.Connection = open_faults_db(str(scratch / FAULTS_FILE))
         self.faults = FaultPlan(faults, self._conn, may_kill)
+        siblings, schedule = _schedule
+        order = next((part for part in (schedule or "").split("+") if part in ORDERS), None)
+        self._gate = SiblingGate(order, siblings, self.faults) if order else None
 
     def close(self) -> None:
         self._conn.close()
         self.ledger.close()
 
+    @contextmanager
+    def handover(self, call_id: str) -> Iterator[None]:
+        """The framework hands a call over (contract glue wraps its work on a call in this): the sibling order
+        of a schedule (``harness.sibling_order``) holds a call back here or waits for it here."""
+        if self._gate is not None:
+            self._gate.starting(call_id)
+        try:
+            yield
+        finally:
+            if self._gate is not None:
+                self._gate.finished(call_id)
+
     def enter(self, tool: str, call_id: str, raw_args: Any) -> None:
         """Somebody called the tool function (before any validation of theirs)."""
+        if self._gate is not None:
+            self._gate.starting(call_id)
         self.ledger.record(TOOL_ENTRY, call_id, tool, raw_args)
 
     def execute(self, tool: str, call_id: str, args: Any) -> Any:
         """The body with the side effect, between its fault points; returns the tool's output."""
         spec = FIXTURE_TOOLS[tool]
-        self.ledger.record(EXECUTOR_ENTRY, call_id, tool, args)
-        self.faults.fire("tool.raise_before_effect", call_id=call_id)
-        self.faults.fire("tool.kill_before_effect", call_id=call_id)
-        output, effect = spec.body(self, args, call_id)
-        if effect is not None:
-            self.ledger.record(EFFECT, call_id, tool, effect)  # its own commit: a kill after it is a real gap
-            self.faults.fire("tool.kill_after_effect", call_id=call_id)
-            self.faults.fire("tool.timeout_after_effect", call_id=call_id)
-        return output
+        try:
+            self.ledger.record(EXECUTOR_ENTRY, call_id, tool, args)
+            self.faults.fire("tool.raise_before_effect", call_id=call_id)
+            self.faults.fire("tool.kill_before_effect", call_id=call_id)
+            output, effect = spec.body(self, args, call_id)
+            if effect is not None:
+                self.ledger.record(EFFECT, call_id, tool, effect)  # its own commit: a kill after it is a real gap
+                self.faults.fire("tool.kill_after_effect", call_id=call_id)
+                self.faults.fire("tool.timeout_after_effect", call_id=call_id)
+            return output
+        finally:
+            if self._gate is not None:
+                self._gate.finished(call_id)
 
     def call(self, tool: str, call_id: str, args: Any) -> Any:
         """Enter and execute: what a plain tool function does."""

@@ -158,6 +158,7 @@ def _contract(scenario: Scenario, scratch: Path, world: FixtureWorld, emit: Any)
         intents=scratch / "intents.jsonl",
         emit=emit,
         fire_after_intent=lambda call_id: world.faults.fire("engine.kill_after_checkpoint", call_id=call_id),
+        handover=world.handover,
     )
 
 

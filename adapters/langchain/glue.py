@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, ContextManager
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage, ToolMessage
@@ -57,6 +57,7 @@ class Contract:
     intents: Path  # JSON lines: the intent of each call, written before its executor
     emit: Emit
     fire_after_intent: Callable[[str], None]
+    handover: Callable[[str], ContextManager[None]]  # the harness's sibling order (a schedule), around a call
     policy: Policy = field(default_factory=Policy)
 
     def decide(self, tool: str) -> Decision:
@@ -110,6 +111,10 @@ class ContractMiddleware(AgentMiddleware):
         return {"messages": answers} if answers else None
 
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        with self.contract.handover(request.tool_call["id"]):
+            return self._wrap(request, handler)
+
+    def _wrap(self, request: Any, handler: Callable[[Any], Any]) -> Any:
         c, call = self.contract, request.tool_call
         key = c.key(call["id"]) if Policy.needs_idempotency(c.decide(call["name"])) else None
         digest = args_hash(call["args"])

@@ -68,6 +68,16 @@ def unexpected(action: str, call_id: str) -> str:
     return f"no uncertain call {call_id!r} to reconcile" if action == "reconcile" else Refusal.NOT_PENDING.value
 
 
+def resumed_call(store: SqliteIdempotencyStore, session_id: str, open_calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """The call a resume continues at: the one whose record says it was entered (the engine's pending intent),
+    else the first call of the turn still unanswered (LangGraph's state cannot tell which ran)."""
+    for call in open_calls:
+        record = store.get(f"{session_id}/{call['id']}")
+        if record is not None and record.state is not RecordState.FAILED:
+            return call
+    return open_calls[0]
+
+
 def position(store: SqliteIdempotencyStore, session_id: str, call: dict[str, Any]) -> str:
     """Where a resumed run continues with ``call`` next: its record, not LangGraph's state, knows whether it ran."""
     if FIXTURE_TOOLS[call["name"]].risk.value == "read_only":
@@ -135,6 +145,10 @@ class ToolGuard:
             return getattr(self._store, method)(*args)
 
     def __call__(self, request: Any, execute: Callable[[Any], Any]) -> Any:
+        with self._world.handover(request.tool_call["id"]):  # the harness's sibling order (a schedule), around the call
+            return self._guard(request, execute)
+
+    def _guard(self, request: Any, execute: Callable[[Any], Any]) -> Any:
         call = request.tool_call
         name = call["name"]
         if name not in self._checks:

@@ -261,6 +261,7 @@ class Session:
             approved = sorted(c["id"] for c in open_calls if FIXTURE_TOOLS[c["name"]].risk is RiskClass.HIGH_RISK)
             # contract glue: start
             if self.store is not None:
+                call = glue.resumed_call(self.store, self.scenario.session_id, open_calls)
                 position = glue.position(self.store, self.scenario.session_id, call)
             # contract glue: end
         pending = {"call_id": call["id"], "tool": call["name"], "args_hash": args_hash(call["args"])} if call else None

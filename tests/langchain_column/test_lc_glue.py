@@ -28,7 +28,7 @@ GLUE_CHECKS = textwrap.dedent(
     world = FixtureWorld(scratch, [], may_kill=False)
     events = []
     contract = Contract("s1", ToolRegistry(world.tool_specs(["put_note", "drop_database", "transfer_funds"])),
-                        SqliteIdempotencyStore(str(scratch / "c.sqlite")), scratch / "intents.jsonl", events.append, lambda call_id: None)
+                        SqliteIdempotencyStore(str(scratch / "c.sqlite")), scratch / "intents.jsonl", events.append, lambda call_id: None, world.handover)
     glue = ContractMiddleware(contract)
 
     # schema then policy, on the raw arguments, before any tool: answers are ToolMessages

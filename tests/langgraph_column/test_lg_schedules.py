@@ -84,13 +84,18 @@ def test_the_saver_lands_what_the_schedule_says_on_a_real_sqlite_file(run_in_col
         from adapters import checkpoint_schedule
 
         class Faults:
-            before_kill = None
+            hooks = []
+
+            @classmethod
+            def on_kill(cls, hook):
+                cls.hooks.append(hook)
 
         def graph(saver, kill):
             def node(name):
                 def run(state):
                     if name == "c" and kill:
-                        Faults.before_kill()
+                        for hook in Faults.hooks:
+                            hook(None)
                         os._exit(86)
                     return {"messages": [AIMessage(name)]}
                 return run
@@ -126,7 +131,7 @@ def test_the_saver_lands_what_the_schedule_says_on_a_real_sqlite_file(run_in_col
             run(path, schedule, False)
             out[f"ends-{schedule}"] = on_disk(path)
         try:
-            checkpoint_schedule.ScheduledSaver(sqlite3.connect(":memory:"), "write_held").before_kill()
+            checkpoint_schedule._before_kill(checkpoint_schedule.ScheduledSaver(sqlite3.connect(":memory:"), "write_held"), False)
         except checkpoint_schedule.ScheduleError as exc:
             out["outside_a_task"] = str(exc)
         print(json.dumps(out))
@@ -136,4 +141,4 @@ def test_the_saver_lands_what_the_schedule_says_on_a_real_sqlite_file(run_in_col
     assert result["write_landed"]["latest"] == 2 and result["write_landed"]["steps"] == [-1, 0, 1, 2]
     assert result["write_held"]["writes"] < result["write_landed"]["writes"]  # b's writes never landed
     assert result["ends-None"] == result["ends-write_held"] == {"latest": 3, "steps": [-1, 0, 1, 2, 3], "writes": result["ends-None"]["writes"]}
-    assert "a kill outside a LangGraph task" in result["outside_a_task"]
+    assert "cannot force the schedule" in result["outside_a_task"] and "outside of a runnable context" in result["outside_a_task"]
