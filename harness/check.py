@@ -60,8 +60,10 @@ def _diff_record(where: str, old: dict[str, Any], new: dict[str, Any]) -> list[s
 
 
 def _cell_change(old: Any, new: Any) -> str:
+    """Each part of a comparison cell that changed (framework, handwritten, equal, reason), or the whole value."""
     if isinstance(old, dict) and isinstance(new, dict) and "framework" in old and "framework" in new:
-        return f"framework was {_compact(old['framework'])}, now {_compact(new['framework'])} (equal {old['equal']} -> {new['equal']})"
+        parts = [key for key in ("framework", "handwritten", "equal", "reason") if old.get(key) != new.get(key)]
+        return "; ".join(f"{key} was {_compact(old.get(key))}, now {_compact(new.get(key))}" for key in parts)
     return f"was {_compact(old)}, now {_compact(new)}"
 
 

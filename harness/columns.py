@@ -68,18 +68,20 @@ def known_columns() -> dict[str, Column]:
 
 
 MEASURED_EXCEPTIONS_HEADING = "## Exceptions that end a run"
-_ROW = re.compile(r"^\|\s*`([\w.]+)`\s*\|.*https?://\S+")
+_ROW = re.compile(r"^\|\s*`([\w.]+)`\s*\|\s*([\w, ]+?)\s*\|.*https?://\S+")
 
 
-def measured_exceptions(column: Column) -> frozenset[str]:
-    """Exception types (``module.Name``; builtins bare) that the column's ``MAPPING.md`` lists, each with the
-    documentation page that describes the framework raising it, under ``## Exceptions that end a run``. A run
-    that ends in one of them is a measured outcome (status ``error``); any other exception is an adapter failure."""
+def measured_exceptions(column: Column, mode: str) -> frozenset[str]:
+    """Exception types (``module.Name``; builtins bare) that the column's ``MAPPING.md`` lists for ``mode``, each
+    with the documentation page that describes the framework raising it, in the table under
+    ``## Exceptions that end a run`` (exception | modes | raised when | documentation). A run that ends in one
+    of them is a measured outcome (status ``error``); any other exception is an adapter failure."""
     mapping = column.adapter_dir / "MAPPING.md"
     if not mapping.exists():
         return frozenset()
     section = mapping.read_text(encoding="utf-8").partition(MEASURED_EXCEPTIONS_HEADING)[2].split("\n## ", 1)[0]
-    return frozenset(m.group(1) for line in section.splitlines() if (m := _ROW.match(line.strip())))
+    rows = [m for line in section.splitlines() if (m := _ROW.match(line.strip()))]
+    return frozenset(m.group(1) for m in rows if mode in {w.strip() for w in m.group(2).split(",")})
 
 
 REQUIRED = ("COLUMN", "MODES", "perform", "facts")

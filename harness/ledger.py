@@ -79,6 +79,8 @@ class LedgerStore:
     def append(self, run: str, step: int, kind: str, call_id: str, tool: str, payload: Any) -> None:
         if kind not in _COUNT_FIELDS:
             raise ValueError(f"unknown ledger entry kind {kind!r}")
+        if not isinstance(step, int) or step < 0:
+            raise ValueError(f"a driver step is a number from 0, not {step!r}")
         with self._lock:
             self._conn.execute(
                 "INSERT INTO ledger (run, step, call_id, kind, tool, payload) VALUES (?, ?, ?, ?, ?, ?)",

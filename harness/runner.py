@@ -101,11 +101,11 @@ def run_column(
             return ColumnResult(column, "not-measured", reason=f"the column process exited with {done.returncode}: {tail}", versions=versions)
         document = json.loads(out.read_text(encoding="utf-8"))
         scenarios = {s.id: s for s in load_scenarios(scenarios_dir)}
-        raised = measured_exceptions(column)
         modes_out: dict[str, dict[str, Any]] = {}
         races: list[str] = []
         for mode, raws in document["modes"].items():
             modes_out[mode] = {}
+            raised = measured_exceptions(column, mode)
             for key, raw in raws.items():
                 scenario, schedule = scenarios[raw["scenario"]], raw["schedule"]
                 record = _observed(scenario, schedule, _with_ledger(raw, ledger.store, run_key(mode, key)), raised)

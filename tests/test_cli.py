@@ -213,8 +213,8 @@ def test_an_exception_is_a_measured_outcome_only_when_the_columns_mapping_docume
     for folder in (undocumented, documented):
         folder.mkdir()
     (documented / "MAPPING.md").write_text(
-        f"# raises\n\n{columns.MEASURED_EXCEPTIONS_HEADING}\n\n| exception | raised when | documentation |\n|---|---|---|\n"
-        "| `TimeoutError` | a tool times out | https://docs.python.org/3/library/exceptions.html#TimeoutError |\n",
+        f"# raises\n\n{columns.MEASURED_EXCEPTIONS_HEADING}\n\n| exception | modes | raised when | documentation |\n|---|---|---|---|\n"
+        "| `TimeoutError` | contract | a tool times out | https://docs.python.org/3/library/exceptions.html#TimeoutError |\n",
         encoding="utf-8",
     )
     module = "tests.broken_adapters.raises_timeout"

@@ -29,9 +29,16 @@ def test_drift_is_named_per_observable_and_part() -> None:
     fresh["versions"] = {"a": "2"}
     assert diff_documents("x.json", committed, fresh) == [
         'x.json / versions: was {"a": "1"}, now {"a": "2"}',
-        "x.json / defaults / s1 / side_effects: framework was 1, now 2 (equal True -> False)",
+        'x.json / defaults / s1 / side_effects: framework was 1, now 2; equal was true, now false; reason was null, now "r"',
         "x.json / defaults / s1 / trace changed",
     ]
+
+
+def test_an_edit_of_the_hand_written_side_of_a_cell_is_named_as_such() -> None:
+    committed = _document()
+    fresh = copy.deepcopy(committed)
+    fresh["modes"]["defaults"]["scenarios"]["s1"]["columns"]["side_effects"]["handwritten"] = 3
+    assert diff_documents("x.json", committed, fresh) == ["x.json / defaults / s1 / side_effects: handwritten was 1, now 3"]
 
 
 def test_a_summary_is_compared_on_its_own() -> None:
