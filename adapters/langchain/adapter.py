@@ -28,7 +28,8 @@ How the driver's steps map onto LangChain (session id -> ``thread_id``):
   forced ordering, ``<scenario>@write_held`` (the writes of the super-step before the killed
   one never land) and ``<scenario>@write_landed`` (every write submitted before the kill
   lands); see ``adapters/checkpoint_schedule.py``. ``contract`` writes with
-  ``durability="sync"``: nothing races, no schedules.
+  ``durability="sync"``: no write races. In both modes a kill inside one call of a batch
+  races the other calls' tasks: ``@siblings_first`` and ``@kill_first`` pin it.
 - Status: ``completed`` only when LangGraph finished the run itself (no task left, no
   interrupt, the last message an ``AIMessage`` without tool calls); tasks left (a run that
   died mid-way) or no final answer with nothing left to run (a lost run) is ``crashed``.
@@ -81,9 +82,10 @@ def prepare(mode: str) -> None:
 
 
 def schedules(scenario: Scenario, mode: str) -> tuple[str, ...]:
-    """``create_agent`` runs on LangGraph with its default asynchronous durability in ``defaults``: a kill inside
-    the model or a tool races the checkpoint write, so such a scenario runs once per forced ordering
-    (``write_held``, ``write_landed``; ``adapters/checkpoint_schedule.py``). ``contract`` writes synchronously."""
+    """The forced orderings a scenario runs under (``adapters/checkpoint_schedule.py``): in ``defaults``
+    (asynchronous durability) a kill inside the model or a tool races the checkpoint write (``write_held``,
+    ``write_landed``); in both modes a kill inside one call of a batch races the turn's other call tasks
+    (``siblings_first``, ``kill_first``)."""
     _check(mode)
     return checkpoint_schedule.schedules(scenario, mode)
 

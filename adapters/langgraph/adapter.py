@@ -66,8 +66,9 @@ def prepare(mode: str) -> None:
 
 
 def schedules(scenario: Scenario, mode: str) -> tuple[str, ...]:
-    """Defaults writes checkpoints asynchronously: a kill inside the model or a tool races the write, so such a
-    scenario runs once per forced ordering (``write_held``, ``write_landed``; ``adapters/checkpoint_schedule.py``)."""
+    """The forced orderings a scenario runs under (``adapters/checkpoint_schedule.py``): in defaults a kill inside
+    the model or a tool races the asynchronous checkpoint write (``write_held``, ``write_landed``); in both modes a
+    kill inside one call of a batch races ToolNode's other threads (``siblings_first``, ``kill_first``)."""
     from adapters.checkpoint_schedule import schedules as forced
 
     _check(mode)
