@@ -193,6 +193,34 @@ def _current_step() -> int:
         raise ScheduleError(f"a kill outside a LangGraph task: no super-step to order the checkpoint writes against ({exc})") from exc
 
 
+def dispatched_calls() -> set[str]:
+    """The tool call ids LangGraph dispatched in the running super-step: the inputs of the step's tasks that
+    run (a ``ToolNode`` task's list of calls or its state's last ``AIMessage``, ``create_agent``'s one
+    ``ToolCallWithContext`` per task), read from the loop's own ``tasks`` (the runner submits them one by one,
+    so its ``futures`` may not list a sibling yet). A task restored with its writes does not run; a task that
+    finished in this step has writes too, and has started, which is all a wait needs. The fixture world
+    orders a kill's siblings only among these, so it never waits for a call that is not coming."""
+    from langgraph.config import get_config
+
+    try:
+        config = get_config()["configurable"]
+        loop = config[_CALL].keywords["schedule_task"].__self__  # the runner's schedule_task is loop.accept_push
+        running = [t for t in list(loop.tasks.values()) if not t.writes or t.id == config[_TASK_ID]]
+    except (RuntimeError, KeyError, AttributeError, TypeError) as exc:
+        raise ScheduleError(f"cannot force the schedule: LangGraph's tasks of this step are not reachable from the call ({exc!r})") from exc
+    return {cid for task in running for cid in _call_ids(task.input)}
+
+
+def _call_ids(value: Any) -> set[str]:
+    if isinstance(value, dict) and value.get("__type") == "tool_call_with_context":
+        return {value["tool_call"]["id"]}
+    if isinstance(value, list):
+        return {c["id"] for c in value if isinstance(c, dict) and c.get("type") == "tool_call"}
+    messages = value.get("messages", []) if isinstance(value, dict) else []
+    last = next((m for m in reversed(messages) if getattr(m, "tool_calls", None) is not None and m.type == "ai"), None)
+    return {c["id"] for c in last.tool_calls} if last is not None else set()
+
+
 def _wait_for_sibling_tasks() -> None:
     """Wait until every other task of this super-step has finished and LangGraph has committed its writes.
 
@@ -205,16 +233,13 @@ def _wait_for_sibling_tasks() -> None:
 
     try:
         config = get_config()["configurable"]
-        futures = config[_CALL].keywords["futures"]()
-        if futures is None:  # a super-step of one task runs it inline: no sibling tasks (ToolNode's threads are the world's)
-            return
+        futures = config[_CALL].keywords["futures"]()  # a one-task super-step runs inline: empty, counter 0
         mine = sum(1 for task in list(futures.values()) if task is not None and task.id == config[_TASK_ID])
-        counted = lambda: futures.counter  # noqa: E731
-        counted()
+        futures.counter  # noqa: B018  (the attribute this wait relies on, checked here so its absence is reported)
     except (RuntimeError, KeyError, AttributeError, TypeError) as exc:
         raise ScheduleError(f"cannot force the schedule: LangGraph's tasks of this step are not reachable from the task ({exc!r})") from exc
     deadline = time.monotonic() + HANDOVER_TIMEOUT_S
-    while counted() > mine:
+    while futures.counter > mine:
         if time.monotonic() > deadline:
             raise ScheduleError(f"cannot force the schedule: sibling tasks did not finish within {HANDOVER_TIMEOUT_S} s")
         time.sleep(0.001)

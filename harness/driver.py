@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from .approver import CLOCK_START, HumanApprover
 from .errors import HarnessError
-from .faults import FAULT_EXIT_CODE, FAULTS_FILE, fired_faults
+from .faults import FAULT_EXIT_CODE, FAULTS_FILE, SCHEDULE_FAILED_EXIT_CODE, fired_faults, schedule_failures
 from .ledger import Binding, LedgerServer, bind_worker
 from .scenarios import Scenario
 from .sibling_order import killed_siblings
@@ -158,6 +158,9 @@ def _in_worker(perform: Perform, scenario: Scenario, scratch: Path, request: dic
         )
     if kind == "died" and worker.exitcode == FAULT_EXIT_CODE:
         return StepRecord(index, action, "crashed", "crashed", killed=True)
+    if kind == "died" and worker.exitcode == SCHEDULE_FAILED_EXIT_CODE:
+        why = "; ".join(schedule_failures(str(scratch / FAULTS_FILE))) or "no reason recorded"
+        return StepRecord(index, action, "error", "error", error=f"schedule {request['schedule']} not forced: {why}")
     if kind == "raised":
         return StepRecord(index, action, "error", "error", error=payload["error"], raised=payload["type"])
     return StepRecord(index, action, "error", "error", error=f"worker died with exit code {worker.exitcode}")

@@ -210,9 +210,11 @@ def _interrupt(run: ScenarioRun, facts: list[StepFacts], crash: int, until: int)
     steps = run.steps
     resume = next((j for j in range(crash + 1, until + 1) if facts[j].resumed is not None), None)
     resumed = facts[resume].resumed if resume is not None else None
-    granted = {cid for f in facts[: crash + 1] for cid in f.approvals_granted}
-    delivered = {r["call_id"] for f in facts[: crash + 1] for r in f.results}
-    open_approvals = granted - delivered
+    open_approvals: set[str] = set()  # approvals given and not yet used up to the kill; a call asked again has none
+    for step, fact in zip(steps[: crash + 1], facts[: crash + 1]):
+        open_approvals = (open_approvals | set(fact.approvals_granted)) - {r["call_id"] for r in fact.results}
+        if step.index < crash:
+            open_approvals -= {p["call_id"] for p in step.pending}
     survives = None
     if open_approvals:
         survives = resumed is not None and open_approvals <= set(resumed["approved_call_ids"])

@@ -14,13 +14,15 @@ A column whose framework does this declares the two orderings below as schedules
   counted) and dies with the process.
 
 Under both orders the killed call, whenever it ends without being killed (a resume that
-stops it for reconciliation, say), waits until its siblings have started: a framework that
-cancels the calls not yet started when one call of the batch ends early (``Executor.map``
-in ``ToolNode``) would otherwise run them or not by chance.
+stops it for reconciliation, say), waits until its siblings have finished: a framework that
+cancels the rest of a batch when one call ends early (``Executor.map`` in ``ToolNode``, the
+OpenAI Agents SDK's tasks) would otherwise run them or not by chance.
 
 A sibling that is not running concurrently with the killed call (it is not dispatched in
 this step, or the framework runs calls one after another) is waited for at most
 ``WAIT_S``; the schedule then changes nothing, and the outcome is the same in every run.
+A call that did start and still did not get where the order needs it is a failure to force
+the order, never silently the other ordering.
 """
 
 from __future__ import annotations
@@ -38,15 +40,17 @@ WAIT_S = 10.0  # generous: a busy machine must not turn one ordering into the ot
 
 
 def killed_siblings(scenario: Any) -> dict[str, set[str]]:
-    """Killed call id -> the other calls of its scripted turn (only kills inside a tool that has siblings)."""
+    """Killed call id -> the other calls of its scripted turn (only kills inside a tool that has siblings).
+
+    A call with a kill of its own is nobody's sibling: which of two kills in one turn fires first is not
+    an order this module forces (a second run that differs shows as an undeclared race)."""
+    killed = {f.call_id for f in scenario.faults if f.point in TOOL_KILLS}
     out: dict[str, set[str]] = {}
-    for fault in scenario.faults:
-        if fault.point not in TOOL_KILLS:
-            continue
+    for call_id in sorted(killed):
         for turn in scenario.model_script:
             ids = {c["id"] for c in turn.get("tool_calls", ())}
-            if fault.call_id in ids and len(ids) > 1:
-                out.setdefault(fault.call_id, set()).update(ids - {fault.call_id})
+            if call_id in ids and ids - killed:
+                out.setdefault(call_id, set()).update(ids - killed)
     return out
 
 
@@ -56,7 +60,15 @@ def sibling_orders(scenario: Any) -> tuple[str, ...]:
 
 
 class SiblingGate:
-    """Holds siblings back (``kill_first``) or holds the kill back (``siblings_first``), in one worker process."""
+    """Holds siblings back (``kill_first``) or holds the kill back (``siblings_first``), in one worker process.
+
+    A call *starts* when the framework hands it over (``starting``) and *finishes* when the outermost
+    hand-over ends (``finished``): contract glue wraps its attempts in one hand-over, so a first attempt
+    that fails is not the end of the call. A wait for a call that never started gives up after ``WAIT_S``
+    (it was not dispatched with the others: nothing to order); a wait for one that started and did not get
+    there in time could not force the order: ``FaultPlan.fail_schedule`` ends the worker so the step is
+    an error, never a sub-case that measured the other ordering.
+    """
 
     def __init__(self, order: str, siblings: dict[str, set[str]], faults: FaultPlan) -> None:
         if order not in ORDERS:
@@ -65,38 +77,55 @@ class SiblingGate:
         self._siblings = siblings
         self._faults = faults
         self._changed = threading.Condition()
-        self._finished: set[str] = set()
         self._started: set[str] = set()
+        self._finished: set[str] = set()
+        self._depth: dict[str, int] = {}
+        self.dispatched: Callable[[], set[str]] | None = None
+        """The column's account of which calls its framework dispatched with the running one (``None``: every
+        sibling may be coming, waits for one that is not end after ``WAIT_S``)."""
         faults.on_kill(self._before_kill)
 
     def starting(self, call_id: str) -> None:
-        """A call is handed over: under ``kill_first`` a sibling of a killed call still to come waits (once)."""
-        if call_id in self._started:
-            return
+        """A call is handed over (nested hand-overs of one call count once): under ``kill_first`` a sibling of
+        a killed call still to come waits until that call has finished, which its kill never lets happen."""
         with self._changed:
+            self._depth[call_id] = self._depth.get(call_id, 0) + 1
+            if call_id in self._started:
+                return
             self._started.add(call_id)
             self._changed.notify_all()
-        if self._order == KILL_FIRST:  # the killed call's kill ends this process; its end without a kill releases us
-            killers = [k for k, s in self._siblings.items() if call_id in s and self._faults.armed(k)]
-            self._wait_until(lambda: all(k in self._finished for k in killers))
+        if self._order == KILL_FIRST:
+            killers = {k for k, s in self._siblings.items() if call_id in s and self._faults.armed(k)}
+            self._wait_for(killers, self._finished)
 
     def finished(self, call_id: str) -> None:
-        """A call is done (its tool body or the glue around it returned or raised); the killed call first waits
-        until its siblings have started, so no framework can cancel one that has not."""
-        if call_id in self._siblings and call_id not in self._finished:
-            self._wait_until(lambda: self._siblings[call_id] <= self._started)
+        """The outermost hand-over of a call ended (returned or raised). The killed call first waits until its
+        dispatched siblings have finished, so a framework that cancels the rest of a batch when one call ends
+        early (``Executor.map``, an ``asyncio`` task group) cannot cut one short by chance."""
+        with self._changed:
+            self._depth[call_id] -= 1
+            if self._depth[call_id] > 0 or call_id in self._finished:
+                return
+        if call_id in self._siblings:
+            self._wait_for(self._siblings[call_id], self._finished)
         with self._changed:
             self._finished.add(call_id)
             self._changed.notify_all()
 
-    def _wait_until(self, condition: Callable[[], bool]) -> None:
-        deadline = time.monotonic() + WAIT_S
-        with self._changed:
-            while not condition() and time.monotonic() < deadline:
-                self._changed.wait(deadline - time.monotonic())
-
     def _before_kill(self, call_id: str | None) -> None:
         """Under ``siblings_first`` the killed call's siblings run to their end before the process dies."""
-        if self._order != SIBLINGS_FIRST or call_id not in self._siblings:
-            return
-        self._wait_until(lambda: self._siblings[call_id] <= self._finished)
+        if self._order == SIBLINGS_FIRST and call_id in self._siblings:
+            self._wait_for(self._siblings[call_id], self._finished)
+
+    def _wait_for(self, calls: set[str], reached: set[str]) -> None:
+        """Wait until every call of ``calls`` (those dispatched, when the column can tell) is in ``reached``;
+        give up on the ones that never started."""
+        if self.dispatched is not None:
+            calls = calls & self.dispatched()
+        deadline = time.monotonic() + WAIT_S
+        with self._changed:
+            while not calls <= reached and time.monotonic() < deadline:
+                self._changed.wait(deadline - time.monotonic())
+            late = sorted((calls - reached) & self._started)
+        if late:
+            self._faults.fail_schedule(f"the {self._order} order: {', '.join(late)} started but did not get there in {WAIT_S} s")

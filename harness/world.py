@@ -171,22 +171,34 @@ class FixtureWorld:
         self._conn.close()
         self.ledger.close()
 
+    def know_dispatch(self, dispatched: Callable[[], set[str]]) -> None:
+        """A column that can tell which calls its framework dispatched together (``harness.sibling_order``)."""
+        if self._gate is not None:
+            self._gate.dispatched = dispatched
+
     @contextmanager
     def handover(self, call_id: str) -> Iterator[None]:
         """The framework hands a call over (contract glue wraps its work on a call in this): the sibling order
         of a schedule (``harness.sibling_order``) holds a call back here or waits for it here."""
-        if self._gate is not None:
-            self._gate.starting(call_id)
+        self.starting(call_id)
         try:
             yield
         finally:
-            if self._gate is not None:
-                self._gate.finished(call_id)
+            self.finished(call_id)
+
+    def starting(self, call_id: str) -> None:
+        """The start of a hand-over, for glue that cannot use ``handover`` (an async wrapper runs it in a thread)."""
+        if self._gate is not None:
+            self._gate.starting(call_id)
+
+    def finished(self, call_id: str) -> None:
+        """The end of a hand-over started with ``starting``."""
+        if self._gate is not None:
+            self._gate.finished(call_id)
 
     def enter(self, tool: str, call_id: str, raw_args: Any) -> None:
         """Somebody called the tool function (before any validation of theirs)."""
-        if self._gate is not None:
-            self._gate.starting(call_id)
+        self.starting(call_id)
         self.ledger.record(TOOL_ENTRY, call_id, tool, raw_args)
 
     def execute(self, tool: str, call_id: str, args: Any) -> Any:
@@ -203,8 +215,7 @@ class FixtureWorld:
                 self.faults.fire("tool.timeout_after_effect", call_id=call_id)
             return output
         finally:
-            if self._gate is not None:
-                self._gate.finished(call_id)
+            self.finished(call_id)
 
     def call(self, tool: str, call_id: str, args: Any) -> Any:
         """Enter and execute: what a plain tool function does."""

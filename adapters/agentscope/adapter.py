@@ -82,10 +82,6 @@ def prepare(mode: str) -> None:
     import json_repair  # noqa: F401
 
 
-def runs_twice(scenario: Scenario, mode: str) -> bool:
-    """Nothing races: AgentScope saves nothing in the background, and every save here is synchronous."""
-    return False
-
 
 def perform(scenario: Scenario, scratch: Path, request: dict[str, Any], mode: str) -> dict[str, Any]:
     """Run one driver step in this (worker) process."""

@@ -101,6 +101,7 @@ def perform(scenario: Scenario, scratch: Path, request: dict[str, Any], mode: st
 
         contract = _contract(scenario, scratch, world, emit) if mode == "contract" else None
         saver = checkpointer(scratch, request.get("schedule"), world.faults)  # a schedule pins the async write against a kill
+        world.know_dispatch(checkpoint_schedule.dispatched_calls)  # ... and orders a kill's siblings among the calls dispatched
         agent = build_agent(scenario, world, scratch, saver, ContractMiddleware(contract) if contract else None)
         session = AgentSession(agent, scenario.session_id, gated_tools(scenario), emit, scratch / "head.json", contract)
         try:

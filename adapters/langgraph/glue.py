@@ -69,13 +69,13 @@ def unexpected(action: str, call_id: str) -> str:
 
 
 def resumed_call(store: SqliteIdempotencyStore, session_id: str, open_calls: list[dict[str, Any]]) -> dict[str, Any]:
-    """The call a resume continues at: the one whose record says it was entered (the engine's pending intent),
-    else the first call of the turn still unanswered (LangGraph's state cannot tell which ran)."""
-    for call in open_calls:
-        record = store.get(f"{session_id}/{call['id']}")
-        if record is not None and record.state is not RecordState.FAILED:
-            return call
-    return open_calls[0]
+    """The call a resume continues at, as the engine's pending intent would name it: one whose record says it
+    was entered and not finished, else the first call of the turn not completed, else the first unanswered
+    (LangGraph's state cannot tell which ran: ToolNode saves a batch's results together)."""
+    states = {c["id"]: getattr(store.get(f"{session_id}/{c['id']}"), "state", None) for c in open_calls}
+    entered = [c for c in open_calls if states[c["id"]] in (RecordState.IN_PROGRESS, RecordState.UNCERTAIN)]
+    not_done = [c for c in open_calls if states[c["id"]] is not RecordState.COMPLETED]
+    return (entered or not_done or open_calls)[0]
 
 
 def position(store: SqliteIdempotencyStore, session_id: str, call: dict[str, Any]) -> str:

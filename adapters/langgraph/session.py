@@ -96,6 +96,7 @@ class Session:
         tools = fixture_tools(world, list(scenario.tools))
         built = agent_graph(_model(scenario, scratch, world), tools, _high_risk(scenario), gate, trace, scenario.system_prompt, guard)
         saver = checkpoint_schedule.checkpointer(connection, request.get("schedule"), world.faults)  # a schedule pins the async write
+        world.know_dispatch(checkpoint_schedule.dispatched_calls)  # ... and orders a kill's siblings among the calls dispatched
         graph = built.compile(checkpointer=saver)
         return Session(scenario, scratch, mode, graph, connection, trace, store)
 

@@ -58,6 +58,7 @@ from harness.canonical_io import canonical_line
 from harness.driver import ScenarioRun, trace_path
 from harness.observables import StepFacts, invalid_call_ids
 from harness.scenarios import Scenario
+from harness.sibling_order import sibling_orders
 from harness.trace_facts import facts_from_column_trace
 from harness.world import FixtureWorld
 
@@ -77,9 +78,12 @@ def prepare(mode: str) -> None:
     agents.set_tracing_disabled(True)
 
 
-def runs_twice(scenario: Scenario, mode: str) -> bool:
-    """Nothing races: the SDK writes nothing in the background, and every file this column reads is written synchronously."""
-    return False
+
+def schedules(scenario: Scenario, mode: str) -> tuple[str, ...]:
+    """The SDK runs a turn's function tools at the same time (``asyncio.to_thread``), so a kill inside one call
+    races its siblings: such a scenario runs once per sibling order (``harness.sibling_order``). Nothing else
+    races: the SDK writes nothing in the background."""
+    return sibling_orders(scenario)
 
 
 def perform(scenario: Scenario, scratch: Path, request: dict[str, Any], mode: str) -> dict[str, Any]:
@@ -154,6 +158,8 @@ def _contract(scenario: Scenario, scratch: Path, world: FixtureWorld, emit: Any)
         intents=scratch / "intents.jsonl",
         emit=emit,
         fire_after_intent=lambda call_id: world.faults.fire("engine.kill_after_checkpoint", call_id=call_id),
+        starting=world.starting,
+        finished=world.finished,
     )
 
 

@@ -22,6 +22,7 @@ for approval (``needs_approval``) and serializes the paused run (``RunState``).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +64,8 @@ class Contract:
     intents: Path  # JSON lines: the intent of each call, written before its executor
     emit: Emit
     fire_after_intent: Callable[[str], None]
+    starting: Callable[[str], None]  # the harness's sibling order (a schedule): the start and end of a hand-over
+    finished: Callable[[str], None]
     settle: tuple[str, str] | None = None
     policy: Policy = field(default_factory=Policy)
     statuses: dict[str, str] = field(default_factory=dict)  # call id -> the contract status of its last result
@@ -111,6 +114,13 @@ class Contract:
         invoke = tool.on_invoke_tool
 
         async def guarded(ctx: Any, raw: str) -> Any:
+            await asyncio.to_thread(self.starting, ctx.tool_call_id)  # the gate blocks: never on the event loop
+            try:
+                return await checked(ctx, raw)
+            finally:
+                await asyncio.to_thread(self.finished, ctx.tool_call_id)
+
+        async def checked(ctx: Any, raw: str) -> Any:
             call_id = ctx.tool_call_id
             rejection = self._check(tool.name, call_id, raw)
             if rejection is not None:

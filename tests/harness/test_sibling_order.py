@@ -6,6 +6,7 @@ import multiprocessing
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,40 +16,73 @@ from harness.sibling_order import KILL_FIRST, SIBLINGS_FIRST, killed_siblings
 from harness.world import FixtureWorld, arm_schedule
 
 NOTE = {"key": "k", "text": "t"}
+KILL_C1 = Fault("tool.kill_after_effect", call_id="c1")
 
 
-def _batch(scratch: Path, binding: Binding, schedule: str, killed_starts_first: bool) -> None:
-    """Two calls of one turn in two threads; c1 is killed right after its effect."""
+def _glue_call(world: FixtureWorld, call_id: str) -> None:
+    """What contract glue does: one hand-over around every attempt; a failed attempt is retried."""
+    with world.handover(call_id):
+        for _ in range(3):
+            try:
+                world.call("put_note", call_id, NOTE)
+                return
+            except Exception:
+                continue
+
+
+def _batch(scratch: Path, binding: Binding, schedule: str, faults: list[Fault], first: str, through_glue: bool) -> None:
+    """Two calls of one turn in two threads, ``first`` started 0.2 s before the other (the race it would win)."""
     bind_worker(binding)
     arm_schedule({"c1": {"c2"}}, schedule)
-    world = FixtureWorld(scratch, [Fault("tool.kill_after_effect", call_id="c1")], may_kill=True)
-    first, second = ("c1", "c2") if killed_starts_first else ("c2", "c1")
-    threads = [threading.Thread(target=world.call, args=("put_note", cid, NOTE)) for cid in (first, second)]
+    world = FixtureWorld(scratch, faults, may_kill=True)
+    run: Any = (lambda cid: _glue_call(world, cid)) if through_glue else (lambda cid: world.call("put_note", cid, NOTE))
+    second = "c2" if first == "c1" else "c1"
+    threads = [threading.Thread(target=run, args=(cid,)) for cid in (first, second)]
     threads[0].start()
-    time.sleep(0.2)  # the unforced race would go to whichever thread started first
+    time.sleep(0.2)
     threads[1].start()
     for t in threads:
         t.join(30)
 
 
-@pytest.mark.parametrize("killed_starts_first", [True, False])
-@pytest.mark.parametrize(("schedule", "sibling_effects"), [(SIBLINGS_FIRST, 1), (KILL_FIRST, 0)])
-def test_the_schedule_decides_whether_the_sibling_ran_before_the_kill(tmp_path: Path, schedule: str, sibling_effects: int, killed_starts_first: bool) -> None:
+def _counts(tmp_path: Path, *args: Any) -> dict[str, Any]:
     with LedgerServer(tmp_path / "ledger.sqlite") as server:
-        worker = multiprocessing.get_context("fork").Process(target=_batch, args=(tmp_path, Binding(server.address, "r", 0), schedule, killed_starts_first))
+        worker = multiprocessing.get_context("fork").Process(target=_batch, args=(tmp_path, Binding(server.address, "r", 0), *args))
         worker.start()
         worker.join(60)
         assert worker.exitcode == FAULT_EXIT_CODE
-        counts = server.store.counts("r")
-    assert counts["c1"]["effects"] == 1
-    assert counts.get("c2", {}).get("effects", 0) == sibling_effects
-    if schedule == KILL_FIRST:
-        assert "c2" not in counts, "a held sibling never even entered its tool"
+        return server.store.counts("r")
+
+
+@pytest.mark.parametrize("through_glue", [False, True])
+def test_kill_first_holds_a_sibling_that_would_have_won_the_race(tmp_path: Path, through_glue: bool) -> None:
+    counts = _counts(tmp_path, KILL_FIRST, [KILL_C1], "c2", through_glue)
+    assert counts["c1"]["effects"] == 1 and "c2" not in counts, "the held sibling never even entered its tool"
+
+
+@pytest.mark.parametrize("through_glue", [False, True])
+def test_siblings_first_holds_the_kill_until_a_later_sibling_finished(tmp_path: Path, through_glue: bool) -> None:
+    counts = _counts(tmp_path, SIBLINGS_FIRST, [KILL_C1], "c1", through_glue)
+    assert counts["c1"]["effects"] == 1 and counts["c2"]["effects"] == 1
+
+
+def test_a_failed_first_attempt_inside_one_hand_over_does_not_release_the_held_sibling(tmp_path: Path) -> None:
+    """The killed call's first attempt raises and the glue retries it: the call has not finished, so the sibling waits on."""
+    faults = [Fault("tool.raise_before_effect", call_id="c1"), KILL_C1]
+    counts = _counts(tmp_path, KILL_FIRST, faults, "c2", True)
+    assert counts["c1"] == {"tool": "put_note", "tool_entries": 2, "executor_entries": 2, "effects": 1}
+    assert "c2" not in counts
 
 
 def test_only_a_kill_inside_a_tool_with_siblings_has_sibling_orders() -> None:
     class Scenario:
-        model_script = ({"tool_calls": [{"id": "a"}, {"id": "b"}]}, {"tool_calls": [{"id": "c"}]})
-        faults = (Fault("tool.kill_after_effect", call_id="a"), Fault("tool.kill_before_effect", call_id="c"), Fault("model.kill_before_turn", turn=1))
+        model_script = ({"tool_calls": [{"id": "a"}, {"id": "b"}]}, {"tool_calls": [{"id": "c"}]}, {"tool_calls": [{"id": "d"}, {"id": "e"}]})
+        faults = (
+            Fault("tool.kill_after_effect", call_id="a"),
+            Fault("tool.kill_before_effect", call_id="c"),  # alone in its turn
+            Fault("tool.kill_after_effect", call_id="d"),
+            Fault("tool.kill_after_effect", call_id="e"),  # two kills in one turn: neither is the other's sibling
+            Fault("model.kill_before_turn", turn=1),
+        )
 
     assert killed_siblings(Scenario) == {"a": {"b"}}

@@ -3,6 +3,8 @@ importable from the project's environment)."""
 
 from __future__ import annotations
 
+from lg_env import python, run_in_column  # noqa: F401  (fixtures)
+
 
 def _run(run_in_column, code: str, tmp: str) -> None:  # type: ignore[no-untyped-def]
     run_in_column(code, tmp, timeout=120)

@@ -7,6 +7,7 @@ import json
 import textwrap
 
 import pytest
+from lg_env import python, run_in_column  # noqa: F401  (fixtures)
 
 
 def _run(run_in_column, code: str, tmp: str) -> dict:  # type: ignore[no-untyped-def]

@@ -28,7 +28,8 @@ GLUE_CHECKS = textwrap.dedent(
     world = FixtureWorld(scratch, [], may_kill=False)
     events = []
     contract = Contract("s1", ToolRegistry(world.tool_specs(["put_note", "drop_database", "transfer_funds"])),
-                        SqliteIdempotencyStore(str(scratch / "c.sqlite")), scratch / "intents.jsonl", events.append, lambda call_id: None)
+                        SqliteIdempotencyStore(str(scratch / "c.sqlite")), scratch / "intents.jsonl", events.append, lambda call_id: None,
+                        world.starting, world.finished)
 
     class Ctx:  # what the SDK hands a tool invocation: its call id
         def __init__(self, call_id): self.tool_call_id = call_id

@@ -1,5 +1,6 @@
 """The LangGraph column's own interpreter, for tests that must run inside its environment (LangGraph is not
-importable from the project's)."""
+importable from the project's). Test modules import the fixtures (not a conftest: the handwritten tests
+import their ``conftest`` by name, and a second module of that name would shadow it)."""
 
 from __future__ import annotations
 
