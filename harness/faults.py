@@ -130,27 +130,24 @@ class FaultPlan:
             return cursor.rowcount == 1
 
 
-def schedule_failures(path: str) -> list[str]:
-    """Why a worker could not force its schedule (read by the supervisor after exit code 87)."""
+def _read_column(path: str, query: str) -> list[Any]:
+    """The first column of a read-only query on the faults file (a missing file or table: nothing happened)."""
     if not os.path.exists(path):
         return []
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
     try:
-        return [r[0] for r in conn.execute("SELECT message FROM schedule_failures ORDER BY seq")]
+        return [r[0] for r in conn.execute(query)]
     except sqlite3.OperationalError:
         return []
     finally:
         conn.close()
+
+
+def schedule_failures(path: str) -> list[str]:
+    """Why a worker could not force its schedule (read by the supervisor after exit code 87)."""
+    return _read_column(path, "SELECT message FROM schedule_failures ORDER BY seq")
 
 
 def fired_faults(path: str) -> list[int]:
     """Indexes of the faults that fired so far (read by the supervisor)."""
-    if not os.path.exists(path):
-        return []  # no world file yet: nothing happened
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
-    try:
-        return [r[0] for r in conn.execute("SELECT fault_index FROM faults_fired ORDER BY fault_index")]
-    except sqlite3.OperationalError:
-        return []
-    finally:
-        conn.close()
+    return _read_column(path, "SELECT fault_index FROM faults_fired ORDER BY fault_index")

@@ -86,3 +86,26 @@ def test_only_a_kill_inside_a_tool_with_siblings_has_sibling_orders() -> None:
         )
 
     assert killed_siblings(Scenario) == {"a": {"b"}}
+
+
+def _kill_with_a_failing_hook(path: str) -> None:
+    from harness.faults import FaultPlan, open_faults_db
+
+    plan = FaultPlan([KILL_C1], open_faults_db(path), may_kill=True)
+
+    def cannot(call_id: str | None) -> None:
+        raise RuntimeError(f"cannot order the writes against the kill of {call_id}")
+
+    plan.on_kill(cannot)
+    plan.fire("tool.kill_after_effect", call_id="c1")
+
+
+def test_a_kill_hook_that_cannot_force_its_order_ends_the_worker_with_the_reason_never_a_retry(tmp_path: Path) -> None:
+    from harness.faults import SCHEDULE_FAILED_EXIT_CODE, schedule_failures
+
+    path = str(tmp_path / "faults.sqlite")
+    worker = multiprocessing.get_context("fork").Process(target=_kill_with_a_failing_hook, args=(path,))
+    worker.start()
+    worker.join(30)
+    assert worker.exitcode == SCHEDULE_FAILED_EXIT_CODE
+    assert schedule_failures(path) == ["RuntimeError: cannot order the writes against the kill of c1"]
