@@ -235,7 +235,8 @@ def _wait_for_sibling_tasks() -> None:
         config = get_config()["configurable"]
         futures = config[_CALL].keywords["futures"]()  # a one-task super-step runs inline: empty, counter 0
         mine = sum(1 for task in list(futures.values()) if task is not None and task.id == config[_TASK_ID])
-        futures.counter  # noqa: B018  (the attribute this wait relies on, checked here so its absence is reported)
+        if not isinstance(futures.counter, int):  # the count this wait relies on (an AttributeError if it is gone)
+            raise TypeError(f"FuturesDict.counter is {futures.counter!r}")
     except (RuntimeError, KeyError, AttributeError, TypeError) as exc:
         raise ScheduleError(f"cannot force the schedule: LangGraph's tasks of this step are not reachable from the task ({exc!r})") from exc
     deadline = time.monotonic() + HANDOVER_TIMEOUT_S

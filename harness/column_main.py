@@ -33,14 +33,14 @@ def run_raw(
     scratch: Path,
     timeout_s: float = SCENARIO_TIMEOUT_S,
     schedule: str | None = None,
-    ledger: tuple[str, str] | None = None,
+    ledger: Binding | None = None,
 ) -> dict[str, Any]:
     """Run one scenario through one column; return the raw material of its observation.
 
     ``ledger`` is the runner's ledger (address, run key); without it the driver keeps a private one."""
     run = run_scenario(scenario, functools.partial(adapter.perform, mode=mode), scratch, timeout_s, schedule, ledger)
     if ledger is not None:  # the column's own facts and explanations may quote counts; the runner reads its own
-        client = LedgerClient(Binding(*ledger, 0))
+        client = LedgerClient(ledger)
         for step in run.steps:
             step.ledger = client.counts(step.index)
         client.close()
@@ -84,10 +84,12 @@ def main(argv: list[str] | None = None) -> int:
             schedules = getattr(adapter, "schedules", lambda scenario, mode: ())(scenario, mode)
             for schedule in schedules or (None,):  # each forced ordering of a race is its own sub-case
                 key = f"{scenario.id}@{schedule}" if schedule else scenario.id
-                record = run_raw(adapter, scenario, mode, args.scratch / mode / key, args.scenario_timeout, schedule, (args.ledger, run_key(mode, key)))
+                run = functools.partial(run_raw, adapter, scenario, mode, timeout_s=args.scenario_timeout, schedule=schedule)
+                first = run_key(mode, key)
+                record = run(args.scratch / first, ledger=Binding(args.ledger, first, 0))
                 if args.twice:  # a difference between the two runs is a race nobody declared
                     again = run_key(mode, key, again=True)
-                    record["again"] = run_raw(adapter, scenario, mode, args.scratch / again, args.scenario_timeout, schedule, (args.ledger, again))
+                    record["again"] = run(args.scratch / again, ledger=Binding(args.ledger, again, 0))
                 records[key] = {**record, "scenario": scenario.id, "schedule": schedule}
         results[mode] = records
         timings[f"{mode}_s"] = time.perf_counter() - mode_started

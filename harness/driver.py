@@ -66,21 +66,21 @@ def run_scenario(
     scratch: Path,
     timeout_s: float = SCENARIO_TIMEOUT_S,
     schedule: str | None = None,
-    ledger: tuple[str, str] | None = None,
+    ledger: Binding | None = None,
 ) -> ScenarioRun:
     """Play every driver step of ``scenario`` through ``perform`` in worker processes.
 
     The steps share one wall-clock budget; when it runs out the worker is killed, the
     step is recorded as ``error: timeout`` and the remaining steps do not run.
     ``schedule`` names the ordering a column forces on a race it can pin (every request carries it).
-    ``ledger`` is the runner's ledger (server address, run key): the steps' counts are then the
+    ``ledger`` is the runner's ledger (its address and this run's key): the steps' counts are then the
     runner's to read. Without it (a test driving a column directly) this process keeps a private
     ledger server and fills in each step's counts itself.
     """
     if ledger is None:  # a run on the same scratch directory again continues the same private ledger
         with LedgerServer(scratch.parent / f"{scratch.name}.ledger.sqlite") as server:
             return _play(scenario, perform, scratch, timeout_s, schedule, Binding(server.address, "private", 0), lambda: server.store.counts("private"))
-    return _play(scenario, perform, scratch, timeout_s, schedule, Binding(*ledger, 0), None)
+    return _play(scenario, perform, scratch, timeout_s, schedule, ledger, None)
 
 
 def _play(
