@@ -13,21 +13,21 @@ import argparse
 import functools
 import time
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from .canonical_io import write_json
-from .columns import load_adapter
+from .columns import load_column
 from .driver import SCENARIO_TIMEOUT_S, run_scenario
 from .ledger import Binding, LedgerClient
 from .observation import raw_record
+from .protocol import ColumnAdapter
 from .sandbox import install_network_guard
 from .scenarios import Scenario, load_scenarios
 from .scripted_model import summarize_log
 
 
 def run_raw(
-    adapter: ModuleType,
+    column: ColumnAdapter,
     scenario: Scenario,
     mode: str,
     scratch: Path,
@@ -38,7 +38,7 @@ def run_raw(
     """Run one scenario through one column; return the raw material of its observation.
 
     ``ledger`` is the runner's ledger (address, run key); without it the driver keeps a private one."""
-    run = run_scenario(scenario, functools.partial(adapter.perform, mode=mode), scratch, timeout_s, schedule, ledger)
+    run = run_scenario(scenario, functools.partial(column.perform, mode=mode), scratch, timeout_s, schedule, ledger)
     if ledger is not None:  # the column's own facts and explanations may quote counts; the runner reads its own
         client = LedgerClient(ledger)
         for step in run.steps:
@@ -46,8 +46,8 @@ def run_raw(
         client.close()
     model = summarize_log(scratch / "model_log.jsonl", len(scenario.model_script))
     clean = not any(s.error and s.raised is None for s in run.steps)  # no timeout, no unexpected death
-    detail = adapter.detail(run, mode) if hasattr(adapter, "detail") and clean else {}
-    return raw_record(run, adapter.facts(run, mode), model, detail)
+    detail = column.detail(run, mode) if clean else {}
+    return raw_record(run, column.facts(run, mode), model, detail)
 
 
 def run_key(mode: str, key: str, again: bool = False) -> str:
@@ -57,7 +57,7 @@ def run_key(mode: str, key: str, again: bool = False) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Run one column over a scenario directory (started by the runner).")
-    parser.add_argument("--module", required=True)
+    parser.add_argument("--column", required=True, help="module:Class of the column's ColumnAdapter")
     parser.add_argument("--mode", action="append", required=True)
     parser.add_argument("--scenarios", type=Path, required=True)
     parser.add_argument("--scratch", type=Path, required=True)
@@ -70,21 +70,20 @@ def main(argv: list[str] | None = None) -> int:
     args.scratch.mkdir(parents=True, exist_ok=True)
     install_network_guard(args.scratch / "network.jsonl")
     started = time.perf_counter()
-    adapter = load_adapter(args.module)
+    column = load_column(args.column)
     imported = time.perf_counter()
     scenarios = load_scenarios(args.scenarios)
     results: dict[str, dict[str, Any]] = {}
     timings: dict[str, float] = {"import_s": imported - started}
-    for mode in [m for m in args.mode if m in adapter.MODES]:
-        if hasattr(adapter, "prepare"):
-            adapter.prepare(mode)
+    for mode in [m for m in args.mode if m in column.modes]:
+        column.prepare(mode)
         mode_started = time.perf_counter()
         records: dict[str, Any] = {}
         for scenario in scenarios:
-            schedules = getattr(adapter, "schedules", lambda scenario, mode: ())(scenario, mode)
+            schedules = column.schedules(scenario, mode)
             for schedule in schedules or (None,):  # each forced ordering of a race is its own sub-case
                 key = f"{scenario.id}@{schedule}" if schedule else scenario.id
-                run = functools.partial(run_raw, adapter, scenario, mode, timeout_s=args.scenario_timeout, schedule=schedule)
+                run = functools.partial(run_raw, column, scenario, mode, timeout_s=args.scenario_timeout, schedule=schedule)
                 first = run_key(mode, key)
                 record = run(args.scratch / first, ledger=Binding(args.ledger, first, 0))
                 if args.twice:  # a difference between the two runs is a race nobody declared
@@ -93,5 +92,5 @@ def main(argv: list[str] | None = None) -> int:
                 records[key] = {**record, "scenario": scenario.id, "schedule": schedule}
         results[mode] = records
         timings[f"{mode}_s"] = time.perf_counter() - mode_started
-    write_json(args.out, {"column": adapter.COLUMN, "modes": results, "timings": timings})
+    write_json(args.out, {"column": column.name, "modes": results, "timings": timings})
     return 0

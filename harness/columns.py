@@ -1,25 +1,10 @@
-"""The columns of the comparison and the interface every column's adapter module offers.
+"""The columns of the comparison: each registers itself by name, and is loaded lazily by name.
 
-An adapter module (``harness.handwritten_column``, ``adapters/<name>/adapter.py``) exposes:
-
-- ``COLUMN``: its name; ``MODES``: the modes it runs (``contract``, and ``defaults`` for
-  third-party frameworks);
-- ``perform(scenario, scratch, request, mode) -> dict``: one driver step, in a worker;
-- ``facts(run, mode) -> list[StepFacts]``: what its own mechanisms say each step did;
-- optionally ``detail(run, mode) -> dict``: native state, recorded but never compared;
-- optionally ``prepare(mode)``: imports and warm-up done once in the column process, so
-  workers forked from it do not pay them again;
-- optionally ``schedules(scenario, mode) -> tuple[str, ...]``: the orderings under which a
-  scenario whose result would race (say, an asynchronous checkpoint write against a
-  kill) is run, each forced by the column (every request carries ``schedule``) and
-  recorded as its own deterministic sub-case ``<scenario>@<schedule>``; empty when
-  nothing races.
-
-``detail`` may hold ``explanations``: observable -> one sentence, computed from the
-column's own trace, naming the framework behaviour behind a difference; the comparator
-appends it to the measured difference. Contract-only code is counted as glue: files
-named ``glue*.py`` in the adapter's folder, and regions between the lines
-``# contract glue: start`` and ``# contract glue: end`` anywhere in it.
+A column lives in ``adapters/<name>/``; its package's ``__init__.py`` declares ``COLUMN = Column(...)``
+(name, ``module:Class`` of its ``harness.protocol.ColumnAdapter``, which environment runs it, a
+description). Declaring it imports nothing of the framework, so the runner can list every column
+without any framework installed; the class is imported only inside the column's own process.
+Adding a column edits no harness module.
 """
 
 from __future__ import annotations
@@ -28,10 +13,10 @@ import importlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Literal
 
 from .errors import HarnessError
+from .protocol import ColumnAdapter
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = "handwritten"
@@ -42,7 +27,7 @@ class Column:
     """One column: where its adapter lives and which Python runs it."""
 
     name: str
-    module: str
+    entry: str  # ``module:Class``: the column's ColumnAdapter, imported only in the column's process
     environment: Literal["project", "isolated"]
     description: str
     lock_dir: Path | None = None  # default: adapters/<name>
@@ -53,18 +38,15 @@ class Column:
         return self.lock_dir or ROOT / "adapters" / self.name
 
 
-COLUMNS: tuple[Column, ...] = (
-    Column("handwritten", "harness.handwritten_column", "project", "the hand-written reference engine"),
-    Column("local_state_graph", "adapters.local_state_graph.adapter", "project", "a dependency-free state graph running the contract"),
-    Column("langgraph", "adapters.langgraph.adapter", "isolated", "LangGraph StateGraph + SQLite checkpointer + interrupt()"),
-    Column("langchain", "adapters.langchain.adapter", "isolated", "LangChain create_agent + HumanInTheLoopMiddleware"),
-    Column("openai_agents", "adapters.openai_agents.adapter", "isolated", "OpenAI Agents SDK Agent + Runner + needs_approval + RunState"),
-    Column("agentscope", "adapters.agentscope.adapter", "isolated", "AgentScope 2.x Agent + Toolkit + permission system + AgentState"),
-)
-
-
 def known_columns() -> dict[str, Column]:
-    return {c.name: c for c in COLUMNS}
+    """Every column declared under ``adapters/``: the reference first, then the project's own, then the isolated ones."""
+    declared = []
+    for init in sorted((ROOT / "adapters").glob("*/__init__.py")):
+        column = getattr(importlib.import_module(f"adapters.{init.parent.name}"), "COLUMN", None)
+        if isinstance(column, Column):
+            declared.append(column)
+    declared.sort(key=lambda c: (c.name != REFERENCE, c.environment != "project", c.name))
+    return {c.name: c for c in declared}
 
 
 MEASURED_EXCEPTIONS_HEADING = "## Exceptions that end a run"
@@ -84,13 +66,10 @@ def measured_exceptions(column: Column, mode: str) -> frozenset[str]:
     return frozenset(m.group(1) for m in rows if mode in {w.strip() for w in m.group(2).split(",")})
 
 
-REQUIRED = ("COLUMN", "MODES", "perform", "facts")
-
-
-def load_adapter(module_name: str) -> ModuleType:
-    """Import an adapter module and check it offers the column interface."""
-    module = importlib.import_module(module_name)
-    missing = [name for name in REQUIRED if not hasattr(module, name)]
-    if missing:
-        raise HarnessError(f"adapter {module_name} lacks {', '.join(missing)}")
-    return module
+def load_column(entry: str) -> ColumnAdapter:
+    """Import a column's class (``module:Class``) and make the one instance its column process uses."""
+    module_name, _, class_name = entry.partition(":")
+    cls = getattr(importlib.import_module(module_name), class_name or "Column", None)
+    if not (isinstance(cls, type) and issubclass(cls, ColumnAdapter)):
+        raise HarnessError(f"{entry} is not a ColumnAdapter class")
+    return cls()

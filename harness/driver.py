@@ -23,14 +23,15 @@ from .approver import CLOCK_START, HumanApprover
 from .errors import HarnessError
 from .faults import FAULT_EXIT_CODE, FAULTS_FILE, SCHEDULE_FAILED_EXIT_CODE, fired_faults, schedule_failures
 from .ledger import Binding, LedgerServer, bind_worker
+from .protocol import InboundEvent, StepOutcome, StepRequest
 from .scenarios import Scenario
 from .sibling_order import killed_siblings
 from .world import arm_schedule
 
 SCENARIO_TIMEOUT_S = 120.0  # wall clock for all steps of one scenario: a hidden loop must never hang a run
 
-Perform = Callable[[Scenario, Path, dict[str, Any]], dict[str, Any]]
-"""Runs one driver step inside a worker; returns the step's outcome (status, session_status, refusal, pending)."""
+Perform = Callable[[Scenario, Path, StepRequest], StepOutcome]
+"""Runs one driver step inside a worker (a column's ``perform`` with its mode bound)."""
 
 
 @dataclass
@@ -97,34 +98,44 @@ def _play(
     scratch.mkdir(parents=True, exist_ok=True)
     approver = HumanApprover()
     now = CLOCK_START
-    last_event: dict[str, Any] | None = None
+    last_event: InboundEvent | None = None
     steps: list[StepRecord] = []
     trace_read = 0  # bytes of the trace already attributed to earlier steps
     for index, step in enumerate(scenario.driver):
         now += step.get("advance_clock_s", 0)
-        request: dict[str, Any] = {"index": index, "step": step, "now": now, "schedule": schedule}
         action = step["action"]
         if action == "run":
-            last_event = {"event_id": step["event_id"], "input": step.get("input", scenario.user_input)}
-        if action in ("run", "deliver_again"):
-            if last_event is None:
-                raise HarnessError(f"{scenario.file}: deliver_again before any run")
-            request["event"] = last_event
+            last_event = InboundEvent(step["event_id"], step.get("input", scenario.user_input))
+        if action == "deliver_again" and last_event is None:
+            raise HarnessError(f"{scenario.file}: deliver_again before any run")
+        token = None
         if action in ("approve", "misuse_token"):
             call = scenario.scripted_call(step["call_id"])
             args = (now, scenario.session_id, call["name"], call["arguments"])
             try:
-                request["token"] = approver.approve(*args) if action == "approve" else approver.misuse(step["misuse"], *args)
+                token = approver.approve(*args) if action == "approve" else approver.misuse(step["misuse"], *args)
             except ValueError as exc:  # e.g. nothing to reuse: the column refused or failed every earlier approval
                 steps.append(StepRecord(index, action, "error", "error", error=f"driver: {exc}", ledger=measure() if measure else {}))
                 continue
+        request = StepRequest(
+            index=index,
+            action=action,
+            now=now,
+            schedule=schedule,
+            event=last_event if action in ("run", "deliver_again") else None,
+            call_id=step.get("call_id"),
+            token=token,
+            reason=step.get("reason", "not approved"),
+            outcome=step.get("outcome"),
+            name=step.get("name"),
+        )
         fired_before = set(fired_faults(str(scratch / FAULTS_FILE)))
         binding = dataclasses.replace(ledger, step=index)
         record = _in_worker(perform, scenario, scratch, request, binding, max(0.0, deadline - time.monotonic()))
         if record.status == "crashed":
             _assert_kill_fired(scenario, scratch, fired_before)
-        if action in ("approve", "misuse_token") and record.status not in ("refused", "error"):
-            approver.last_used = request["token"]  # whatever token the column accepted is now a used token
+        if token is not None and record.status not in ("refused", "error"):
+            approver.last_used = token  # whatever token the column accepted is now a used token
         record.trace, trace_read = _trace_since(scratch, trace_read, index)
         record.ledger = measure() if measure else {}
         steps.append(record)
@@ -133,13 +144,13 @@ def _play(
     return ScenarioRun(scenario, scratch, steps)
 
 
-def _in_worker(perform: Perform, scenario: Scenario, scratch: Path, request: dict[str, Any], binding: Binding, timeout_s: float) -> StepRecord:
+def _in_worker(perform: Perform, scenario: Scenario, scratch: Path, request: StepRequest, binding: Binding, timeout_s: float) -> StepRecord:
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
     worker = context.Process(target=_worker_main, args=(sender, perform, scenario, scratch, request, binding), daemon=True)
     worker.start()
     sender.close()
-    index, action = request["index"], request["step"]["action"]
+    index, action = request.index, request.action
     try:
         if not receiver.poll(timeout_s):
             worker.kill()
@@ -153,22 +164,23 @@ def _in_worker(perform: Perform, scenario: Scenario, scratch: Path, request: dic
         receiver.close()
     worker.join(timeout_s)
     if kind == "ok":
-        return StepRecord(
-            index, action, payload["status"], payload["session_status"], refusal=payload.get("refusal"), pending=payload.get("pending", [])
-        )
+        if not isinstance(payload, StepOutcome):
+            return StepRecord(index, action, "error", "error", error=f"the column returned {type(payload).__name__}, not a StepOutcome")
+        pending = [p.to_json() for p in payload.pending]
+        return StepRecord(index, action, payload.status, payload.session_status, refusal=payload.refusal, pending=pending)
     if kind == "died" and worker.exitcode == FAULT_EXIT_CODE:
         return StepRecord(index, action, "crashed", "crashed", killed=True)
     if kind == "died" and worker.exitcode == SCHEDULE_FAILED_EXIT_CODE:
         why = "; ".join(schedule_failures(str(scratch / FAULTS_FILE))) or "no reason recorded"
-        return StepRecord(index, action, "error", "error", error=f"schedule {request['schedule']} not forced: {why}")
+        return StepRecord(index, action, "error", "error", error=f"schedule {request.schedule} not forced: {why}")
     if kind == "raised":
         return StepRecord(index, action, "error", "error", error=payload["error"], raised=payload["type"])
     return StepRecord(index, action, "error", "error", error=f"worker died with exit code {worker.exitcode}")
 
 
-def _worker_main(sender: Any, perform: Perform, scenario: Scenario, scratch: Path, request: dict[str, Any], binding: Binding) -> None:
+def _worker_main(sender: Any, perform: Perform, scenario: Scenario, scratch: Path, request: StepRequest, binding: Binding) -> None:
     bind_worker(binding)  # the fixture tools of this step append to the runner's ledger, tagged with the step
-    arm_schedule(killed_siblings(scenario), request["schedule"])  # the sibling order a sub-case names, if any
+    arm_schedule(killed_siblings(scenario), request.schedule)  # the sibling order a sub-case names, if any
     try:
         outcome = perform(scenario, scratch, request)
     except BaseException as exc:  # reported to the supervisor: the runner decides whether it is a measured outcome

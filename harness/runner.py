@@ -87,7 +87,7 @@ def run_column(
     with LedgerServer(scratch_root / f"{column.name}.ledger.sqlite") as ledger:
         command = [
             str(python), "-I", "-c", BOOTSTRAP, ":".join(str(p) for p in [ROOT, *extra_sys_path]),
-            "--module", column.module, "--scenarios", str(scenarios_dir.resolve()), "--scratch", str(scratch), "--out", str(out),
+            "--column", column.entry, "--scenarios", str(scenarios_dir.resolve()), "--scratch", str(scratch), "--out", str(out),
             "--scenario-timeout", str(scenario_timeout_s), "--ledger", ledger.address,
             *[a for m in modes for a in ("--mode", m)],
             *(["--twice"] if twice else []),

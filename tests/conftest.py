@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from harness import handwritten_column
+from adapters.handwritten.column import HandwrittenColumn
 from harness.column_main import run_raw
 from harness.observation import observation
 from harness.scenarios import load_scenarios
@@ -32,4 +32,4 @@ class HandwrittenRun:
 def handwritten_checks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, HandwrittenRun]:
     """Every committed scenario run once through the hand-written column (real worker processes)."""
     scratch = tmp_path_factory.mktemp("handwritten")
-    return {s.id: HandwrittenRun(observation(s, run_raw(handwritten_column, s, "contract", scratch / s.id))) for s in load_scenarios()}
+    return {s.id: HandwrittenRun(observation(s, run_raw(HandwrittenColumn(), s, "contract", scratch / s.id))) for s in load_scenarios()}

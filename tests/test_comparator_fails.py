@@ -77,7 +77,7 @@ def test_tampering_with_the_ledger_leaves_the_counts_as_they_were(scenarios_dir:
 
 def test_the_honest_engine_through_the_same_path_is_equal_everywhere(scenarios_dir: Path, reference: ColumnResult, tmp_path: Path) -> None:
     """The control: the same runner and comparator on the unbroken engine find no difference."""
-    column = Column("handwritten_again", "harness.handwritten_column", "project", "the reference, compared with itself")
+    column = Column("handwritten_again", "adapters.handwritten.column:HandwrittenColumn", "project", "the reference, compared with itself")
     result = run_column(column, ["contract"], scenarios_dir, tmp_path, scenario_count=len(CASES))
     document = column_document(result, reference, {s: f"{s}.json" for s, _ in CASES.values()})
     summary = document["modes"]["contract"]["summary"]

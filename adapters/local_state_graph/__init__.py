@@ -5,5 +5,9 @@
 - ``checkpointer``: versioned, hashed checkpoints and their savers (in memory, SQLite).
 - ``contract``: the contract as a graph of nodes over the engine's building blocks.
 - ``session``: a session driven from outside (inbound events, human answers, resumes).
-- ``adapter``: the column interface the harness calls (``perform``, ``facts``, ``detail``).
+- ``column``: the column the harness drives (``LocalStateGraphColumn``).
 """
+
+from harness.columns import Column
+
+COLUMN = Column("local_state_graph", "adapters.local_state_graph.column:LocalStateGraphColumn", "project", "a dependency-free state graph running the contract")

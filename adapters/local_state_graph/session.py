@@ -9,32 +9,22 @@ question is pending, and where a resumed run continues (for the trace).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from handwritten import events as ev
 from handwritten.idempotency import RecordState
+from harness.protocol import PendingCall, StepOutcome
 
 from .checkpointer import Checkpoint
 from .contract import Services, refuse, unexpected
 from .graph import END, CompiledGraph, GraphError
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """What one call on a session ended with. ``status`` is the session's status, or ``refused``
-    with the ``refusal`` reason; ``pending`` are the calls waiting for approval."""
-
-    status: str
-    session_status: str
-    refusal: str | None
-    pending: list[dict[str, Any]]
-
-    @staticmethod
-    def of(state: Checkpoint, refusal: str | None = None) -> "Outcome":
-        session_status = state.values["status"]
-        pending = [{"call_id": c["call_id"], "tool": c["tool"], "args": c["args"]} for c in state.values["pending_approval"]]
-        return Outcome("refused" if refusal else session_status, session_status, refusal, pending)
+def outcome_of(state: Checkpoint, refusal: str | None = None) -> StepOutcome:
+    """What one call on a session ended with: the session's status, or ``refused`` with the reason."""
+    session_status = state.values["status"]
+    pending = tuple(PendingCall(c["call_id"], c["tool"], c["args"]) for c in state.values["pending_approval"])
+    return StepOutcome("refused" if refusal else session_status, session_status, refusal, pending)
 
 
 class ContractSession:
@@ -45,29 +35,29 @@ class ContractSession:
         self._id = session_id
         self._services = services
 
-    def deliver(self, event_id: str, user_input: str) -> Outcome:
+    def deliver(self, event_id: str, user_input: str) -> StepOutcome:
         """Apply an inbound event; an event id seen before is ignored, not run again."""
         state = self._graph.get_state(self._id)
         if state is not None and event_id in state.values["seen_event_ids"]:
             self._services.emit(ev.DuplicateEvent(event_id))
-            return Outcome.of(state, refusal="duplicate_event")
+            return outcome_of(state, refusal="duplicate_event")
         inbound = {"inbound": {"event_id": event_id, "input": user_input}}
-        return Outcome.of(self._graph.invoke(self._id, inbound, context=self._services))
+        return outcome_of(self._graph.invoke(self._id, inbound, context=self._services))
 
-    def approve(self, call_id: str, token: str) -> Outcome:
+    def approve(self, call_id: str, token: str) -> StepOutcome:
         return self._answer({"action": "approve", "call_id": call_id, "token": token})
 
-    def reject(self, call_id: str, reason: str) -> Outcome:
+    def reject(self, call_id: str, reason: str) -> StepOutcome:
         return self._answer({"action": "reject", "call_id": call_id, "reason": reason})
 
-    def reconcile(self, call_id: str, outcome: str) -> Outcome:
+    def reconcile(self, call_id: str, outcome: str) -> StepOutcome:
         return self._answer({"action": "reconcile", "call_id": call_id, "outcome": outcome})
 
-    def resume(self) -> Outcome:
+    def resume(self) -> StepOutcome:
         """Continue from the latest checkpoint, as a fresh process does after a crash."""
         state = self.state()
         if state.next == END:
-            return Outcome.of(state)
+            return outcome_of(state)
         intent = state.values["pending_intent"] or {}
         self._services.emit(
             ev.Resumed(
@@ -78,7 +68,7 @@ class ContractSession:
                 tuple(call_id for call_id, _ in state.values["approved"]),
             )
         )
-        return Outcome.of(self._graph.invoke(self._id, None, context=self._services))
+        return outcome_of(self._graph.invoke(self._id, None, context=self._services))
 
     def state(self) -> Checkpoint:
         state = self._graph.get_state(self._id)
@@ -90,13 +80,13 @@ class ContractSession:
         """Deliver a saved state again, as a retried webhook would: it becomes the latest checkpoint."""
         return self._graph.restore(self._id, checkpoint_id)
 
-    def _answer(self, answer: dict[str, Any]) -> Outcome:
+    def _answer(self, answer: dict[str, Any]) -> StepOutcome:
         state = self.state()
         if state.interrupt is None:
-            return Outcome.of(state, refusal=refuse(self._services, answer, unexpected(answer)))
+            return outcome_of(state, refusal=refuse(self._services, answer, unexpected(answer)))
         result = self._graph.resume(self._id, answer, context=self._services)
         # A node that refuses an answer asks its question again, saying why.
-        return Outcome.of(result, refusal=(result.interrupt or {}).get("refused"))
+        return outcome_of(result, refusal=(result.interrupt or {}).get("refused"))
 
     def _position(self, state: Checkpoint) -> str:
         """Where the resumed run continues. An intent whose record is not settled will stop for reconciliation."""

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from handwritten.schema import ArgsValidator, Checked
-from harness import handwritten_column
+from adapters.handwritten.column import HandwrittenColumn
 
-COLUMN = "broken_coerces_arguments"
-MODES = handwritten_column.MODES
-perform, facts = handwritten_column.perform, handwritten_column.facts
+
+class Column(HandwrittenColumn):
+    name = "broken_coerces_arguments"
 
 _strict_check = ArgsValidator.check
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import dataclasses
 
 from handwritten.tools import RiskClass
-from harness import handwritten_column
+from adapters.handwritten.column import HandwrittenColumn
 from harness.world import FixtureWorld
 
-COLUMN = "broken_executes_before_approval"
-MODES = handwritten_column.MODES
-perform, facts = handwritten_column.perform, handwritten_column.facts
+
+class Column(HandwrittenColumn):
+    name = "broken_executes_before_approval"
 
 _honest_specs = FixtureWorld.tool_specs
 

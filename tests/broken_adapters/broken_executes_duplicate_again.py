@@ -5,11 +5,11 @@ so a second delivery of a completed call runs its side effect again. The compara
 from __future__ import annotations
 
 from handwritten.idempotency import Begin, Replayed, SqliteIdempotencyStore, Started
-from harness import handwritten_column
+from adapters.handwritten.column import HandwrittenColumn
 
-COLUMN = "broken_executes_duplicate_again"
-MODES = handwritten_column.MODES
-perform, facts = handwritten_column.perform, handwritten_column.facts
+
+class Column(HandwrittenColumn):
+    name = "broken_executes_duplicate_again"
 
 
 class AmnesiacStore(SqliteIdempotencyStore):
@@ -20,4 +20,4 @@ class AmnesiacStore(SqliteIdempotencyStore):
         return Started(1) if isinstance(answer, Replayed) else answer
 
 
-handwritten_column.SqliteIdempotencyStore = AmnesiacStore  # type: ignore[misc]
+Column.idempotency_store = AmnesiacStore

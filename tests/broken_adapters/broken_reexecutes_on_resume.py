@@ -11,11 +11,11 @@ from handwritten.idempotency import (
     Started,
     Uncertain,
 )
-from harness import handwritten_column
+from adapters.handwritten.column import HandwrittenColumn
 
-COLUMN = "broken_reexecutes_on_resume"
-MODES = handwritten_column.MODES
-perform, facts = handwritten_column.perform, handwritten_column.facts
+
+class Column(HandwrittenColumn):
+    name = "broken_reexecutes_on_resume"
 
 
 class ForgetfulStore(SqliteIdempotencyStore):
@@ -30,4 +30,4 @@ class ForgetfulStore(SqliteIdempotencyStore):
         return Started(1) if isinstance(answer, (InFlight, Uncertain)) else answer
 
 
-handwritten_column.SqliteIdempotencyStore = ForgetfulStore  # type: ignore[misc]
+Column.idempotency_store = ForgetfulStore

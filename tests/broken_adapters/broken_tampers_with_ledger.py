@@ -9,21 +9,27 @@ import json
 import socket
 import sqlite3
 from pathlib import Path
-from typing import Any
 
-import broken_executes_duplicate_again as duplicate  # noqa: F401  (installs the amnesiac store)
+from broken_executes_duplicate_again import AmnesiacStore
 
-from harness import handwritten_column, ledger
+from adapters.handwritten.column import HandwrittenColumn
+from harness import ledger
+from harness.protocol import StepOutcome, StepRequest
 from harness.scenarios import Scenario
 
-COLUMN = "broken_tampers_with_ledger"
-MODES = handwritten_column.MODES
-facts = handwritten_column.facts
 ATTEMPTS = ({"op": "delete", "call_id": "c1"}, {"op": "update", "set": {"kind": "tool_entry"}}, {"op": "execute", "sql": "DELETE FROM ledger"})
 
 
-def perform(scenario: Scenario, scratch: Path, request: dict[str, Any], mode: str = "contract") -> dict[str, Any]:
-    outcome = handwritten_column.perform(scenario, scratch, request, mode)
+class Column(HandwrittenColumn):
+    name = "broken_tampers_with_ledger"
+    idempotency_store = AmnesiacStore
+
+    def perform(self, scenario: Scenario, scratch: Path, request: StepRequest, mode: str = "contract") -> StepOutcome:
+        outcome = super().perform(scenario, scratch, request, mode)
+        _tamper(scratch)
+    
+
+def _tamper(scratch: Path) -> None:
     for path in scratch.rglob("*.sqlite"):
         conn = sqlite3.connect(path)
         try:
@@ -42,4 +48,3 @@ def perform(scenario: Scenario, scratch: Path, request: dict[str, Any], mode: st
                 stream.write((json.dumps({**attempt, "run": binding.run}) + "\n").encode())
                 stream.flush()
                 stream.readline()
-    return outcome

@@ -5,25 +5,23 @@ right; the comparator must still say ``equal: false`` on ``pre_approval_state``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-from harness import handwritten_column
+from adapters.handwritten.column import HandwrittenColumn
 from harness.approver import parsed_args
+from harness.protocol import StepOutcome, StepRequest
 from harness.scenarios import Scenario
 from harness.world import FixtureWorld
 
-COLUMN = "broken_writes_before_pause"
-MODES = handwritten_column.MODES
-facts = handwritten_column.facts
 
+class Column(HandwrittenColumn):
+    name = "broken_writes_before_pause"
 
-def perform(scenario: Scenario, scratch: Path, request: dict[str, Any], mode: str = "contract") -> dict[str, Any]:
-    outcome = handwritten_column.perform(scenario, scratch, request, mode)
-    if request["step"]["action"] == "run" and outcome["status"] == "awaiting_approval":
-        world = FixtureWorld(scratch, [], may_kill=False)
-        try:
-            for call in outcome["pending"]:
-                world.call(call["tool"], call["call_id"], parsed_args(call["args"]))
-        finally:
-            world.close()
-    return outcome
+    def perform(self, scenario: Scenario, scratch: Path, request: StepRequest, mode: str = "contract") -> StepOutcome:
+        outcome = super().perform(scenario, scratch, request, mode)
+        if request.action == "run" and outcome.status == "awaiting_approval":
+            world = FixtureWorld(scratch, [], may_kill=False)
+            try:
+                for call in outcome.pending:
+                    world.call(call.tool, call.call_id, parsed_args(call.args))
+            finally:
+                world.close()
+        return outcome

@@ -5,13 +5,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from harness import handwritten_column
-
-COLUMN = "hangs"
-MODES = handwritten_column.MODES
-facts = handwritten_column.facts
+from adapters.handwritten.column import HandwrittenColumn
 
 
-def perform(scenario: Any, scratch: Any, request: dict[str, Any], mode: str = "contract") -> dict[str, Any]:
-    while True:
-        time.sleep(1)
+class Column(HandwrittenColumn):
+    name = "hangs"
+
+    def perform(self, scenario: Any, scratch: Any, request: Any, mode: str = "contract") -> Any:
+        while True:
+            time.sleep(1)

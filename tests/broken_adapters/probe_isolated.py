@@ -7,18 +7,17 @@ import importlib.util
 import sys
 from typing import Any
 
-from harness import handwritten_column
-
-COLUMN = "probe_isolated"
-MODES = handwritten_column.MODES
-perform, facts = handwritten_column.perform, handwritten_column.facts
+from adapters.handwritten.column import HandwrittenColumn
 
 
-def detail(run: Any, mode: str) -> dict[str, Any]:
-    import harness
+class Column(HandwrittenColumn):
+    name = "probe_isolated"
 
-    return {
-        "langgraph_importable": importlib.util.find_spec("langgraph") is not None,
-        "interpreter_in_env": sys.prefix != sys.base_prefix,
-        "harness_from": harness.__file__,
-    }
+    def detail(self, run: Any, mode: str) -> dict[str, Any]:
+        import harness
+
+        return {
+            "langgraph_importable": importlib.util.find_spec("langgraph") is not None,
+            "interpreter_in_env": sys.prefix != sys.base_prefix,
+            "harness_from": harness.__file__,
+        }

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness import handwritten_column
-
-COLUMN = "raises_timeout"
-MODES = handwritten_column.MODES
-facts = handwritten_column.facts
+from adapters.handwritten.column import HandwrittenColumn
 
 
-def perform(scenario: Any, scratch: Any, request: dict[str, Any], mode: str = "contract") -> dict[str, Any]:
-    raise TimeoutError("the framework gave up waiting for a tool")
+class Column(HandwrittenColumn):
+    name = "raises_timeout"
+
+    def perform(self, scenario: Any, scratch: Any, request: Any, mode: str = "contract") -> Any:
+        raise TimeoutError("the framework gave up waiting for a tool")

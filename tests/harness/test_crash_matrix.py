@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import handwritten_column
+from adapters.handwritten.column import HandwrittenColumn
 from harness.driver import run_scenario
 from harness.faults import FAULT_POINTS, Fault
 from harness.scenarios import load_scenarios
@@ -40,7 +40,7 @@ def _fault_cases() -> list[Fault]:
 @pytest.mark.parametrize("fault", _fault_cases(), ids=lambda f: f"{f.point}:{f.turn if f.call_id is None else f.call_id}")
 def test_crash_then_resume_never_doubles_and_never_loses_the_approved_call(fault: Fault, tmp_path: Path) -> None:
     scenario = dataclasses.replace(BASE, faults=(fault,), driver=DRIVER)
-    run = run_scenario(scenario, handwritten_column.perform, tmp_path)
+    run = run_scenario(scenario, HandwrittenColumn().perform, tmp_path)
     statuses = [s.status for s in run.steps]
     effects = run.steps[-1].ledger.get(CALL, {}).get("effects", 0)
 
@@ -54,6 +54,6 @@ def test_crash_then_resume_never_doubles_and_never_loses_the_approved_call(fault
         # The operator checks the world, as a person would check the bank, and says so explicitly.
         outcome = "confirmed" if effects == 1 else "not_executed"
         settle = dataclasses.replace(scenario, driver=({"action": "reconcile", "call_id": CALL, "outcome": outcome},))
-        settled = run_scenario(settle, handwritten_column.perform, tmp_path)
+        settled = run_scenario(settle, HandwrittenColumn().perform, tmp_path)
         assert settled.steps[-1].session_status == "completed"
         assert settled.steps[-1].ledger[CALL]["effects"] == 1

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from adapters.local_state_graph import adapter
+from adapters.local_state_graph.column import LocalStateGraphColumn
+
+adapter = LocalStateGraphColumn()
 from harness.driver import run_scenario
 from harness.faults import FAULT_POINTS, Fault
 from harness.scenarios import load_scenarios

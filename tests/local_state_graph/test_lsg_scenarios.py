@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
-from adapters.local_state_graph import adapter
+from adapters.local_state_graph.column import LocalStateGraphColumn
+
+adapter = LocalStateGraphColumn()
 from adapters.local_state_graph.checkpointer import MemorySaver
 from adapters.local_state_graph.contract import contract_graph
 from harness.driver import ScenarioRun, run_scenario
@@ -33,7 +35,7 @@ def test_observables_equal_the_reference_column(handwritten_checks: dict[str, An
 
 
 def test_the_column_interface() -> None:
-    assert (adapter.COLUMN, adapter.MODES) == ("local_state_graph", ("contract",))
+    assert (adapter.name, adapter.modes) == ("local_state_graph", ("contract",))
     with pytest.raises(ValueError, match="runs in modes"):
         adapter.facts(ScenarioRun(SCENARIOS["always_deny"], Path("."), []), "defaults")
 

@@ -21,6 +21,7 @@ from harness.approver import APPROVAL_SECRET
 from harness.canonical_io import canonical_line
 from harness.driver import ScenarioRun, trace_path
 from harness.observables import StepFacts
+from harness.protocol import ColumnAdapter, StepOutcome, StepRequest
 from harness.scenarios import Scenario
 from harness.scripted_model import ScriptedModel
 from harness.trace_facts import facts_from_engine_events
@@ -28,10 +29,7 @@ from harness.world import FixtureWorld
 
 from .checkpointer import Checkpoint, MemorySaver, SqliteSaver
 from .contract import Services, contract_graph
-from .session import ContractSession, Outcome
-
-COLUMN = "local_state_graph"
-MODES = ("contract",)
+from .session import ContractSession, outcome_of
 
 
 @dataclass(frozen=True)
@@ -51,10 +49,33 @@ class SuperStep:
         return {"kind": self.kind, **dataclasses.asdict(self)}
 
 
-def perform(scenario: Scenario, scratch: Path, request: dict[str, Any], mode: str) -> dict[str, Any]:
-    """Run one driver step in this (worker) process."""
-    _check(mode)
-    index, step, now = request["index"], request["step"], request["now"]
+class LocalStateGraphColumn(ColumnAdapter):
+    """The contract as a small graph on the dependency-free runtime: its own loop, interrupts and checkpoints."""
+
+    name = "local_state_graph"
+    modes = ("contract",)
+
+    def perform(self, scenario: Scenario, scratch: Path, request: StepRequest, mode: str) -> StepOutcome:
+        """Run one driver step in this (worker) process."""
+        self.check_mode(mode)
+        return _perform(scenario, scratch, request)
+
+    def facts(self, run: ScenarioRun, mode: str) -> list[StepFacts]:
+        """What the graph's own trace (in the engine's event vocabulary) says happened in each step."""
+        self.check_mode(mode)
+        return facts_from_engine_events(run)
+
+    def detail(self, run: ScenarioRun, mode: str) -> dict[str, Any]:
+        """The graph's shape and the super-steps this scenario took across all its driver steps (never compared)."""
+        self.check_mode(mode)
+        graph = contract_graph().compile(MemorySaver())
+        shape = graph.describe()
+        super_steps = sum(1 for step in run.steps for e in step.trace if e["kind"] == SuperStep.kind)
+        return {"graph": {**shape, "super_steps": super_steps, "mermaid": graph.mermaid()}}
+
+
+def _perform(scenario: Scenario, scratch: Path, request: StepRequest) -> StepOutcome:
+    index, now = request.index, request.now
     world = FixtureWorld(scratch, list(scenario.faults), may_kill=True)
     database = str(scratch / "state_graph.sqlite")
     with open(trace_path(scratch), "a", encoding="utf-8", buffering=1) as trace:  # line-buffered: survives a kill
@@ -83,59 +104,37 @@ def perform(scenario: Scenario, scratch: Path, request: dict[str, Any], mode: st
             system_prompt=scenario.system_prompt,
         )
         graph = contract_graph().compile(SqliteSaver(database), after_step=after_step)
-        outcome = _act(ContractSession(graph, scenario.session_id, services), step, request, scratch / "snapshots")
-    return {"status": outcome.status, "session_status": outcome.session_status, "refusal": outcome.refusal, "pending": outcome.pending}
+        return _act(ContractSession(graph, scenario.session_id, services), request, scratch / "snapshots")
 
 
-def _act(session: ContractSession, step: dict[str, Any], request: dict[str, Any], snapshots: Path) -> Outcome:
+def _act(session: ContractSession, request: StepRequest, snapshots: Path) -> StepOutcome:
     """One driver action on the session."""
-    match step["action"]:
+    match request.action:
         case "run" | "deliver_again":
-            return session.deliver(request["event"]["event_id"], request["event"]["input"])
+            assert request.event is not None
+            return session.deliver(request.event.event_id, request.event.input)
         case "approve" | "misuse_token":
-            return session.approve(step["call_id"], request["token"])
+            return session.approve(str(request.call_id), request.token or "")
         case "reject":
-            return session.reject(step["call_id"], step.get("reason", "not approved"))
+            return session.reject(str(request.call_id), request.reason)
         case "resume":
             return session.resume()
         case "reconcile":
-            return session.reconcile(step["call_id"], step["outcome"])
+            return session.reconcile(str(request.call_id), request.outcome or "")
         case "snapshot":  # the graph keeps every checkpoint: a snapshot is the id of the latest
             state = session.state()
             snapshots.mkdir(exist_ok=True)
-            (snapshots / f"{step['name']}.json").write_text(json.dumps({"checkpoint_id": state.checkpoint_id}), encoding="utf-8")
+            (snapshots / f"{request.name}.json").write_text(json.dumps({"checkpoint_id": state.checkpoint_id}), encoding="utf-8")
             return _saved(state)
         case "restore":
-            saved = json.loads((snapshots / f"{step['name']}.json").read_text(encoding="utf-8"))
+            saved = json.loads((snapshots / f"{request.name}.json").read_text(encoding="utf-8"))
             return _saved(session.restore(saved["checkpoint_id"]))
-        case other:
-            raise ValueError(f"unknown driver action {other!r}")
 
 
-def facts(run: ScenarioRun, mode: str) -> list[StepFacts]:
-    """What the graph's own trace (in the engine's event vocabulary) says happened in each step."""
-    _check(mode)
-    return facts_from_engine_events(run)
-
-
-def detail(run: ScenarioRun, mode: str) -> dict[str, Any]:
-    """The graph's shape and the super-steps this scenario took across all its driver steps (never compared)."""
-    _check(mode)
-    graph = contract_graph().compile(MemorySaver())
-    shape = graph.describe()
-    super_steps = sum(1 for step in run.steps for e in step.trace if e["kind"] == SuperStep.kind)
-    return {"graph": {**shape, "super_steps": super_steps, "mermaid": graph.mermaid()}}
-
-
-def _saved(state: Checkpoint) -> Outcome:
+def _saved(state: Checkpoint) -> StepOutcome:
     # A saved state that is still "running" was interrupted mid-run: reporting it as done would hide that.
-    outcome = Outcome.of(state)
-    return outcome if outcome.status != "running" else Outcome("crashed", outcome.session_status, None, outcome.pending)
-
-
-def _check(mode: str) -> None:
-    if mode not in MODES:
-        raise ValueError(f"{COLUMN} runs in modes {MODES}, not {mode!r}")
+    outcome = outcome_of(state)
+    return outcome if outcome.status != "running" else StepOutcome("crashed", outcome.session_status, None, outcome.pending)  # type: ignore[comparison-overlap]
 
 
 def _no_issuing() -> str:

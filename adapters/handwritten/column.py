@@ -18,22 +18,40 @@ from handwritten.events import Event
 from handwritten.idempotency import SqliteIdempotencyStore
 from handwritten.tools import ToolRegistry
 
-from .approver import APPROVAL_SECRET
-from .canonical_io import canonical_line
-from .driver import ScenarioRun, trace_path
-from .observables import StepFacts
-from .scenarios import Scenario
-from .scripted_model import ScriptedModel
-from .trace_facts import facts_from_engine_events
-from .world import FixtureWorld
-
-COLUMN = "handwritten"
-MODES = ("contract",)
+from harness.approver import APPROVAL_SECRET
+from harness.canonical_io import canonical_line
+from harness.driver import ScenarioRun, trace_path
+from harness.observables import StepFacts
+from harness.protocol import ColumnAdapter, PendingCall, StepOutcome, StepRequest
+from harness.scenarios import Scenario
+from harness.scripted_model import ScriptedModel
+from harness.trace_facts import facts_from_engine_events
+from harness.world import FixtureWorld
 
 
-def perform(scenario: Scenario, scratch: Path, request: dict[str, Any], mode: str = "contract") -> dict[str, Any]:
-    """Run one driver step in this (worker) process."""
-    index, step, now = request["index"], request["step"], request["now"]
+class HandwrittenColumn(ColumnAdapter):
+    """The reference: the engine's own loop, approvals, checkpoints and idempotency records."""
+
+    name = "handwritten"
+    modes = ("contract",)
+    idempotency_store = SqliteIdempotencyStore  # a test-only broken column swaps it for one that forgets
+
+    def perform(self, scenario: Scenario, scratch: Path, request: StepRequest, mode: str = "contract") -> StepOutcome:
+        """Run one driver step in this (worker) process."""
+        self.check_mode(mode)
+        return _perform(scenario, scratch, request, self.idempotency_store)
+
+    def facts(self, run: ScenarioRun, mode: str = "contract") -> list[StepFacts]:
+        """What the engine's own trace says happened in each step."""
+        return facts_from_engine_events(run)
+
+    def detail(self, run: ScenarioRun, mode: str = "contract") -> dict[str, Any]:
+        """Native information, recorded but never compared: the engine's final checkpoint summary."""
+        return _detail(run)
+
+
+def _perform(scenario: Scenario, scratch: Path, request: StepRequest, idempotency_store: Any) -> StepOutcome:
+    index, now = request.index, request.now
     world = FixtureWorld(scratch, list(scenario.faults), may_kill=True)
     engine_db = str(scratch / "engine.sqlite")
     checkpoints = SqliteCheckpointStore(engine_db)
@@ -52,7 +70,7 @@ def perform(scenario: Scenario, scratch: Path, request: dict[str, Any], mode: st
         ),
         registry=ToolRegistry(world.tool_specs(list(scenario.tools))),
         checkpoints=checkpoints,
-        idempotency=SqliteIdempotencyStore(engine_db),
+        idempotency=idempotency_store(engine_db),
         approvals=ApprovalAuthority(APPROVAL_SECRET, clock=lambda: now, new_token_id=_no_issuing),
         trace=sink,
         hooks=Hooks(after_checkpoint=lambda call: world.faults.fire("engine.kill_after_checkpoint", call_id=call.call_id)),
@@ -61,29 +79,33 @@ def perform(scenario: Scenario, scratch: Path, request: dict[str, Any], mode: st
     )
     session = scenario.session_id
     snapshots = scratch / "snapshots"
-    match step["action"]:
+    match request.action:
         case "run" | "deliver_again":
-            result = engine.run(session, request["event"]["input"], request["event"]["event_id"])
+            assert request.event is not None
+            result = engine.run(session, request.event.input, request.event.event_id)
         case "approve" | "misuse_token":
-            result = engine.approve(session, step["call_id"], request["token"])
+            result = engine.approve(session, _call(request), request.token or "")
         case "reject":
-            result = engine.reject(session, step["call_id"], step.get("reason", "not approved"))
+            result = engine.reject(session, _call(request), request.reason)
         case "resume":
             result = engine.resume(session)
         case "reconcile":
-            result = engine.reconcile_uncertain(session, step["call_id"], step["outcome"])
+            result = engine.reconcile_uncertain(session, _call(request), request.outcome or "")
         case "snapshot":
             state = _require(checkpoints.load(session), session)
             snapshots.mkdir(exist_ok=True)
-            (snapshots / f"{step['name']}.json").write_text(json.dumps(state.to_json()), encoding="utf-8")
+            (snapshots / f"{request.name}.json").write_text(json.dumps(state.to_json()), encoding="utf-8")
             return _outcome_of_state(state)
         case "restore":
-            state = AgentState.from_json(json.loads((snapshots / f"{step['name']}.json").read_text(encoding="utf-8")))
+            state = AgentState.from_json(json.loads((snapshots / f"{request.name}.json").read_text(encoding="utf-8")))
             checkpoints.save(state)  # the saved state is delivered again, as a retried webhook would
             return _outcome_of_state(state)
-        case other:
-            raise ValueError(f"unknown driver action {other!r}")
     return _outcome(result)
+
+
+def _call(request: StepRequest) -> str:
+    assert request.call_id is not None
+    return request.call_id
 
 
 def _no_issuing() -> str:
@@ -96,22 +118,21 @@ def _require(state: AgentState | None, session: str) -> AgentState:
     return state
 
 
-def _pending(state: AgentState) -> list[dict[str, Any]]:
-    return [{"call_id": c.call_id, "tool": c.tool, "args": c.args} for c in state.pending_approval]
+def _pending(state: AgentState) -> tuple[PendingCall, ...]:
+    return tuple(PendingCall(c.call_id, c.tool, c.args) for c in state.pending_approval)
 
 
-def _outcome(result: RunResult) -> dict[str, Any]:
-    return {"status": result.status, "session_status": result.state.status, "refusal": result.refusal, "pending": _pending(result.state)}
+def _outcome(result: RunResult) -> StepOutcome:
+    return StepOutcome(result.status, result.state.status, result.refusal, _pending(result.state))  # type: ignore[arg-type]
 
 
-def _outcome_of_state(state: AgentState) -> dict[str, Any]:
+def _outcome_of_state(state: AgentState) -> StepOutcome:
     # A saved state that is still "running" was interrupted mid-run: reporting it as done would hide that.
     status = state.status if state.status != "running" else "crashed"
-    return {"status": status, "session_status": state.status, "refusal": None, "pending": _pending(state)}
+    return StepOutcome(status, state.status, None, _pending(state))  # type: ignore[arg-type]
 
 
-def detail(run: ScenarioRun, mode: str = "contract") -> dict[str, Any]:
-    """Native information, recorded but never compared: the engine's final checkpoint summary."""
+def _detail(run: ScenarioRun) -> dict[str, Any]:
     checkpoints = SqliteCheckpointStore(str(run.scratch / "engine.sqlite"))
     try:
         state = checkpoints.load(run.scenario.session_id)
@@ -120,10 +141,5 @@ def detail(run: ScenarioRun, mode: str = "contract") -> dict[str, Any]:
     if state is None:
         return {"checkpoint": None}
     return {"checkpoint": {"status": state.status, "step": state.step, "messages": len(state.messages), "seen_event_ids": list(state.seen_event_ids)}}
-
-
-def facts(run: ScenarioRun, mode: str = "contract") -> list[StepFacts]:
-    """What the engine's own trace says happened in each step (the column-specific part of an observation)."""
-    return facts_from_engine_events(run)
 
 

@@ -1,0 +1,262 @@
+"""The base of every third-party column: what does not depend on the framework, done once.
+
+``FrameworkColumn.perform`` opens the fixture world and the trace, builds the contract glue's
+state in ``contract`` mode, asks the framework for a session (``open_session``) and plays the
+driver's action on it. The checks that need no framework run here, before the framework sees
+anything, and only in ``contract`` mode: the first delivery of an inbound event, the approval
+token (bound to session, tool, arguments and expiry, single use) and the reconcile gate.
+
+Decisions reach a session by call id. A framework that takes a turn's decisions as one batch
+(``batched_decisions``) gets them when the driver has decided every call of the turn, in the
+order the framework listed the calls; until then the decisions are held in the scratch directory
+(the human's side of the harness keeps them, as a review screen would) and the step reports the
+session as it is.
+
+A framework provides only what is its own: ``open_session`` (build the agent with the scripted
+model and the fixture tools, open the session from disk) and the ``Session`` methods.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import json
+from abc import abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Awaitable, ClassVar, Protocol, TypeVar
+
+from handwritten.approvals import ApprovalAuthority
+from handwritten.idempotency import SqliteIdempotencyStore
+from handwritten.tools import ToolRegistry
+from harness.approver import APPROVAL_SECRET
+from harness.canonical_io import canonical_line
+from harness.driver import ScenarioRun, trace_path
+from harness.observables import StepFacts
+from harness.protocol import ColumnAdapter, Decision, StepOutcome, StepRequest
+from harness.scenarios import Scenario
+from harness.trace_facts import facts_from_column_trace
+from harness.world import FixtureWorld
+
+from .glue_blocks import Contract, first_delivery, reconcile_gate, verify_approval
+
+T = TypeVar("T")
+MaybeAwaitable = T | Awaitable[T]
+
+
+class Trace:
+    """The column's own trace: JSON lines tagged with the driver step, line-buffered so a kill loses nothing."""
+
+    def __init__(self, path: Path, driver_step: int) -> None:
+        self.driver_step = driver_step
+        self._file = open(path, "a", encoding="utf-8", buffering=1)
+
+    def emit(self, event: dict[str, Any]) -> None:
+        self._file.write(canonical_line({"driver_step": self.driver_step, **event}))
+
+    def close(self) -> None:
+        self._file.close()
+
+
+@dataclass(frozen=True)
+class SessionContext:
+    """What a framework needs to open a session for one driver step: the scenario, the scratch directory
+    (its files are the session's only memory), the mode, the step, the fixture world, the trace, and in
+    ``contract`` mode the glue's state (None in ``defaults``)."""
+
+    scenario: Scenario
+    scratch: Path
+    mode: str
+    request: StepRequest
+    world: FixtureWorld
+    trace: Trace
+    contract: Contract | None
+
+
+class Session(Protocol):
+    """One scenario's session on a framework, opened afresh in each worker. Any method may be a coroutine
+    (an asynchronous framework's): the base column runs it on one event loop per driver step."""
+
+    def deliver(self, text: str) -> MaybeAwaitable[StepOutcome]:
+        """A user input, as a new run (or turn) of the agent."""
+
+    def decide(self, decisions: list[Decision]) -> MaybeAwaitable[StepOutcome]:
+        """The human's decisions, each naming its call: one, or a whole turn's in the framework's order."""
+
+    def resume(self) -> MaybeAwaitable[StepOutcome]:
+        """Continue the saved state the way the framework continues it."""
+
+    def reconcile(self, call_id: str, outcome: str) -> MaybeAwaitable[StepOutcome]:
+        """Settle an uncertain call (``confirmed`` | ``not_executed``) and continue: contract mode only."""
+
+    def snapshot(self, path: Path) -> MaybeAwaitable[StepOutcome]:
+        """Save what the framework would need to continue from here into ``path``."""
+
+    def restore(self, path: Path) -> MaybeAwaitable[StepOutcome]:
+        """Make the saved state at ``path`` the session's state again (a retried webhook delivering it)."""
+
+    def outcome(self) -> MaybeAwaitable[StepOutcome]:
+        """The session's state now, without running anything."""
+
+    def close(self) -> MaybeAwaitable[None]:
+        """Release files and connections."""
+
+
+class FrameworkColumn(ColumnAdapter):
+    """A third-party framework's column. Subclasses set ``name``, ``modes`` (``defaults``, ``contract``),
+    ``batched_decisions`` when the framework takes a turn's decisions at once, and implement
+    ``open_session``; ``mechanisms`` names where the framework keeps its loop, tool dispatch, message
+    assembly, approval and persistence (``module:qualname``, checked in its environment)."""
+
+    modes: ClassVar[tuple[str, ...]] = ("defaults", "contract")
+    batched_decisions: ClassVar[bool] = False
+    mechanisms: ClassVar[dict[str, str]] = {}
+
+    @abstractmethod
+    def open_session(self, context: SessionContext) -> MaybeAwaitable[Session]:
+        """Build the agent (scripted model, fixture tools, the glue in contract mode) and open the session."""
+
+    def facts(self, run: ScenarioRun, mode: str) -> list[StepFacts]:
+        self.check_mode(mode)
+        return facts_from_column_trace(run, dedup_by="glue" if mode == "contract" else "framework")
+
+    def perform(self, scenario: Scenario, scratch: Path, request: StepRequest, mode: str) -> StepOutcome:
+        self.check_mode(mode)
+        world = FixtureWorld(scratch, list(scenario.faults), may_kill=True)
+        trace = Trace(trace_path(scratch), request.index)
+        contract = _contract(scenario, scratch, world, trace) if mode == "contract" else None
+        context = SessionContext(scenario, scratch, mode, request, world, trace, contract)
+        try:
+            with asyncio.Runner() as loop:
+                step = _Step(self, context, loop)
+                session = step.wait(self.open_session(context))
+                try:
+                    return step.play(session)
+                except Exception as exc:  # the runner decides, from MAPPING.md, whether it is the framework's own
+                    trace.emit({"kind": "run_failed", "error": f"{type(exc).__name__}: {exc}"})
+                    raise
+                finally:
+                    step.wait(session.close())
+        finally:
+            if contract is not None:
+                contract.idempotency.close()  # type: ignore[attr-defined]
+            trace.close()
+            world.close()
+
+
+@dataclass
+class _Step:
+    """One driver step played on a session: the dispatch and the framework-independent checks."""
+
+    column: FrameworkColumn
+    context: SessionContext
+    loop: asyncio.Runner
+
+    def wait(self, value: MaybeAwaitable[T]) -> T:
+        return self.loop.run(value) if inspect.isawaitable(value) else value  # type: ignore[arg-type,return-value]
+
+    def play(self, session: Session) -> StepOutcome:
+        request, contract, trace = self.context.request, self.context.contract, self.context.trace
+        match request.action:
+            case "run" | "deliver_again":
+                assert request.event is not None
+                # contract glue: start
+                if contract is not None and not first_delivery(contract, request.event.event_id):
+                    trace.emit({"kind": "duplicate_event", "event_id": request.event.event_id})
+                    return self.wait(session.outcome()).refused("duplicate_event")
+                # contract glue: end
+                return self.wait(session.deliver(request.event.input))
+            case "approve" | "misuse_token" | "reject":
+                return self._decide(session)
+            case "resume":
+                return self.wait(session.resume())
+            case "reconcile":
+                now = self.wait(session.outcome())
+                if contract is None:
+                    return now.refused(f"not supported by {self.column.name}")
+                # contract glue: start
+                assert request.call_id is not None and request.outcome is not None
+                if (why := reconcile_gate(now.uncertain_call, request.call_id)) is not None:
+                    trace.emit({"kind": "reconcile_refused", "call_id": request.call_id, "reason": why})
+                    return now.refused(why)
+                return self.wait(session.reconcile(request.call_id, request.outcome))
+                # contract glue: end
+            case "snapshot":
+                return self.wait(session.snapshot(self._snapshot_path()))
+            case "restore":
+                return self.wait(session.restore(self._snapshot_path()))
+
+    def _decide(self, session: Session) -> StepOutcome:
+        request, trace = self.context.request, self.context.trace
+        assert request.call_id is not None
+        now = self.wait(session.outcome())
+        # contract glue: start
+        if self.context.contract is not None and (why := self._refusal(now)) is not None:
+            trace.emit({"kind": "approval_refused", "call_id": request.call_id, "reason": why})
+            return now.refused(why)
+        # contract glue: end
+        decision = Decision(request.call_id, request.action != "reject", request.reason if request.action == "reject" else None)
+        decisions = self._batch(now, decision) if self.column.batched_decisions else [decision]
+        if not decisions:  # held until the driver has decided the turn's other calls
+            trace.emit({"kind": "decision_held", "call_id": decision.call_id})
+            return now
+        for d in decisions:
+            if d.approve:
+                trace.emit({"kind": "approval_granted", "call_id": d.call_id})
+        return self.wait(session.decide(decisions))
+
+    # contract glue: start
+    def _refusal(self, now: StepOutcome) -> str | None:
+        """Why the contract refuses this decision before the framework sees it: the call is not pending, or the
+        token does not approve it (other arguments or session, expired, forged, used before)."""
+        request, contract = self.context.request, self.context.contract
+        assert contract is not None
+        call = next((p for p in now.pending if p.call_id == request.call_id), None)
+        if call is None:
+            return "not_pending"
+        if request.action == "reject":
+            return None
+        authority = ApprovalAuthority(APPROVAL_SECRET, clock=lambda: request.now, new_token_id=_no_issuing)
+        return verify_approval(contract, authority, call.tool, call.args, request.token or "")
+    # contract glue: end
+
+    def _batch(self, now: StepOutcome, decision: Decision) -> list[Decision]:
+        """The turn's decisions, in the framework's order, once every pending call has one; [] while some are
+        missing. A decision on a call that is not pending goes to the framework alone, as the driver gave it."""
+        pending = [p.call_id for p in now.pending]
+        if decision.call_id not in pending or len(pending) == 1:
+            return [decision]
+        held_file = self.context.scratch / "held_decisions.json"
+        saved = json.loads(held_file.read_text(encoding="utf-8")) if held_file.exists() else {}
+        held = saved.get("decisions", {}) if saved.get("turn") == sorted(pending) else {}  # a decision for another turn is void
+        held[decision.call_id] = {"approve": decision.approve, "reason": decision.reason}
+        if set(held) != set(pending):
+            held_file.write_text(json.dumps({"turn": sorted(pending), "decisions": held}), encoding="utf-8")
+            return []
+        held_file.unlink(missing_ok=True)
+        return [Decision(call_id, held[call_id]["approve"], held[call_id]["reason"]) for call_id in pending]
+
+    def _snapshot_path(self) -> Path:
+        snapshots = self.context.scratch / "snapshots"
+        snapshots.mkdir(exist_ok=True)
+        return snapshots / f"{self.context.request.name}.json"
+
+
+# contract glue: start
+def _contract(scenario: Scenario, scratch: Path, world: FixtureWorld, trace: Trace) -> Contract:
+    return Contract(
+        session_id=scenario.session_id,
+        registry=ToolRegistry(world.tool_specs(list(scenario.tools))),
+        idempotency=SqliteIdempotencyStore(str(scratch / "contract.sqlite")),
+        intents=scratch / "intents.jsonl",
+        emit=trace.emit,
+        fire_after_intent=lambda call_id: world.faults.fire("engine.kill_after_checkpoint", call_id=call_id),
+        handover=world.handover,
+        max_steps=scenario.max_steps,
+    )
+
+
+def _no_issuing() -> str:
+    raise RuntimeError("the glue verifies approval tokens; only the human approver issues them")
+# contract glue: end

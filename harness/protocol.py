@@ -1,0 +1,135 @@
+"""The records a column and the harness exchange: one driver step in (``StepRequest``), one out (``StepOutcome``).
+
+The supervisor builds a ``StepRequest`` for every driver step of a scenario and hands it to a
+column in a fresh worker process; the column answers with a ``StepOutcome``. Both are frozen
+and plain (they cross a process boundary by pickling), and both are the only shape a column
+sees: no column reads the scenario's driver step as a dict.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+if TYPE_CHECKING:
+    from .driver import ScenarioRun
+    from .observables import StepFacts
+    from .scenarios import Scenario
+
+Action = Literal["run", "deliver_again", "approve", "misuse_token", "reject", "resume", "reconcile", "snapshot", "restore"]
+RunStatus = Literal["completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "refused", "crashed", "error"]
+STATUSES: tuple[RunStatus, ...] = ("completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "refused", "crashed", "error")
+
+
+@dataclass(frozen=True)
+class InboundEvent:
+    """A user input as it arrives from outside (a webhook, say): its id and its text."""
+
+    event_id: str
+    input: str
+
+
+@dataclass(frozen=True)
+class StepRequest:
+    """One driver step, with what the human's side of the harness adds to it.
+
+    ``now`` is the driver's clock (seconds); ``schedule`` names the ordering a column forces on a race
+    (a sub-case ``<scenario>@<schedule>``), or None. The other fields belong to some actions only:
+    ``event`` to ``run`` and ``deliver_again``; ``call_id`` to the decisions and ``reconcile``;
+    ``token`` to ``approve`` and ``misuse_token`` (issued, or misused, by the harness's approver);
+    ``reason`` to ``reject``; ``outcome`` (``confirmed`` | ``not_executed``) to ``reconcile``;
+    ``name`` to ``snapshot`` and ``restore``."""
+
+    index: int
+    action: Action
+    now: float
+    schedule: str | None = None
+    event: InboundEvent | None = None
+    call_id: str | None = None
+    token: str | None = None
+    reason: str = "not approved"
+    outcome: str | None = None
+    name: str | None = None
+
+    @property
+    def is_decision(self) -> bool:
+        return self.action in ("approve", "misuse_token", "reject")
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The human's decision on one pending call: approve it, or reject it with a reason the model is told."""
+
+    call_id: str
+    approve: bool
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class PendingCall:
+    """A call waiting for the human's decision: its id, tool and parsed arguments."""
+
+    call_id: str
+    tool: str
+    args: Any
+
+    def to_json(self) -> dict[str, Any]:
+        return {"call_id": self.call_id, "tool": self.tool, "args": self.args}
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    """How a driver step ended, as the column's own mechanisms report it.
+
+    ``status``: the step's status (``refused`` when the step was refused, with ``refusal`` saying why);
+    ``session_status``: the session's status after the step; ``pending``: the calls awaiting a decision,
+    in the framework's order; ``uncertain_call``: the call a reconcile step may settle, if any."""
+
+    status: RunStatus
+    session_status: RunStatus
+    refusal: str | None = None
+    pending: tuple[PendingCall, ...] = ()
+    uncertain_call: str | None = None
+
+    def refused(self, reason: str) -> "StepOutcome":
+        """This session state, with the step refused for ``reason`` (nothing was handed to the framework)."""
+        return dataclasses.replace(self, status="refused", refusal=reason)
+
+
+class ColumnAdapter(ABC):
+    """A column of the comparison, as the column process drives it: one instance per column process.
+
+    ``name`` and ``modes`` say what it is; ``perform`` plays one driver step in a worker forked from the
+    column process; ``facts`` reads what the column's own mechanisms say each step did. Third-party
+    frameworks subclass ``adapters.column.FrameworkColumn``, which does everything that does not
+    depend on the framework; the hand-written engine and the local state graph keep their own loops."""
+
+    name: ClassVar[str]
+    modes: ClassVar[tuple[str, ...]]
+
+    def prepare(self, mode: str) -> None:
+        """Imports and warm-up done once in the column process, so forked workers do not pay them again."""
+
+    def schedules(self, scenario: Scenario, mode: str) -> tuple[str, ...]:
+        """The orderings a scenario whose result would race runs under, each forced by the column and
+        recorded as its own sub-case ``<scenario>@<schedule>``; empty when nothing races."""
+        return ()
+
+    @abstractmethod
+    def perform(self, scenario: Scenario, scratch: Path, request: StepRequest, mode: str) -> StepOutcome:
+        """Play one driver step in this (worker) process, from what is on disk in ``scratch``."""
+
+    @abstractmethod
+    def facts(self, run: ScenarioRun, mode: str) -> list[StepFacts]:
+        """What the column's own trace says happened in each step."""
+
+    def detail(self, run: ScenarioRun, mode: str) -> dict[str, Any]:
+        """Native state and shape, recorded but never compared."""
+        return {}
+
+    def check_mode(self, mode: str) -> None:
+        if mode not in self.modes:
+            raise ValueError(f"{self.name} runs in modes {self.modes}, not {mode!r}")
