@@ -111,7 +111,6 @@ class FrameworkColumn(ColumnAdapter):
 
     modes: ClassVar[tuple[str, ...]] = ("defaults", "contract")
     batched_decisions: ClassVar[bool] = False
-    mechanisms: ClassVar[dict[str, str]] = {}
 
     @abstractmethod
     def open_session(self, context: SessionContext) -> MaybeAwaitable[Session]:

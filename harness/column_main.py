@@ -19,6 +19,7 @@ from .canonical_io import write_json
 from .columns import load_column
 from .driver import SCENARIO_TIMEOUT_S, run_scenario
 from .ledger import Binding, LedgerClient
+from .mechanisms import locate
 from .observation import raw_record
 from .protocol import ColumnAdapter
 from .sandbox import install_network_guard
@@ -72,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     column = load_column(args.column)
     imported = time.perf_counter()
+    mechanisms = locate(column.mechanisms)  # a name the pinned version lacks fails the column here, loudly
     scenarios = load_scenarios(args.scenarios)
     results: dict[str, dict[str, Any]] = {}
     timings: dict[str, float] = {"import_s": imported - started}
@@ -92,5 +94,5 @@ def main(argv: list[str] | None = None) -> int:
                 records[key] = {**record, "scenario": scenario.id, "schedule": schedule}
         results[mode] = records
         timings[f"{mode}_s"] = time.perf_counter() - mode_started
-    write_json(args.out, {"column": column.name, "modes": results, "timings": timings})
+    write_json(args.out, {"column": column.name, "mechanisms": mechanisms, "modes": results, "timings": timings})
     return 0

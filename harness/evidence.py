@@ -37,6 +37,8 @@ def _header(result: ColumnResult) -> dict[str, Any]:
     }
     if result.reason:
         header["reason"] = result.reason
+    if result.mechanisms:
+        header["mechanisms"] = result.mechanisms
     return header
 
 

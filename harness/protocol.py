@@ -109,6 +109,9 @@ class ColumnAdapter(ABC):
 
     name: ClassVar[str]
     modes: ClassVar[tuple[str, ...]]
+    mechanisms: ClassVar[dict[str, str]] = {}
+    """Where the framework keeps its loop, tool dispatch, message assembly, approval and persistence:
+    role -> ``module:qualname`` of the framework's own code (``harness.mechanisms``); empty for our own columns."""
 
     def prepare(self, mode: str) -> None:
         """Imports and warm-up done once in the column process, so forked workers do not pay them again."""

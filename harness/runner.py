@@ -21,6 +21,7 @@ from .columns import ROOT, Column, measured_exceptions
 from .driver import SCENARIO_TIMEOUT_S
 from .errors import HarnessError
 from .ledger import LedgerServer, LedgerStore
+from .mechanisms import missing_roles
 from .observation import observation
 from .sandbox import clean_environment, refused_attempts
 from .scenarios import Scenario, load_scenarios
@@ -44,6 +45,8 @@ class ColumnResult:
     modes: dict[str, dict[str, Any]] = field(default_factory=dict)
     network: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    mechanisms: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """role -> where the framework keeps it (``harness.mechanisms``), read in the column's environment."""
     undeclared_races: list[str] = field(default_factory=list)
     """``<column>/<mode>/<scenario>/<part>`` for every part of a record that differed between two runs."""
 
@@ -115,7 +118,12 @@ def run_column(
                 modes_out[mode][key] = record
     timings = {**document["timings"], "total_s": time.perf_counter() - started}
     network = refused_attempts(scratch / "network.jsonl")
-    return ColumnResult(column, "measured", versions=versions, modes=modes_out, network=network, timings=timings, undeclared_races=races)
+    mechanisms = document["mechanisms"]
+    if column.environment == "isolated" and (missing := missing_roles({r: m["ref"] for r, m in mechanisms.items()})):
+        return ColumnResult(column, "not-measured", reason=f"the column names no mechanism for {', '.join(missing)}", versions=versions)
+    return ColumnResult(
+        column, "measured", versions=versions, modes=modes_out, network=network, timings=timings, mechanisms=mechanisms, undeclared_races=races
+    )
 
 
 def _with_ledger(raw: dict[str, Any], store: LedgerStore, run: str) -> dict[str, Any]:

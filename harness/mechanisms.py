@@ -1,0 +1,49 @@
+"""Where a framework keeps each of its mechanisms, read from the pinned environment itself.
+
+A column names the framework's own functions and classes that hold its agent loop, its tool
+dispatch, its message assembly, its approval and its persistence, as ``module:qualname``. Inside
+the column's process each name is imported and walked attribute by attribute, and its source file
+(relative to the directory its top-level package is installed in) and first line are read with
+``inspect``: a learner can open the framework's source at the right place, and a name that does
+not exist in the pinned version fails the column loudly instead of pointing nowhere.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from pathlib import Path
+from typing import Any
+
+from .errors import HarnessError
+
+ROLES = ("loop", "tool_dispatch", "message_assembly", "approval", "persistence")
+
+
+def locate(mechanisms: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """``role -> {"ref", "file", "line"}`` for every named mechanism; raises when one cannot be found."""
+    return {role: _locate(role, ref) for role, ref in sorted(mechanisms.items())}
+
+
+def missing_roles(mechanisms: dict[str, str]) -> list[str]:
+    """The roles a third-party column must name and did not."""
+    return [role for role in ROLES if role not in mechanisms]
+
+
+def _locate(role: str, ref: str) -> dict[str, Any]:
+    module_name, _, qualname = ref.partition(":")
+    try:
+        target: Any = importlib.import_module(module_name)
+        for part in qualname.split(".") if qualname else []:
+            target = getattr(target, part)
+    except (ImportError, AttributeError) as exc:
+        raise HarnessError(f"mechanism {role}: {ref} does not exist in the pinned environment ({exc})") from exc
+    target = inspect.unwrap(target)
+    try:
+        source = Path(inspect.getsourcefile(target) or "")
+        line = inspect.getsourcelines(target)[1]
+    except (TypeError, OSError) as exc:
+        raise HarnessError(f"mechanism {role}: {ref} has no Python source to point at ({exc})") from exc
+    top = importlib.import_module(module_name.split(".")[0])
+    base = Path(inspect.getsourcefile(top) or "").parent.parent  # the directory the top-level package lives in
+    return {"ref": ref, "file": source.relative_to(base).as_posix() if source.is_relative_to(base) else source.name, "line": line}

@@ -1,0 +1,132 @@
+"""The base of the third-party columns: the checks it does before any framework sees a step, and decisions
+by call id, held until a batch-taking framework can take the whole turn.
+
+The session below stands in for a framework (the thing under test is the base class, not a framework):
+it keeps its state in a JSON file, as every real session keeps it on disk, lists its pending calls in its
+own order (the reverse of the model's) and records every ``decide`` call it receives."""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from adapters.column import FrameworkColumn, SessionContext
+from harness.approver import HumanApprover
+from harness.driver import run_scenario
+from harness.protocol import Decision, InboundEvent, PendingCall, StepOutcome, StepRequest
+from harness.scenarios import SCENARIO_DIR, load_scenario
+
+SCENARIO = load_scenario(SCENARIO_DIR / "decisions_out_of_order.json")
+
+
+class FileSession:
+    """Two calls of one turn pending after ``deliver``, listed in reverse; decisions recorded as received."""
+
+    def __init__(self, context: SessionContext) -> None:
+        self.file = context.scratch / "toy_session.json"
+        self.calls = {c["id"]: c for c in context.scenario.model_script[0]["tool_calls"]}
+
+    def _state(self) -> dict[str, Any]:
+        return json.loads(self.file.read_text()) if self.file.exists() else {"pending": [], "received": []}
+
+    def _save(self, state: dict[str, Any]) -> StepOutcome:
+        self.file.write_text(json.dumps(state))
+        return self.outcome()
+
+    def deliver(self, text: str) -> StepOutcome:
+        return self._save({**self._state(), "pending": sorted(self.calls, reverse=True)})
+
+    def decide(self, decisions: list[Decision]) -> StepOutcome:
+        state = self._state()
+        state["received"].append([[d.call_id, d.approve] for d in decisions])
+        state["pending"] = [c for c in state["pending"] if c not in {d.call_id for d in decisions}]
+        return self._save(state)
+
+    def outcome(self) -> StepOutcome:
+        pending = tuple(PendingCall(c, self.calls[c]["name"], self.calls[c]["arguments"]) for c in self._state()["pending"])
+        status = "awaiting_approval" if pending else "completed"
+        return StepOutcome(status, status, pending=pending)
+
+    def close(self) -> None:
+        pass
+
+
+class OneAtATime(FrameworkColumn):
+    name = "toy_one_at_a_time"
+
+    def open_session(self, context: SessionContext) -> FileSession:
+        return FileSession(context)
+
+
+class Batched(OneAtATime):
+    name = "toy_batched"
+    batched_decisions: ClassVar[bool] = True
+
+
+def _received(column: FrameworkColumn, mode: str, scratch: Path) -> tuple[list[str], list[Any]]:
+    run = run_scenario(SCENARIO, functools.partial(column.perform, mode=mode), scratch)
+    return [s.status for s in run.steps], json.loads((scratch / "toy_session.json").read_text())["received"]
+
+
+@pytest.mark.parametrize("mode", ["defaults", "contract"])
+def test_decisions_reach_a_one_at_a_time_framework_by_call_id_in_the_drivers_order(mode: str, tmp_path: Path) -> None:
+    statuses, received = _received(OneAtATime(), mode, tmp_path)
+    assert received == [[["c2", False]], [["c1", True]]]
+    assert statuses == ["awaiting_approval", "awaiting_approval", "completed"]
+
+
+@pytest.mark.parametrize("mode", ["defaults", "contract"])
+def test_a_batch_taking_framework_gets_the_whole_turn_once_in_its_own_order(mode: str, tmp_path: Path) -> None:
+    statuses, received = _received(Batched(), mode, tmp_path)
+    assert received == [[["c2", False], ["c1", True]]]  # the session lists c2 first: its order, not the driver's
+    assert statuses == ["awaiting_approval", "awaiting_approval", "completed"]
+    held = [e for e in (tmp_path / "trace.jsonl").read_text().splitlines() if '"decision_held"' in e]
+    assert len(held) == 1 and '"c2"' in held[0]
+
+
+def _run(index: int, event_id: str = "e1") -> StepRequest:
+    return StepRequest(index, "run", 0.0, event=InboundEvent(event_id, SCENARIO.user_input))
+
+
+def _step(column: FrameworkColumn, scratch: Path, request: StepRequest, mode: str = "contract") -> StepOutcome:
+    return column.perform(SCENARIO, scratch, request, mode)
+
+
+@pytest.mark.parametrize(
+    "misuse", ["other_args", "other_session", "expired", "forged"],
+)
+def test_contract_refuses_a_misused_token_before_the_framework_sees_it(misuse: str, tmp_path: Path) -> None:
+    column = OneAtATime()
+    _step(column, tmp_path, _run(0))
+    call = SCENARIO.scripted_call("c1")
+    token = HumanApprover().misuse(misuse, 0.0, SCENARIO.session_id, call["name"], call["arguments"])
+    outcome = _step(column, tmp_path, StepRequest(1, "misuse_token", 0.0, call_id="c1", token=token))
+    assert (outcome.status, outcome.refusal, outcome.session_status) == ("refused", misuse, "awaiting_approval")
+    assert json.loads((tmp_path / "toy_session.json").read_text())["received"] == []
+
+
+def test_contract_takes_a_token_once_and_defaults_takes_any(tmp_path: Path) -> None:
+    column, call = OneAtATime(), SCENARIO.scripted_call("c1")
+    token = HumanApprover().approve(0.0, SCENARIO.session_id, call["name"], call["arguments"])
+    for mode, scratch in (("contract", tmp_path / "c"), ("defaults", tmp_path / "d")):
+        scratch.mkdir()
+        _step(column, scratch, _run(0), mode)
+        first = _step(column, scratch, StepRequest(1, "approve", 0.0, call_id="c1", token=token), mode)
+        _step(column, scratch, _run(2, "e2"), mode)  # the same call is pending again
+        again = _step(column, scratch, StepRequest(3, "approve", 0.0, call_id="c1", token=token), mode)
+        assert first.status == "awaiting_approval"
+        assert (again.status, again.refusal) == (("refused", "reused") if mode == "contract" else ("awaiting_approval", None))
+
+
+def test_contract_refuses_a_decision_on_a_call_that_is_not_pending_and_reconcile_without_an_uncertain_call(tmp_path: Path) -> None:
+    column = OneAtATime()
+    assert _step(column, tmp_path, StepRequest(0, "reject", 0.0, call_id="c1")).refusal == "not_pending"
+    reconcile = _step(column, tmp_path, StepRequest(1, "reconcile", 0.0, call_id="c1", outcome="confirmed"))
+    assert reconcile.refusal == "no uncertain call 'c1' to reconcile"
+    assert _step(column, tmp_path, StepRequest(2, "reconcile", 0.0, call_id="c1", outcome="confirmed"), "defaults").refusal == (
+        "not supported by toy_one_at_a_time"
+    )
