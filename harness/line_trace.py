@@ -1,0 +1,58 @@
+"""Line tracing of a column process, for the glue coverage check (``harness.glue_coverage``).
+
+``install`` makes this process, the threads it starts later and the workers it forks record every
+line they run in a function of a file under the traced folder: each new ``<line>\\t<file>`` is
+appended at once (one ``write`` on an append-only descriptor), because a worker killed by a fault
+ends with ``os._exit`` and must lose nothing. Only function bodies are traced: module and class
+bodies run once, at import, in every mode alike (a ``def`` line defines, it does not run the glue).
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from types import CodeType, FrameType
+from typing import Any
+
+Tracer = Callable[[FrameType, str, Any], Any]
+
+
+def install(out: str | Path, folder: str | Path) -> None:
+    """Record the lines run under ``folder`` (resolved) in this process and everything it starts later into ``out``."""
+    prefix = os.path.join(os.path.realpath(folder), "")
+    descriptor = os.open(out, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    seen: set[tuple[str, int]] = set()  # a forked worker inherits what its parent already wrote
+    traced: dict[CodeType, bool] = {}
+
+    def lines(frame: FrameType, event: str, arg: Any) -> Tracer:
+        if event == "line" and frame.f_lineno is not None:
+            key = (frame.f_code.co_filename, frame.f_lineno)
+            if key not in seen:
+                seen.add(key)
+                os.write(descriptor, f"{key[1]}\t{key[0]}\n".encode())
+        return lines
+
+    def calls(frame: FrameType, event: str, arg: Any) -> Tracer | None:
+        code = frame.f_code
+        wanted = traced.get(code)
+        if wanted is None:
+            function = bool(code.co_flags & inspect.CO_OPTIMIZED)  # not a module or class body
+            wanted = traced[code] = function and os.path.realpath(code.co_filename).startswith(prefix)
+        return lines if wanted else None
+
+    threading.settrace(calls)
+    sys.settrace(calls)
+
+
+def read_lines(out: Path) -> dict[Path, set[int]]:
+    """What ``install`` recorded: the lines run, per file."""
+    runs: dict[Path, set[int]] = {}
+    if out.exists():
+        for entry in out.read_text(encoding="utf-8").splitlines():
+            number, _, name = entry.partition("\t")
+            runs.setdefault(Path(name), set()).add(int(number))
+    return runs

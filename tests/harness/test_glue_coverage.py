@@ -1,0 +1,139 @@
+"""The glue coverage check on a synthetic framework column in a temporary ``adapters``-like folder: a
+``FrameworkColumn`` whose session has a contract-only branch, counted (the check passes) or not (it
+fails), and one whose counted glue also runs in defaults (it fails). Real column processes, real tracing."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+from harness.columns import ROOT, Column
+from harness.glue_coverage import check_column, compare
+
+COLUMN = '''\
+"""A test-only framework column: every delivery completes at once."""
+
+from adapters.column import FrameworkColumn, SessionContext
+from harness.protocol import StepOutcome
+
+from .glue import note, tag
+
+
+class Session:
+    """Completes every run; in contract mode it also notes the delivery."""
+
+    def __init__(self, context: SessionContext) -> None:
+        self.context = context
+
+    def deliver(self, text: str) -> StepOutcome:
+        contract = self.context.contract
+        {tagging}
+        if contract is not None:
+{branch}
+        return self.outcome()
+
+    def outcome(self) -> StepOutcome:
+        return StepOutcome("completed", "completed")
+
+    def close(self) -> None:
+        pass
+
+
+class SynthColumn(FrameworkColumn):
+    """The synthetic column."""
+
+    name = "synth"
+
+    def open_session(self, context: SessionContext) -> Session:
+        return Session(context)
+'''
+GLUE = '''\
+"""The synthetic column's glue."""
+
+
+def note(contract, what):
+    """Contract-only: a trace event."""
+    contract.emit({"kind": what})
+
+
+def tag(trace):
+    trace.emit({"kind": "tagged"})
+'''
+COUNTED = "            # contract glue: start\n            note(contract, 'noted')\n            # contract glue: end"
+UNCOUNTED = "            contract.emit({'kind': 'noted'})  # contract-only, yet outside the markers and the glue files"
+
+
+def _column(root: Path, branch: str, tagging: str = "pass") -> Column:
+    """The synthetic column under ``root/synthcols/synth`` (its shared folder: ``root/synthcols``)."""
+    folder = root / "synthcols" / "synth"
+    folder.mkdir(parents=True)
+    (root / "synthcols" / "__init__.py").write_text("", encoding="utf-8")
+    (folder / "__init__.py").write_text("", encoding="utf-8")
+    (folder / "glue.py").write_text(GLUE, encoding="utf-8")
+    (folder / "column.py").write_text(COLUMN.format(branch=branch, tagging=tagging), encoding="utf-8")
+    return Column("synth", "synthcols.synth.column:SynthColumn", "project", "test only", lock_dir=folder)
+
+
+def _scenarios(root: Path) -> Path:
+    scenarios = root / "scenarios"
+    scenarios.mkdir()
+    shutil.copy(ROOT / "scenarios" / "basic_react_loop.json", scenarios)
+    return scenarios
+
+
+def _check(tmp_path: Path, branch: str, tagging: str = "pass"):
+    column = _column(tmp_path / "src", branch, tagging)
+    coverage = check_column(column, _scenarios(tmp_path), tmp_path / "scratch", extra_sys_path=[tmp_path / "src"], log=lambda _: None)
+    assert coverage.errors == {}, coverage.report()
+    return coverage
+
+
+def _line(source: str, text: str) -> int:
+    lines = source.splitlines()
+    return next(n for n, line in enumerate(lines, start=1) if text in line)
+
+
+def test_a_contract_only_branch_inside_the_markers_passes(tmp_path: Path) -> None:
+    coverage = _check(tmp_path, COUNTED)
+    assert coverage.ok, coverage.report()
+
+
+def test_a_contract_only_branch_outside_what_is_counted_fails(tmp_path: Path) -> None:
+    coverage = _check(tmp_path, UNCOUNTED)
+    line = _line(COLUMN.format(branch=UNCOUNTED, tagging="pass"), "contract.emit(")
+    assert coverage.uncounted == {"column.py": [line]}, coverage.report()
+    assert coverage.counted_in_defaults == {}
+    assert "contract-only, yet outside the markers" in coverage.report()
+
+
+def test_counted_glue_that_defaults_runs_fails(tmp_path: Path) -> None:
+    coverage = _check(tmp_path, COUNTED, tagging="tag(self.context.trace)")
+    assert coverage.counted_in_defaults == {"glue.py": [_line(GLUE, '"tagged"')]}, coverage.report()
+    assert coverage.uncounted == {}
+
+
+def test_the_comparison_reads_only_the_columns_files_and_the_shared_ones(tmp_path: Path) -> None:
+    root = tmp_path / "adapters"
+    (root / "col").mkdir(parents=True)
+    (root / "other").mkdir()
+    (root / "col" / "session.py").write_text("def f(c):\n    if c:\n        g()\n    return 1\n", encoding="utf-8")
+    (root / "other" / "session.py").write_text("def f(c):\n    if c:\n        g()\n", encoding="utf-8")
+    (root / "column.py").write_text(
+        textwrap.dedent("""\
+            def play(contract):
+                if contract is not None:
+                    # contract glue: start
+                    check(contract)
+                    # contract glue: end
+                finish()
+            """),
+        encoding="utf-8",
+    )
+    (root / "col" / "adapter.py").write_text("from adapters.column import play\n", encoding="utf-8")
+    defaults = {root / "col" / "session.py": {2, 4}, root / "other" / "session.py": {2}, root / "column.py": {2, 6}}
+    contract = {root / "col" / "session.py": {2, 3, 4}, root / "other" / "session.py": {2, 3}, root / "column.py": {2, 4, 6}}
+    coverage = compare(root / "col", defaults, contract)
+    assert coverage.uncounted == {"session.py": [3]} and coverage.counted_in_defaults == {}
+    coverage = compare(root / "col", {**defaults, root / "column.py": {2, 4, 6}}, contract)
+    assert coverage.counted_in_defaults == {"../column.py": [4]}
