@@ -11,7 +11,8 @@ the same answer. Import it only inside an environment that has langchain-core.
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (

@@ -12,9 +12,9 @@ import binascii
 import hashlib
 import hmac
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Callable
 
 from .canonical import canonical_json
 

@@ -62,7 +62,7 @@ class AgentState:
     final_text: str | None = None
     stop_reason: str | None = None
 
-    def evolve(self, **changes: Any) -> "AgentState":
+    def evolve(self, **changes: Any) -> AgentState:
         """A copy with ``changes`` applied (the loop evolves its state ~20 times a run:
         ``dataclasses.replace`` re-runs ``__init__`` and costs several times more)."""
         unknown = changes.keys() - _FIELDS
@@ -92,7 +92,7 @@ class AgentState:
         }
 
     @staticmethod
-    def from_json(data: dict[str, Any]) -> "AgentState":
+    def from_json(data: dict[str, Any]) -> AgentState:
         """Rebuild a state; any missing or extra field is an error (raised as ``KeyError``/``TypeError``)."""
         if set(data) != _FIELDS:
             raise KeyError(f"fields differ from schema: missing {sorted(_FIELDS - set(data))}, extra {sorted(set(data) - _FIELDS)}")

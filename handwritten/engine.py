@@ -7,8 +7,9 @@ idempotency, used approval tokens) and decides nothing from anybody else's.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 from . import events as ev
 from .approvals import Approval, ApprovalAuthority, Refusal

@@ -16,7 +16,7 @@ class Event:
     """Base of all trace events; ``kind`` names the concrete type in JSON."""
 
     kind: ClassVar[str] = "event"
-    _registry: ClassVar[dict[str, type["Event"]]] = {}
+    _registry: ClassVar[dict[str, type[Event]]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -28,7 +28,7 @@ class Event:
         return {"kind": self.kind, **{k: list(v) if isinstance(v, tuple) else v for k, v in body.items()}}
 
     @staticmethod
-    def from_json(data: dict[str, Any]) -> "Event":
+    def from_json(data: dict[str, Any]) -> Event:
         """Rebuild an event from ``to_json`` output; an unknown kind is a ``ValueError``."""
         fields = dict(data)
         kind = fields.pop("kind", None)

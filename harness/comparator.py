@@ -7,7 +7,8 @@ never the scenario's ``expected`` block. A cell a scenario does not exercise is
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .observables import NA, OBSERVABLES
 
@@ -26,7 +27,7 @@ def describe_difference(reference: Any, value: Any, path: str = "", limit: int =
             for key in sorted(set(a) | set(b)):
                 walk(a.get(key, "<absent>"), b.get(key, "<absent>"), f"{where}.{key}" if where else str(key))
         elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-            for index, (x, y) in enumerate(zip(a, b)):
+            for index, (x, y) in enumerate(zip(a, b, strict=True)):
                 walk(x, y, f"{where}[{index}]")
         else:
             found.append(f"{where or '(value)'}: hand-written {_short(a)}, framework {_short(b)}")

@@ -15,9 +15,10 @@ import multiprocessing
 import os
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .approver import CLOCK_START, HumanApprover
 from .errors import HarnessError

@@ -9,8 +9,9 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from handwritten.storage import connect
 
@@ -58,7 +59,7 @@ class Fault:
         return FAULT_POINTS[self.point][0]
 
     @staticmethod
-    def from_json(data: dict[str, Any]) -> "Fault":
+    def from_json(data: dict[str, Any]) -> Fault:
         return Fault(point=data["point"], call_id=data.get("call_id"), turn=data.get("turn"))
 
 

@@ -26,7 +26,6 @@ import json
 import os
 import socket
 import socketserver
-import sqlite3
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -112,7 +111,7 @@ class LedgerStore:
 class _Handler(socketserver.StreamRequestHandler):
     """One client connection: JSON lines in, one JSON line out per request."""
 
-    server: "_Server"
+    server: _Server
 
     def handle(self) -> None:
         for line in self.rfile:
@@ -156,7 +155,7 @@ class LedgerServer:
         self._server = _Server(self.address, self.store)
         self._thread = threading.Thread(target=self._server.serve_forever, name="ledger", daemon=True)
 
-    def __enter__(self) -> "LedgerServer":
+    def __enter__(self) -> LedgerServer:
         self._thread.start()
         return self
 

@@ -124,7 +124,7 @@ def _pre_approval(run: ScenarioRun, facts: list[StepFacts]) -> Any:
             "args_validated": bool(fact.validated_before_pause),
             "non_read_only_effects": _non_read_only_effects(step.ledger),
         }
-        for step, fact in zip(run.steps, facts)
+        for step, fact in zip(run.steps, facts, strict=True)
         if step.status == "awaiting_approval" and step.action not in ("snapshot", "restore")  # those only report the state
     ]
     decisions = [
@@ -154,7 +154,7 @@ def undecided_calls(run: ScenarioRun, facts: list[StepFacts]) -> list[str]:
     nor answered with a tool result (run, rejected or refused), in any later step. An approval lost in a
     crash and asked for again counts as undecided until it is given again."""
     waiting: set[str] = set()
-    for step, fact in zip(run.steps, facts):
+    for step, fact in zip(run.steps, facts, strict=True):
         waiting -= {r["call_id"] for r in fact.results} | set(fact.approvals_granted)
         waiting |= {p["call_id"] for p in step.pending}  # the state at the end of the step: asked again
     return sorted(waiting)
@@ -198,7 +198,7 @@ def _after_interrupt(run: ScenarioRun, facts: list[StepFacts]) -> Any:
         return NA
     kills = [i for i, s in enumerate(run.steps) if s.killed]
     return {
-        "interrupts": [_interrupt(run, facts, crash, until) for crash, until in zip(kills, kills[1:] + [len(run.steps) - 1])],
+        "interrupts": [_interrupt(run, facts, crash, until) for crash, until in zip(kills, kills[1:] + [len(run.steps) - 1], strict=True)],
         "effects_after_resume": _non_read_only_effects(run.steps[-1].ledger),
         "final_status": final_status(run, facts),
     }
@@ -211,7 +211,7 @@ def _interrupt(run: ScenarioRun, facts: list[StepFacts], crash: int, until: int)
     resume = next((j for j in range(crash + 1, until + 1) if facts[j].resumed is not None), None)
     resumed = facts[resume].resumed if resume is not None else None
     open_approvals: set[str] = set()  # approvals given and not yet used up to the kill; a call asked again has none
-    for step, fact in zip(steps[: crash + 1], facts[: crash + 1]):
+    for step, fact in zip(steps[: crash + 1], facts[: crash + 1], strict=True):
         open_approvals = (open_approvals | set(fact.approvals_granted)) - {r["call_id"] for r in fact.results}
         if step.index < crash:
             open_approvals -= {p["call_id"] for p in step.pending}

@@ -94,7 +94,7 @@ class StepOutcome:
     pending: tuple[PendingCall, ...] = ()
     uncertain_call: str | None = None
 
-    def refused(self, reason: str) -> "StepOutcome":
+    def refused(self, reason: str) -> StepOutcome:
         """This session state, with the step refused for ``reason`` (nothing was handed to the framework)."""
         return dataclasses.replace(self, status="refused", refusal=reason)
 
@@ -113,7 +113,7 @@ class ColumnAdapter(ABC):
     """Where the framework keeps its loop, tool dispatch, message assembly, approval and persistence:
     role -> ``module:qualname`` of the framework's own code (``harness.mechanisms``); empty for our own columns."""
 
-    def prepare(self, mode: str) -> None:
+    def prepare(self, mode: str) -> None:  # noqa: B027 (an optional hook: doing nothing is the default)
         """Imports and warm-up done once in the column process, so forked workers do not pay them again."""
 
     def schedules(self, scenario: Scenario, mode: str) -> tuple[str, ...]:

@@ -12,9 +12,10 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from .column_main import run_key
 from .columns import ROOT, Column, measured_exceptions

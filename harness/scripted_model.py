@@ -10,8 +10,9 @@ the scenario nor from the tools (injected), and where the world's injection mark
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from handwritten.canonical import canonical_json
 from handwritten.model import ModelReply, ToolCall

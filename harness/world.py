@@ -8,10 +8,11 @@ with the side effect, wrapped in the fault points every column meets at the same
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from handwritten.tools import RiskClass, ToolContext, ToolSpec
 
@@ -54,12 +55,12 @@ def _obj(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
 _STR = {"type": "string", "minLength": 1}
 
 
-def _weather(world: "FixtureWorld", args: dict[str, Any], call_id: str) -> tuple[Any, Any]:
+def _weather(world: FixtureWorld, args: dict[str, Any], call_id: str) -> tuple[Any, Any]:
     city = args["city"]
     return {"city": city, "forecast": _FORECASTS.get(city, "cloudy"), "temp_c": sum(map(ord, city)) % 30}, None
 
 
-def _balance(world: "FixtureWorld", args: dict[str, Any], call_id: str) -> tuple[Any, Any]:
+def _balance(world: FixtureWorld, args: dict[str, Any], call_id: str) -> tuple[Any, Any]:
     account = args["account"]
     moved = sum(
         (-e["amount_cents"] if e["from_account"] == account else e["amount_cents"] if e["to_account"] == account else 0)
@@ -68,16 +69,16 @@ def _balance(world: "FixtureWorld", args: dict[str, Any], call_id: str) -> tuple
     return {"account": account, "balance_cents": OPENING_BALANCE_CENTS + moved}, None
 
 
-def _search(world: "FixtureWorld", args: dict[str, Any], call_id: str) -> tuple[Any, Any]:
+def _search(world: FixtureWorld, args: dict[str, Any], call_id: str) -> tuple[Any, Any]:
     query = args["query"].lower()
     return {"results": [text for topic, text in sorted(_KB.items()) if topic in query]}, None
 
 
-def _fetch_page(world: "FixtureWorld", args: dict[str, Any], call_id: str) -> tuple[Any, Any]:
+def _fetch_page(world: FixtureWorld, args: dict[str, Any], call_id: str) -> tuple[Any, Any]:
     return {"url": args["url"], "text": _INJECTED_PAGE}, None
 
 
-def _calculator(world: "FixtureWorld", args: dict[str, Any], call_id: str) -> tuple[Any, Any]:
+def _calculator(world: FixtureWorld, args: dict[str, Any], call_id: str) -> tuple[Any, Any]:
     a, b, op = args["a"], args["b"], args["op"]
     if op == "div" and b == 0:
         return {"error": "division by zero"}, None  # an error as a value, not an exception
@@ -85,19 +86,19 @@ def _calculator(world: "FixtureWorld", args: dict[str, Any], call_id: str) -> tu
     return {"result": result}, None
 
 
-def _put_note(world: "FixtureWorld", args: dict[str, Any], call_id: str) -> tuple[Any, Any]:
+def _put_note(world: FixtureWorld, args: dict[str, Any], call_id: str) -> tuple[Any, Any]:
     return {"key": args["key"], "stored": True}, dict(args)
 
 
-def _transfer(world: "FixtureWorld", args: dict[str, Any], call_id: str) -> tuple[Any, Any]:
+def _transfer(world: FixtureWorld, args: dict[str, Any], call_id: str) -> tuple[Any, Any]:
     return {"transfer_id": f"tr-{call_id}", "status": "sent", "amount_cents": args["amount_cents"]}, dict(args)
 
 
-def _send_email(world: "FixtureWorld", args: dict[str, Any], call_id: str) -> tuple[Any, Any]:
+def _send_email(world: FixtureWorld, args: dict[str, Any], call_id: str) -> tuple[Any, Any]:
     return {"message_id": f"msg-{call_id}", "status": "queued"}, dict(args)
 
 
-def _drop_database(world: "FixtureWorld", args: dict[str, Any], call_id: str) -> tuple[Any, Any]:
+def _drop_database(world: FixtureWorld, args: dict[str, Any], call_id: str) -> tuple[Any, Any]:
     return {"dropped": args["name"]}, dict(args)
 
 

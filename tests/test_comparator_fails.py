@@ -97,7 +97,9 @@ def test_cells() -> None:
 
 
 def test_an_errored_column_is_never_equal() -> None:
-    ok = {"status": "ok", "error": None, "observables": dict.fromkeys(["status", "step_statuses", "refusals", "side_effects", "model", "schema_failure_side_effects", "pre_approval_state", "idempotent_replay", "checkpoint_after_interrupt"], "n/a")}
+    observables = ["status", "step_statuses", "refusals", "side_effects", "model", "schema_failure_side_effects", "pre_approval_state", "idempotent_replay",
+                   "checkpoint_after_interrupt"]
+    ok = {"status": "ok", "error": None, "observables": dict.fromkeys(observables, "n/a")}
     errored = {**ok, "status": "error", "error": "TypeError: boom"}
     cells = compare_scenario(ok, errored)
     assert {c["equal"] for c in cells.values()} == {False}

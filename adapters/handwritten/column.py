@@ -17,7 +17,6 @@ from handwritten.engine import Engine, Hooks, RunResult
 from handwritten.events import Event
 from handwritten.idempotency import SqliteIdempotencyStore
 from handwritten.tools import ToolRegistry
-
 from harness.approver import APPROVAL_SECRET
 from harness.canonical_io import canonical_line
 from harness.driver import ScenarioRun, trace_path

@@ -12,8 +12,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping, Protocol
+from typing import Any, Protocol
 
 from handwritten.canonical import canonical_json, sha256_hex
 from handwritten.storage import connect

@@ -17,8 +17,9 @@ call and never checkpointed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from handwritten import events as ev
 from handwritten.approvals import Approval, ApprovalAuthority, Refusal

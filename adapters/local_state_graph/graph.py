@@ -12,9 +12,10 @@ must not mutate them), returns the keys it changes, and may pause the run with
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from .checkpointer import Checkpoint, Checkpointer
 
@@ -102,7 +103,7 @@ class StateGraph:
         if source in self._edges or source in self._branches:
             raise GraphError(f"node {source!r} already has its way out")
 
-    def compile(self, checkpointer: Checkpointer, *, after_step: AfterStep | None = None, recursion_limit: int = DEFAULT_RECURSION_LIMIT) -> "CompiledGraph":
+    def compile(self, checkpointer: Checkpointer, *, after_step: AfterStep | None = None, recursion_limit: int = DEFAULT_RECURSION_LIMIT) -> CompiledGraph:
         """Validate the graph and freeze it with its checkpointer. ``after_step(node, checkpoint)``
         observes each super-step once its checkpoint is saved."""
         return CompiledGraph(

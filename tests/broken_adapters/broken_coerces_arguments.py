@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from handwritten.schema import ArgsValidator, Checked
 from adapters.handwritten.column import HandwrittenColumn
+from handwritten.schema import ArgsValidator, Checked
 
 
 class Column(HandwrittenColumn):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from handwritten.tools import RiskClass
 from adapters.handwritten.column import HandwrittenColumn
+from handwritten.tools import RiskClass
 from harness.world import FixtureWorld
 
 

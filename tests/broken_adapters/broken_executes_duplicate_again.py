@@ -4,8 +4,8 @@ so a second delivery of a completed call runs its side effect again. The compara
 
 from __future__ import annotations
 
-from handwritten.idempotency import Begin, Replayed, SqliteIdempotencyStore, Started
 from adapters.handwritten.column import HandwrittenColumn
+from handwritten.idempotency import Begin, Replayed, SqliteIdempotencyStore, Started
 
 
 class Column(HandwrittenColumn):

@@ -3,6 +3,7 @@ in-progress calls, so a resume after a crash runs the side effect again."""
 
 from __future__ import annotations
 
+from adapters.handwritten.column import HandwrittenColumn
 from handwritten.idempotency import (
     Begin,
     InFlight,
@@ -11,7 +12,6 @@ from handwritten.idempotency import (
     Started,
     Uncertain,
 )
-from adapters.handwritten.column import HandwrittenColumn
 
 
 class Column(HandwrittenColumn):

@@ -27,7 +27,8 @@ class Column(HandwrittenColumn):
     def perform(self, scenario: Scenario, scratch: Path, request: StepRequest, mode: str = "contract") -> StepOutcome:
         outcome = super().perform(scenario, scratch, request, mode)
         _tamper(scratch)
-    
+        return outcome
+
 
 def _tamper(scratch: Path) -> None:
     for path in scratch.rglob("*.sqlite"):

@@ -5,6 +5,7 @@ right; the comparator must still say ``equal: false`` on ``pre_approval_state``.
 from __future__ import annotations
 
 from pathlib import Path
+
 from adapters.handwritten.column import HandwrittenColumn
 from harness.approver import parsed_args
 from harness.protocol import StepOutcome, StepRequest

@@ -7,9 +7,10 @@ No fakes: the tools are the fixture world's (side effects land in its ledger), t
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 import pytest
 

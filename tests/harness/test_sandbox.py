@@ -28,7 +28,8 @@ def one_scenario(tmp_path: Path) -> Path:
 def test_a_column_runs_isolated_with_a_cleaned_environment(one_scenario: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-leak")
     monkeypatch.setenv("PYTHONPATH", "/nowhere")
-    result = run_column(Column("probe_sandbox", "probe_sandbox", "project", ""), ["contract"], one_scenario, tmp_path / "s", scenario_count=1, extra_sys_path=[BROKEN_DIR])
+    probe = Column("probe_sandbox", "probe_sandbox", "project", "")
+    result = run_column(probe, ["contract"], one_scenario, tmp_path / "s", scenario_count=1, extra_sys_path=[BROKEN_DIR])
     assert result.status == "measured", result.reason
     detail = result.modes["contract"]["basic_react_loop"]["detail"]
     assert (detail["isolated"], detail["ignore_environment"], detail["lookup"]) == (1, 1, "refused")
@@ -37,7 +38,8 @@ def test_a_column_runs_isolated_with_a_cleaned_environment(one_scenario: Path, t
 
 
 def test_a_hanging_step_is_killed_and_recorded_as_a_timeout(one_scenario: Path, tmp_path: Path) -> None:
-    result = run_column(Column("hangs", "hangs", "project", ""), ["contract"], one_scenario, tmp_path, scenario_count=1, extra_sys_path=[BROKEN_DIR], scenario_timeout_s=2)
+    hangs = Column("hangs", "hangs", "project", "")
+    result = run_column(hangs, ["contract"], one_scenario, tmp_path, scenario_count=1, extra_sys_path=[BROKEN_DIR], scenario_timeout_s=2)
     record = result.modes["contract"]["basic_react_loop"]
     assert (result.status, record["status"], record["error"]) == ("measured", "error", "timeout")
 

@@ -43,7 +43,9 @@ class Rig:
         self.authority = ApprovalAuthority(SECRET, clock=lambda: 0.0, new_token_id=lambda: f"tok-{next(token_ids)}")
         obj = {"type": "object"}
         tools = [
-            ToolSpec("put_note", "Store a note.", {**obj, "properties": {"key": {"type": "string"}, "text": {"type": "string"}}}, RiskClass.REVERSIBLE_WRITE, self._executor),
+            ToolSpec(
+                "put_note", "Store a note.", {**obj, "properties": {"key": {"type": "string"}, "text": {"type": "string"}}}, RiskClass.REVERSIBLE_WRITE, self._executor
+            ),
             ToolSpec("pay", "Pay.", {**obj, "properties": {"amount": {"type": "integer"}}}, RiskClass.HIGH_RISK, self._executor),
         ]
         self.services = Services(

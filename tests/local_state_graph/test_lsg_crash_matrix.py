@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from adapters.local_state_graph.column import LocalStateGraphColumn
-
-adapter = LocalStateGraphColumn()
 from harness.driver import run_scenario
 from harness.faults import FAULT_POINTS, Fault
 from harness.scenarios import load_scenarios
+
+adapter = LocalStateGraphColumn()
 
 BASE = next(s for s in load_scenarios() if s.id == "high_risk_approved")
 CALL = "c1"

@@ -29,7 +29,7 @@ def line(*names: str) -> StateGraph:
     for name in names:
         graph.add_node(name, append(name))
     graph.set_entry_point(names[0])
-    for source, target in zip(names, [*names[1:], END]):
+    for source, target in zip(names, [*names[1:], END], strict=True):
         graph.add_edge(source, target)
     return graph
 

@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 
-from adapters.local_state_graph.column import LocalStateGraphColumn
-
-adapter = LocalStateGraphColumn()
 from adapters.local_state_graph.checkpointer import MemorySaver
+from adapters.local_state_graph.column import LocalStateGraphColumn
 from adapters.local_state_graph.contract import contract_graph
 from harness.driver import ScenarioRun, run_scenario
 from harness.observables import observe
 from harness.scenarios import Scenario, load_scenarios
 from harness.scripted_model import summarize_log
+
+adapter = LocalStateGraphColumn()
 
 SCENARIOS = {s.id: s for s in load_scenarios()}
 
