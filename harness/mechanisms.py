@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,12 @@ def _locate(role: str, ref: str) -> dict[str, Any]:
         line = inspect.getsourcelines(target)[1]
     except (TypeError, OSError) as exc:
         raise HarnessError(f"mechanism {role}: {ref} has no Python source to point at ({exc})") from exc
-    top = importlib.import_module(module_name.split(".")[0])
-    base = Path(inspect.getsourcefile(top) or "").parent.parent  # the directory the top-level package lives in
-    return {"ref": ref, "file": source.relative_to(base).as_posix() if source.is_relative_to(base) else source.name, "line": line}
+    return {"ref": ref, "file": _installed_path(source), "line": line}
+
+
+def _installed_path(source: Path) -> str:
+    """The source file relative to the ``sys.path`` entry it was imported from (site-packages, say): no
+    absolute path, which would differ between machines."""
+    roots = [Path(entry).resolve() for entry in sys.path if entry]
+    parents = [root for root in roots if source.resolve().is_relative_to(root)]
+    return source.resolve().relative_to(max(parents, key=lambda p: len(p.parts))).as_posix() if parents else source.name

@@ -174,7 +174,8 @@ def test_a_column_that_cannot_be_measured_fails_the_run_loudly_unless_allowed(tm
     import harness.columns as columns
 
     ghost = columns.Column("ghost", "no_such_adapter_module", "project", "a column whose adapter does not exist")
-    monkeypatch.setattr(columns, "COLUMNS", columns.COLUMNS + (ghost,))
+    declared = columns.known_columns()
+    monkeypatch.setattr(columns, "known_columns", lambda: {**declared, "ghost": ghost})
     cli = _load_cli()
     scenarios = _scenarios(tmp_path, "basic_react_loop")
 
@@ -217,10 +218,11 @@ def test_an_exception_is_a_measured_outcome_only_when_the_columns_mapping_docume
         "| `TimeoutError` | contract | a tool times out | https://docs.python.org/3/library/exceptions.html#TimeoutError |\n",
         encoding="utf-8",
     )
-    module = "tests.broken_adapters.raises_timeout"
+    module = "tests.broken_adapters.raises_timeout:Column"
     bad = columns.Column("raises_undocumented", module, "project", "an exception nobody documented", lock_dir=undocumented)
     ok = columns.Column("raises_documented", module, "project", "an exception its MAPPING.md documents", lock_dir=documented)
-    monkeypatch.setattr(columns, "COLUMNS", columns.COLUMNS + (bad, ok))
+    declared = columns.known_columns()
+    monkeypatch.setattr(columns, "known_columns", lambda: {**declared, "raises_undocumented": bad, "raises_documented": ok})
     cli = _load_cli()
     scenarios = _scenarios(tmp_path, "basic_react_loop")
 

@@ -18,7 +18,7 @@ def test_a_column_runs_on_its_isolated_environment_and_observes_like_the_referen
     scenarios = tmp_path / "scenarios"
     scenarios.mkdir()
     shutil.copy(ROOT / "scenarios" / "side_effect_before_checkpoint.json", scenarios)
-    column = Column("probe_isolated", "probe_isolated", "isolated", "test-only", lock_dir=LANGGRAPH_LOCK_DIR)
+    column = Column("probe_isolated", "probe_isolated:Column", "isolated", "test-only", lock_dir=LANGGRAPH_LOCK_DIR)
     isolated = run_column(column, ["contract"], scenarios, tmp_path / "iso", scenario_count=1, extra_sys_path=[ROOT / "tests" / "broken_adapters"])
     reference = run_column(known_columns()["handwritten"], ["contract"], scenarios, tmp_path / "ref", scenario_count=1)
     assert isolated.status == "measured", isolated.reason
@@ -33,5 +33,6 @@ def test_a_column_runs_on_its_isolated_environment_and_observes_like_the_referen
     assert {name: isolated.versions[name] for name in ("langgraph", "langgraph-checkpoint-sqlite", "jsonschema")} == {
         name: pins[name] for name in ("langgraph", "langgraph-checkpoint-sqlite", "jsonschema")
     }
+    assert isolated.mechanisms["approval"]["file"] == "langgraph/types.py" and isolated.mechanisms["approval"]["line"] > 1
     assert record["observables"] == reference.modes["contract"]["side_effect_before_checkpoint"]["observables"]
     assert importlib.util.find_spec("langgraph") is None, "the root environment must not see the column's packages"

@@ -12,6 +12,13 @@ from adapters.handwritten.column import HandwrittenColumn
 
 class Column(HandwrittenColumn):
     name = "probe_isolated"
+    mechanisms = {  # an isolated column must name them; these are LangGraph's, located in its environment
+        "loop": "langgraph.pregel.main:Pregel.stream",
+        "tool_dispatch": "langgraph.prebuilt.tool_node:ToolNode",
+        "message_assembly": "langgraph.graph.message:add_messages",
+        "approval": "langgraph.types:interrupt",
+        "persistence": "langgraph.checkpoint.sqlite:SqliteSaver.put",
+    }
 
     def detail(self, run: Any, mode: str) -> dict[str, Any]:
         import harness
