@@ -12,4 +12,6 @@ One module per concept:
 - ``model``: the ``Model`` protocol the engine talks to.
 - ``events``: frozen, kind-tagged trace events that round-trip to JSON.
 - ``engine``: the agent loop and its transitions.
+- ``steps``: the tagged outcomes of one loop step (``RunAgain``, ``AwaitApproval``, ``Final``, ``Stopped``).
+- ``resume``: where a resumed run continues (``resume_position``).
 """

@@ -11,12 +11,15 @@ import dataclasses
 import json
 import sqlite3
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, get_args
 
 from .canonical import canonical_json, sha256_hex
 from .storage import connect
 
 SCHEMA_VERSION = 1
+
+AgentStatus = Literal["running", "awaiting_approval", "reconcile_required", "completed", "stopped_max_steps"]
+_STATUSES: frozenset[str] = frozenset(get_args(AgentStatus))
 
 
 class CheckpointError(Exception):
@@ -42,8 +45,7 @@ class PendingCall:
 class AgentState:
     """Everything needed to continue a session in a fresh process.
 
-    ``status`` is one of running, awaiting_approval, reconcile_required, completed,
-    stopped_max_steps. Tool results of the current turn are gathered in ``turn_results``
+    ``status`` says where the run is (``AgentStatus``). Tool results of the current turn are gathered in ``turn_results``
     and enter ``messages`` in the model's call order once the whole turn is resolved.
     """
 
@@ -51,7 +53,7 @@ class AgentState:
     event_id: str | None = None
     seen_event_ids: tuple[str, ...] = ()
     step: int = 0
-    status: str = "running"
+    status: AgentStatus = "running"
     messages: tuple[dict[str, Any], ...] = ()
     turn_call_ids: tuple[str, ...] = ()
     turn_results: tuple[dict[str, Any], ...] = ()
@@ -102,7 +104,7 @@ class AgentState:
             event_id=data["event_id"],
             seen_event_ids=tuple(data["seen_event_ids"]),
             step=int(data["step"]),
-            status=data["status"],
+            status=_status(data["status"]),
             messages=tuple(data["messages"]),
             turn_call_ids=tuple(data["turn_call_ids"]),
             turn_results=tuple(data["turn_results"]),
@@ -116,6 +118,13 @@ class AgentState:
 
 
 _FIELDS = frozenset(f.name for f in dataclasses.fields(AgentState))
+
+
+def _status(value: Any) -> AgentStatus:
+    if value not in _STATUSES:
+        raise ValueError(f"unknown status {value!r}")  # refused as unreadable, like any field that does not parse
+    status: AgentStatus = value
+    return status
 
 
 def _pair(entry: Any) -> tuple[str, str]:

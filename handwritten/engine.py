@@ -20,13 +20,14 @@ from .idempotency import (
     Exhausted,
     IdempotencyStore,
     InFlight,
-    RecordState,
     Replayed,
     Started,
     Uncertain,
 )
 from .model import Model, ToolCall
 from .policy import Decision, Policy
+from .resume import resume_position
+from .steps import AwaitApproval, Final, RunAgain, Step, Stopped
 from .tools import ToolContext, ToolRegistry
 
 RunStatus = Literal["completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "refused"]
@@ -57,30 +58,6 @@ class Hooks:
     """Observation points for the harness; ``after_checkpoint`` runs between an intent checkpoint and its executor."""
 
     after_checkpoint: Callable[[PendingCall], None] = lambda call: None
-
-
-# Tagged outcomes of one loop step, matched exhaustively in ``_advance``.
-@dataclass(frozen=True)
-class RunAgain:
-    state: AgentState
-
-
-@dataclass(frozen=True)
-class AwaitApproval:
-    state: AgentState
-
-
-@dataclass(frozen=True)
-class Final:
-    state: AgentState
-
-
-@dataclass(frozen=True)
-class Stopped:
-    state: AgentState  # status says why: reconcile_required or stopped_max_steps
-
-
-Step = RunAgain | AwaitApproval | Final | Stopped
 
 
 class Engine:
@@ -187,7 +164,7 @@ class Engine:
         state = self._load(session_id)
         if state.status in ("completed", "stopped_max_steps"):
             return self._result(state)
-        position, state = self._resume_position(state)
+        position, state = resume_position(state, self._idempotency, self._checkpoints, self._emit)
         intent = state.pending_intent
         self._emit(
             ev.Resumed(
@@ -235,16 +212,16 @@ class Engine:
                 case Final(state=done):
                     self._checkpoints.save(done)
                     return RunResult("completed", done, final_text=done.final_text)
-                case Stopped(state=stopped):
+                case Stopped(state=stopped, status=status):
                     self._checkpoints.save(stopped)
-                    return self._result(stopped)
+                    return RunResult(status, stopped, final_text=stopped.final_text, pending=stopped.pending_approval)
 
     def _step(self, state: AgentState) -> Step:
         # A run that already ended or stopped stays where it is.
         if state.status == "completed":
             return Final(state)
         if state.status in ("reconcile_required", "stopped_max_steps"):
-            return Stopped(state)
+            return Stopped(state, state.status)
         # A high-risk call of this turn waits for a human: nothing of the turn runs before.
         if state.pending_approval:
             return AwaitApproval(state)
@@ -257,7 +234,7 @@ class Engine:
         # The step bound is a terminal state with a reason, not an exception.
         if state.step >= self._max_steps:
             self._emit(ev.StoppedMaxSteps(self._max_steps))
-            return Stopped(state.evolve(status="stopped_max_steps", stop_reason=f"max_steps={self._max_steps} reached"))
+            return Stopped(state.evolve(status="stopped_max_steps", stop_reason=f"max_steps={self._max_steps} reached"), "stopped_max_steps")
         return self._model_turn(state)
 
     def _model_turn(self, state: AgentState) -> Step:
@@ -268,7 +245,7 @@ class Engine:
         if not calls:
             text = reply.text or ""
             self._emit(ev.Finished(text))
-            message = {"role": "assistant", "content": text}
+            message: dict[str, Any] = {"role": "assistant", "content": text}
             return Final(state.evolve(step=step, status="completed", final_text=text, messages=state.messages + (message,)))
         message = {
             "role": "assistant",
@@ -293,7 +270,7 @@ class Engine:
         checked = self._registry.validator(call.name).check(call.arguments)
         if not checked.ok:
             self._emit(ev.SchemaRejected(call.id, call.name, checked.errors))
-            error = {"error": "invalid arguments", "details": list(checked.errors)}
+            error: dict[str, Any] = {"error": "invalid arguments", "details": list(checked.errors)}
             return self._with_result(state, call.id, call.name, "error", error)
         spec = self._registry.get(call.name)
         decision = self._policy.decide(call.name, spec.risk)
@@ -369,29 +346,9 @@ class Engine:
 
     def _uncertain(self, state: AgentState, call: PendingCall, reason: str) -> Step:
         self._emit(ev.UncertainOutcome(call.call_id, reason))
-        return Stopped(state.evolve(status="reconcile_required", stop_reason=f"{call.call_id}: {reason}"))
+        return Stopped(state.evolve(status="reconcile_required", stop_reason=f"{call.call_id}: {reason}"), "reconcile_required")
 
     # -- helpers --------------------------------------------------------------------------
-
-    def _resume_position(self, state: AgentState) -> tuple[str, AgentState]:
-        """Where a resumed run continues. An intent whose record is still in progress is uncertain."""
-        if state.status == "awaiting_approval":
-            return "awaiting_approval", state
-        if state.status == "reconcile_required":
-            return "reconcile", state
-        intent = state.pending_intent
-        if intent is None:
-            return ("before_execute" if state.queue else "model_turn"), state
-        record = self._idempotency.get(intent.idempotency_key) if intent.idempotency_key else None
-        if record is None or record.state is RecordState.FAILED:
-            return "before_execute", state
-        if record.state is RecordState.COMPLETED:
-            return "after_execute", state
-        self._idempotency.mark_uncertain(record.key)
-        self._emit(ev.UncertainOutcome(intent.call_id, "an in-progress record was found on resume"))
-        stopped = state.evolve(status="reconcile_required", stop_reason=f"{intent.call_id}: in progress when the process died")
-        self._checkpoints.save(stopped)
-        return "reconcile", stopped
 
     def _needs_approval(self, call: PendingCall) -> bool:
         return self._policy.decide(call.tool, self._registry.get(call.tool).risk) is Decision.NEEDS_APPROVAL
@@ -423,9 +380,10 @@ class Engine:
         return state
 
     def _result(self, state: AgentState) -> RunResult:
-        if state.status == "running":
+        status = state.status
+        if status == "running":
             raise EngineError("a running state has no result yet", state)
-        return RunResult(state.status, state, final_text=state.final_text, pending=state.pending_approval)  # type: ignore[arg-type]
+        return RunResult(status, state, final_text=state.final_text, pending=state.pending_approval)
 
 
 def _arguments_text(arguments: Any) -> str:

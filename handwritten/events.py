@@ -32,7 +32,7 @@ class Event:
         """Rebuild an event from ``to_json`` output; an unknown kind is a ``ValueError``."""
         fields = dict(data)
         kind = fields.pop("kind", None)
-        cls = Event._registry.get(kind)  # type: ignore[arg-type]
+        cls = Event._registry.get(kind)
         if cls is None:
             raise ValueError(f"unknown trace event kind: {kind!r}")
         return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()})

@@ -25,7 +25,7 @@ _TYPES = Draft202012Validator.TYPE_CHECKER.redefine_many(
         "number": lambda _checker, value: isinstance(value, (int, float)) and not isinstance(value, bool),
     }
 )
-_StrictValidator = validators.extend(Draft202012Validator, type_checker=_TYPES)
+_StrictValidator = validators.extend(Draft202012Validator, type_checker=_TYPES)  # type: ignore[no-untyped-call]  # unannotated in its stubs
 
 
 # Keywords whose values are data, not subschemas: closing "objects" inside them would change the data.

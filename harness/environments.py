@@ -35,6 +35,7 @@ import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from packaging.markers import Marker, default_environment
 from packaging.requirements import InvalidRequirement, Requirement
@@ -110,7 +111,9 @@ def _parse_lock(text: str) -> tuple[list[Pin], list[str]]:
             code.append(line.rstrip())
     pins = []
     for entry in filter(None, map(str.strip, "\n".join(code).replace("\\\n", " ").splitlines())):
-        requirement, hashes = _LOCK_ENTRY.fullmatch(entry).group("requirement", "hashes")
+        match = _LOCK_ENTRY.fullmatch(entry)
+        assert match is not None  # the requirement part is ``.*?``: every line matches
+        requirement, hashes = match.group("requirement", "hashes")
         pin = _exact_pin(requirement, tuple(re.findall(r"[0-9a-f]{64}", hashes)))
         if pin is None:
             problems.append(f"not a 'name==version' pin: {entry!r}")
@@ -141,7 +144,7 @@ def lock_entries(lock: Path) -> list[Pin]:
     return pins
 
 
-def lock_pins(lock: Path, *, marker_environment: Mapping[str, str] | None = None) -> dict[str, str]:
+def lock_pins(lock: Path, *, marker_environment: Mapping[str, Any] | None = None) -> dict[str, str]:
     """``{canonical name: version}`` of a hashed lock.
 
     Without ``marker_environment`` every pin counts; with one (such as

@@ -193,7 +193,7 @@ class LedgerClient:
             line = self._file.readline()
         if not line:
             raise ConnectionError("the ledger server closed the channel")
-        answer = json.loads(line)
+        answer: dict[str, Any] = json.loads(line)
         if not answer["ok"]:
             raise RuntimeError(f"the ledger refused: {answer['error']}")
         return answer
@@ -202,11 +202,13 @@ class LedgerClient:
         self._ask({"op": "append", "step": self._binding.step, "kind": kind, "call_id": call_id, "tool": tool, "payload": json.loads(canonical_json(payload))})
 
     def effects_of(self, tool: str) -> list[Any]:
-        return self._ask({"op": "effects_of", "tool": tool})["effects"]
+        effects: list[Any] = self._ask({"op": "effects_of", "tool": tool})["effects"]
+        return effects
 
     def counts(self, through_step: int) -> dict[str, dict[str, Any]]:
         """A read-only copy of the run's counts, for a column's own explanations; the runner never uses it."""
-        return self._ask({"op": "counts", "step": through_step})["counts"]
+        counts: dict[str, dict[str, Any]] = self._ask({"op": "counts", "step": through_step})["counts"]
+        return counts
 
     def close(self) -> None:
         self._file.close()

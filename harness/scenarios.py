@@ -48,6 +48,7 @@ class Scenario:
     def scripted_call(self, call_id: str) -> dict[str, Any]:
         """The first scripted call with this id (the one a human would be asked about)."""
         for turn in self.model_script:
+            call: dict[str, Any]
             for call in turn.get("tool_calls", ()):
                 if call["id"] == call_id:
                     return call
@@ -63,7 +64,7 @@ def _validator() -> Draft202012Validator:
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ScenarioError(f"{path.name}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     error = best_match(_validator().iter_errors(data))
