@@ -31,7 +31,7 @@ are compiled once (``ToolRegistry`` does that), the engine, registry and stores 
 once per variant outside the timed region, and no trace is emitted (the engine's default
 sink is a no-op).
 
-Method: the machine may be noisy and shared, so the variants are interleaved
+Method (``bench_measure.py``): the machine may be noisy and shared, so the variants are interleaved
 round-robin (the order rotates every round) and each round times one batch of runs per
 variant with ``time.perf_counter_ns``; a batch is sized so that it lasts about
 ``--batch-ms``. The table reports the median over rounds of the per-run time, the time
@@ -55,7 +55,6 @@ import os
 import platform
 import pstats
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -66,6 +65,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
+
+from bench_measure import interleave, summarize  # noqa: E402  (beside this script)
 
 from handwritten.approvals import ApprovalAuthority  # noqa: E402
 from handwritten.checkpoint import MemoryCheckpointStore, SqliteCheckpointStore  # noqa: E402
@@ -260,59 +261,6 @@ def sanity_check(v: Variants) -> None:
             raise SystemExit(f"error: {name} does not reproduce the scenario: " + "; ".join(problems))
 
 
-# -- measurement -------------------------------------------------------------------------------
-
-
-def calibrate(fn: Callable[[int], int], batch_ns: int) -> int:
-    """Runs per batch so that a batch lasts about ``batch_ns`` (after a short warm-up)."""
-    n = 1
-    while True:
-        elapsed = fn(n)
-        if elapsed >= batch_ns / 4 or n >= 1 << 20:
-            return max(1, round(n * batch_ns / max(elapsed, 1)))
-        n *= 2
-
-
-def measure(v: Variants, names: Sequence[str], rounds: int, batch_ms: float) -> tuple[dict[str, int], dict[str, list[float]]]:
-    fns = {name: v.timed(name) for name in names}
-    batch = {name: calibrate(fns[name], int(batch_ms * 1e6)) for name in names}
-    samples: dict[str, list[float]] = {name: [] for name in names}
-    for r in range(rounds):
-        k = r % len(names)
-        for name in list(names[k:]) + list(names[:k]):  # round-robin, rotating who goes first
-            samples[name].append(fns[name](batch[name]) / batch[name] / 1000.0)  # µs per run
-    return batch, samples
-
-
-def quartiles(xs: Sequence[float]) -> tuple[float, float]:
-    if len(xs) < 2:
-        return xs[0], xs[0]
-    q = statistics.quantiles(xs, n=4)
-    return q[0], q[2]
-
-
-def summarize(script: Script, names: Sequence[str], batch: dict[str, int], samples: dict[str, list[float]]) -> dict[str, Any]:
-    rounds = len(samples[names[0]])
-    out: dict[str, Any] = {}
-    for name in names:
-        xs = samples[name]
-        lo, hi = quartiles(xs)
-        per_run = statistics.median(xs)
-        out[name] = {
-            "runs_per_batch": batch[name],
-            "median_us_per_run": per_run,
-            "p25_us_per_run": lo,
-            "p75_us_per_run": hi,
-            "min_us_per_run": min(xs),
-            "median_us_per_model_turn": per_run / script.model_turns,
-            # ratios within each round, then the median: load drift between rounds cancels out
-            "ratio_to_bare": statistics.median(samples[name][i] / samples[BARE][i] for i in range(rounds)) if BARE in samples else None,
-            "ratio_to_memory": statistics.median(samples[name][i] / samples[MEMORY][i] for i in range(rounds)) if MEMORY in samples else None,
-            "samples_us_per_run": [round(x, 3) for x in xs],
-        }
-    return out
-
-
 # -- output ------------------------------------------------------------------------------------
 
 
@@ -378,9 +326,9 @@ def main(argv: list[str] | None = None) -> int:
         sanity_check(variants)
         names = (BARE, MEMORY, SQLITE)
         started = time.perf_counter()
-        batch, samples = measure(variants, names, args.rounds, args.batch_ms)
+        batch, samples = interleave({name: variants.timed(name) for name in names}, args.rounds, args.batch_ms)
         wall = time.perf_counter() - started
-        figures = summarize(script, names, batch, samples)
+        figures = summarize(samples, batch, steps_per_run=script.model_turns, ratios={"ratio_to_bare": BARE, "ratio_to_memory": MEMORY})
         saves_per_run = variants.memory_checkpoints.saves / variants.runs[MEMORY]
 
         print()
