@@ -8,7 +8,6 @@ import hmac
 import json
 
 import pytest
-from conftest import SESSION, USER_INPUT
 
 from handwritten.approvals import Approval, ApprovalAuthority, Refusal
 from handwritten.canonical import args_hash, canonical_json
@@ -16,6 +15,7 @@ from handwritten.checkpoint import AgentState, PendingCall
 from handwritten.engine import RunResult
 from handwritten.events import ApprovalGranted, ApprovalRefused
 from harness.approver import APPROVAL_SECRET, CLOCK_START, FOREIGN_SECRET, TOKEN_TTL_S
+from tests.handwritten.rig import SESSION, USER_INPUT
 
 TRANSFER = {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500}
 DIGEST = args_hash(TRANSFER)

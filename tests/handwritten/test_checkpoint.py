@@ -11,7 +11,6 @@ import sqlite3
 from contextlib import closing
 
 import pytest
-from conftest import SESSION, USER_INPUT, SimulatedCrash, crash_after_checkpoint
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,6 +23,7 @@ from handwritten.checkpoint import (
     SqliteCheckpointStore,
 )
 from handwritten.engine import Hooks
+from tests.handwritten.rig import SESSION, USER_INPUT, SimulatedCrash, crash_after_checkpoint
 
 TRANSFER = {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500}
 NOTE = {"key": "k1", "text": "remember \u00e9t\u00e9"}

@@ -4,7 +4,6 @@ reconciliation refusals and duplicate inbound events."""
 from __future__ import annotations
 
 import pytest
-from conftest import SESSION, USER_INPUT
 
 from handwritten.canonical import args_hash, canonical_json
 from handwritten.checkpoint import AgentState, PendingCall
@@ -18,6 +17,7 @@ from handwritten.events import (
 )
 from handwritten.idempotency import Record, RecordState
 from harness.faults import Fault
+from tests.handwritten.rig import SESSION, USER_INPUT
 
 OSLO = {"city": "Oslo"}
 OSLO_WEATHER = canonical_json({"city": "Oslo", "forecast": "snow", "temp_c": 23})
