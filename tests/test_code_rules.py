@@ -1,0 +1,31 @@
+"""Code rules of the repository that a linter does not check: module size and how tests share code."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MAX_LINES = 400  # one module per concept: past this, a module holds more than one
+SOURCE_DIRS = ("handwritten", "harness", "adapters", "scripts")
+
+
+def _python_files(*dirs: str) -> list[Path]:
+    return sorted(p for d in dirs for p in (ROOT / d).rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def test_no_module_is_over_400_lines() -> None:
+    too_long = {str(p.relative_to(ROOT)): n for p in _python_files(*SOURCE_DIRS) if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert too_long == {}, f"modules over {MAX_LINES} lines (split them by concept): {too_long}"
+
+
+def test_no_test_imports_a_conftest_by_name() -> None:
+    """A conftest is pytest's, not a module: every directory has one, and ``import conftest`` gets whichever
+    was imported last. Shared helpers live in a module of their own; fixtures reach tests as fixtures."""
+    offenders = []
+    for path in _python_files("tests"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(n == "conftest" or n.endswith(".conftest") for n in names):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == [], f"imports of a conftest by name: {offenders}"
