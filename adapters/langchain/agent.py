@@ -3,9 +3,9 @@
 ``defaults`` builds it as LangChain's documentation teaches approval: the scripted chat
 model, the fixture tools under ``@tool``, the scenario's system prompt, a
 ``SqliteSaver`` on a file in the scratch directory and ``HumanInTheLoopMiddleware``
-gating the high-risk tools; every other setting is the default. ``contract`` is the
-same agent plus the glue's middleware (``glue.py``) and LangChain's own
-``ModelCallLimitMiddleware`` carrying the scenario's ``max_steps``.
+gating the high-risk tools; every other setting is the default (MAPPING.md cites the
+pages). ``contract`` is the same agent plus the glue's middleware (``glue.py``), which
+also carries the scenario's ``max_steps``.
 """
 
 from __future__ import annotations
@@ -15,10 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from langchain.agents import create_agent
-from langchain.agents.middleware import (
-    HumanInTheLoopMiddleware,
-    ModelCallLimitMiddleware,
-)
+from langchain.agents.middleware import AgentMiddleware, HumanInTheLoopMiddleware
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from adapters import checkpoint_schedule
@@ -46,8 +43,8 @@ def gated_tools(scenario: Scenario) -> list[str]:
     return [name for name in scenario.tools if FIXTURE_TOOLS[name].risk is RiskClass.HIGH_RISK]
 
 
-def build_agent(scenario: Scenario, world: FixtureWorld, scratch: Path, saver: Any, contract_middleware: Any = None) -> Any:
-    """The compiled agent; ``contract_middleware`` (the glue) is None in ``defaults``."""
+def build_agent(scenario: Scenario, world: FixtureWorld, scratch: Path, saver: Any, glue: Any = None) -> Any:
+    """The compiled agent; ``glue`` (the contract's middleware, ``glue.ContractMiddleware``) is None in ``defaults``."""
     model = ScriptedChatModel(
         scripted=ScriptedModel(
             scenario.model_script,
@@ -58,14 +55,11 @@ def build_agent(scenario: Scenario, world: FixtureWorld, scratch: Path, saver: A
         )
     )
     interrupt_on: dict[str, Any] = {name: True for name in gated_tools(scenario)}
-    middleware: list[Any] = []
+    middleware: list[AgentMiddleware] = []
     # contract glue: start
-    if contract_middleware is not None:
-        # Ask the human only about calls that passed schema and policy (the glue answers the others).
-        review = {"allowed_decisions": ["approve", "reject"], "when": contract_middleware.still_open}
-        interrupt_on = {name: review for name in interrupt_on}
-        # The glue's after_model must run before HITL's: create_agent chains after_model hooks last to first.
-        middleware = [ModelCallLimitMiddleware(run_limit=scenario.max_steps, exit_behavior="end"), contract_middleware]
+    if glue is not None:
+        interrupt_on = {name: glue.review for name in interrupt_on}  # ask only about calls that passed schema and policy
+        middleware = [glue]  # after HITL: create_agent chains after_model hooks last to first, so the glue's runs first
     # contract glue: end
     return create_agent(
         model,

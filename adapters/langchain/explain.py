@@ -6,6 +6,8 @@ scenario's name: a sentence appears only when its trigger is in the run's record
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from handwritten.tools import RiskClass
 from harness.driver import ScenarioRun
 from harness.world import FIXTURE_TOOLS
@@ -13,7 +15,6 @@ from harness.world import FIXTURE_TOOLS
 
 def explanations(run: ScenarioRun, mode: str, invalid_ids: list[str]) -> dict[str, str]:
     """observable -> one sentence naming the behaviour behind a difference (only behaviours seen)."""
-    ledger = run.steps[-1].ledger
     actions = [s.action for s in run.steps]
     trace = [e for s in run.steps for e in s.trace]
     said: dict[str, list[str]] = {}
@@ -22,22 +23,12 @@ def explanations(run: ScenarioRun, mode: str, invalid_ids: list[str]) -> dict[st
         for name in observables:
             said.setdefault(name, []).append(sentence)
 
-    repeated = sorted(cid for cid, c in ledger.items() if c["effects"] > 1)
-    if repeated:
-        counts = ", ".join(f"{c} {ledger[c]['effects']} times" for c in repeated)
-        say(f"LangChain ran {counts}: {_rerun_cause(run, actions)}, "
-            "and it keeps no record of executed tool call ids", "side_effects", "idempotent_replay", "checkpoint_after_interrupt")
-    denied = sorted(cid for cid, c in ledger.items() if FIXTURE_TOOLS[c["tool"]].risk is RiskClass.ALWAYS_DENY and c["effects"])
-    if denied:
-        say(f"create_agent has no deny policy: {', '.join(denied)} ran as an ordinary tool, since HumanInTheLoopMiddleware gates only the tools in interrupt_on",
-            "side_effects", "pre_approval_state")
-    coerced = [cid for cid in invalid_ids if ledger.get(cid, {}).get("tool_entries")]
-    if coerced:
-        say(f"the @tool's pydantic argument model (lax mode) accepted the invalid arguments of {', '.join(coerced)} "
-            "by coercing or dropping them, so the tool ran", "side_effects", "schema_failure_side_effects")
-    if any(s.pending for s in run.steps) and not any(e["kind"] == "call_admitted" for e in trace):
-        say("HumanInTheLoopMiddleware pauses on the model's raw tool call: arguments are validated only when the tool node invokes the tool",
-            "pre_approval_state")
+    _effects(run, invalid_ids, say)
+    held = sorted({e["call_id"] for e in trace if e["kind"] == "decision_held"})
+    if held:
+        say(f"HumanInTheLoopMiddleware (default batched interrupt) takes a turn's decisions as one list matched by position to its "
+            f"action requests, so the decision on {', '.join(held)} waited on the human's side until every reviewed call of the turn "
+            "was decided, and LangChain's interrupt still listed the call as pending meanwhile", "pre_approval_state")
     if "misuse_token" in actions and mode == "defaults":
         say("a HITL decision carries no token: each misused token went in as an approve decision, which answers whichever "
             "interrupt is pending (a decision names no call) and is accepted silently when none is", "step_statuses", "refusals", "side_effects", "pre_approval_state")
@@ -60,6 +51,28 @@ def explanations(run: ScenarioRun, mode: str, invalid_ids: list[str]) -> dict[st
         say("the deduplication is contract glue (an idempotency record keyed <session>/<tool call id>, an event id claimed once): "
             "create_agent deduplicates nothing itself", "idempotent_replay")
     return {name: "; ".join(sentences) for name, sentences in sorted(said.items())}
+
+
+def _effects(run: ScenarioRun, invalid_ids: list[str], say: Callable[..., None]) -> None:
+    """What the ledger shows LangChain ran: calls run again, a denied tool run, invalid arguments accepted, a raw pause."""
+    ledger = run.steps[-1].ledger
+    actions = [s.action for s in run.steps]
+    repeated = sorted(cid for cid, c in ledger.items() if c["effects"] > 1)
+    if repeated:
+        counts = ", ".join(f"{c} {ledger[c]['effects']} times" for c in repeated)
+        say(f"LangChain ran {counts}: {_rerun_cause(run, actions)}, "
+            "and it keeps no record of executed tool call ids", "side_effects", "idempotent_replay", "checkpoint_after_interrupt")
+    denied = sorted(cid for cid, c in ledger.items() if FIXTURE_TOOLS[c["tool"]].risk is RiskClass.ALWAYS_DENY and c["effects"])
+    if denied:
+        say(f"create_agent has no deny policy: {', '.join(denied)} ran as an ordinary tool, since HumanInTheLoopMiddleware gates only the tools in interrupt_on",
+            "side_effects", "pre_approval_state")
+    coerced = [cid for cid in invalid_ids if ledger.get(cid, {}).get("tool_entries")]
+    if coerced:
+        say(f"the @tool's pydantic argument model (lax mode) accepted the invalid arguments of {', '.join(coerced)} "
+            "by coercing or dropping them, so the tool ran", "side_effects", "schema_failure_side_effects")
+    if any(s.pending for s in run.steps) and not any(e["kind"] == "call_admitted" for s in run.steps for e in s.trace):
+        say("HumanInTheLoopMiddleware pauses on the model's raw tool call: arguments are validated only when the tool node invokes the tool",
+            "pre_approval_state")
 
 
 def _rerun_cause(run: ScenarioRun, actions: list[str]) -> str:

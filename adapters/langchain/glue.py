@@ -1,70 +1,41 @@
-"""Contract glue for ``create_agent``: the least code that keeps the contract around LangChain's own loop.
+"""Contract glue for ``create_agent``: the shared glue blocks (``adapters/glue_blocks.py``) hooked into LangChain's middleware.
 
-All of it is contract-only (the file name makes the evidence count it). It uses the
-engine's building blocks (strict validator, policy, approval tokens, idempotency
-records), never its loop: ``create_agent``'s graph still runs the model, routes tool
-calls, pauses for approval (``HumanInTheLoopMiddleware``) and checkpoints.
+All of it is contract-only (the file name makes the evidence count it). ``create_agent``'s
+graph still runs the model, routes tool calls, pauses for approval
+(``HumanInTheLoopMiddleware``) and checkpoints; the glue only adds hooks:
 
-- ``ContractMiddleware.after_model`` runs before the human-in-the-loop middleware's:
-  it validates every tool call's RAW arguments strictly and applies the policy. A
-  rejected or denied call gets its answer as a ``ToolMessage`` (the way the HITL
-  middleware answers a rejection), so the agent's router never sends it to the tool
-  node and the HITL middleware never asks about it (``unanswered`` is its ``when``).
-- ``ContractMiddleware.wrap_tool_call`` wraps each tool call: it checkpoints the intent
-  before the executor, runs effectful calls at most once per idempotency key
-  ``<session>/<tool call id>`` (a completed key replays its stored result), retries a
-  failure before any effect (3 attempts in all) and stops on an uncertain outcome with a
-  LangGraph ``interrupt`` that only an explicit reconcile answer resumes.
-- ``verify_approval`` and ``first_delivery`` (in ``adapters/glue_common.py``) are what the driver checks before it hands
-  an approval or an inbound event to the agent.
+- ``before_model``: the step bound. The model turns taken since the last user message are
+  counted from the saved conversation (``turns_left``), so the bound holds across a resume; at
+  the bound the hook jumps to the end with a closing ``AIMessage`` the session reports as
+  ``stopped_max_steps``.
+- ``after_model`` (runs before the HITL middleware's): ``admit`` (strict schema on the raw
+  arguments, then policy). A rejected or denied call gets its answer as a ``ToolMessage``, so
+  the router never sends it to the tool node and HITL never asks about it (``review``'s ``when``).
+- ``wrap_tool_call``: ``run_once`` around the tool (intent, at most one execution per
+  ``<session>/<tool call id>``, retries before any effect); an uncertain outcome is settled
+  through LangGraph's own ``interrupt``, which only a reconcile answer resumes.
+- ``SYNC_WRITES``: the run option that makes LangGraph save each super-step's checkpoint before
+  the next one starts, so a kill never races the write.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Callable, ContextManager
+from collections.abc import Callable
+from typing import Any
 
-from langchain.agents.middleware import AgentMiddleware
-from langchain_core.messages import AIMessage, ToolMessage
+from langchain.agents.middleware import AgentMiddleware, hook_config
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langgraph.types import interrupt
 
-from handwritten.canonical import args_hash, canonical_json
-from handwritten.idempotency import (
-    Conflict,
-    Exhausted,
-    IdempotencyStore,
-    InFlight,
-    Replayed,
-    Started,
-    Uncertain,
-)
-from handwritten.policy import Decision, Policy
-from handwritten.tools import ToolRegistry
+from adapters.glue_blocks import Contract, Failed, Ok, Reconciled, Rejected, Replay, admit, run_once, turns_left
+from handwritten.canonical import canonical_json
 
-Emit = Callable[[dict[str, Any]], None]
-MAX_ATTEMPTS = 3
+from .calls import unanswered
 
-
-@dataclass
-class Contract:
-    """What the glue uses: the tools' registry (schemas, risk classes), the records and the trace."""
-
-    session_id: str
-    registry: ToolRegistry
-    idempotency: IdempotencyStore
-    intents: Path  # JSON lines: the intent of each call, written before its executor
-    emit: Emit
-    fire_after_intent: Callable[[str], None]
-    handover: Callable[[str], ContextManager[None]]  # the harness's sibling order (a schedule), around a call
-    policy: Policy = field(default_factory=Policy)
-
-    def decide(self, tool: str) -> Decision:
-        return self.policy.decide(tool, self.registry.get(tool).risk)
-
-    def key(self, call_id: str) -> str:
-        return f"{self.session_id}/{call_id}"
+SYNC_WRITES = {"durability": "sync"}  # LangGraph's own option: wait for each checkpoint (pregel/main.py)
+STEP_BOUND = "contract_step_bound"  # the name on the closing message of a run the step bound ended
+_ROLES = {"human": "user", "ai": "assistant"}
 
 
 def answer(call: dict[str, Any], status: str, output: Any, encoded: bool = False) -> ToolMessage:
@@ -73,105 +44,73 @@ def answer(call: dict[str, Any], status: str, output: Any, encoded: bool = False
     return ToolMessage(content=content, tool_call_id=call["id"], name=call["name"], artifact={"status": status})
 
 
-def unanswered(messages: list[Any]) -> list[dict[str, Any]]:
-    """The tool calls of the last AI message that have no ToolMessage after it yet."""
-    last = next((i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], AIMessage)), None)
-    if last is None:
-        return []
-    answered = {m.tool_call_id for m in messages[last + 1 :] if isinstance(m, ToolMessage)}
-    return [c for c in messages[last].tool_calls if c["id"] not in answered]
+def stopped_by_bound(message: BaseMessage) -> bool:
+    """The final message is the step bound's, not the model's answer."""
+    return isinstance(message, AIMessage) and message.name == STEP_BOUND
+
+
+def intended_call(contract: Contract, calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """The call the run was about to execute: the glue's last intent still open, else the first open call."""
+    intended = calls[0] if calls else {}
+    if contract.intents.exists():
+        open_ids = {c["id"]: c for c in calls}
+        for line in contract.intents.read_text(encoding="utf-8").splitlines():
+            intended = open_ids.get(json.loads(line)["call_id"], intended)
+    return intended
 
 
 class ContractMiddleware(AgentMiddleware):
-    """Schema and policy before approval; intent, idempotency, retries and reconcile around each tool."""
+    """The step bound before each model call; schema and policy before approval; ``run_once`` around each tool."""
 
     def __init__(self, contract: Contract) -> None:
         super().__init__()
         self.contract = contract
 
+    @property
+    def review(self) -> dict[str, Any]:
+        """HITL's config for a gated tool: ask only about calls that schema and policy let through."""
+        return {"allowed_decisions": ["approve", "reject"], "when": self.still_open}
+
     def still_open(self, request: Any) -> bool:
-        """The HITL middleware's ``when``: ask only about calls that schema and policy let through."""
         return request.tool_call["id"] in {c["id"] for c in unanswered(request.state["messages"])}
 
+    @hook_config(can_jump_to=["end"])
+    def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        roles = [_ROLES.get(m.type, m.type) for m in state["messages"]]
+        if turns_left(self.contract, roles) > 0:
+            return None
+        closing = AIMessage(content=f"Stopped: the run reached max_steps ({self.contract.max_steps} model turns).", name=STEP_BOUND)
+        return {"jump_to": "end", "messages": [closing]}
+
     def after_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
-        c, answers = self.contract, []
+        answers = []
         for call in unanswered(state["messages"]):
-            if call["name"] not in c.registry:
-                answers.append(answer(call, "error", {"error": f"unknown tool {call['name']!r}"}))
-                continue
-            checked = c.registry.validator(call["name"]).check(call["args"])
-            if not checked.ok:
-                c.emit({"kind": "schema_rejected", "call_id": call["id"], "errors": list(checked.errors)})
-                answers.append(answer(call, "error", {"error": "invalid arguments", "details": list(checked.errors)}))
-                continue
-            decision = c.decide(call["name"])
-            c.emit({"kind": "call_admitted", "call_id": call["id"], "decision": decision.value})
-            if decision is Decision.DENY:
-                answers.append(answer(call, "refused", {"error": f"refused by policy: {call['name']} is never allowed"}))
+            verdict = admit(self.contract, call["name"], call["id"], call["args"])
+            if isinstance(verdict, Rejected):
+                answers.append(answer(call, verdict.status, verdict.output))
         return {"messages": answers} if answers else None
 
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        with self.contract.handover(request.tool_call["id"]):
-            return self._wrap(request, handler)
+        call, ran = request.tool_call, []
 
-    def _wrap(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        c, call = self.contract, request.tool_call
-        key = c.key(call["id"]) if Policy.needs_idempotency(c.decide(call["name"])) else None
-        digest = args_hash(call["args"])
-        with open(c.intents, "a", encoding="utf-8") as intents:  # closed (flushed) before the executor runs
-            intents.write(json.dumps({"call_id": call["id"], "tool": call["name"], "args_hash": digest, "key": key}) + "\n")
-        c.fire_after_intent(call["id"])
-        if key is None:
-            return self._run_read_only(request, handler)
-        return self._run_effectful(request, handler, key, digest)
+        def execute() -> Any:
+            ran.append(handler(request))  # the tool node's own ToolMessage; a tool's exception propagates
+            return json.loads(ran[-1].content)
 
-    def _run_read_only(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        """No records: a read has no effect to repeat. Failures (timeouts included) are retried."""
-        error = ""
-        for _ in range(MAX_ATTEMPTS):
-            try:
-                return handler(request)
-            except Exception as exc:  # a tool error is a value for the model, never a crash of the run
-                error = f"{type(exc).__name__}: {exc}"
-        return answer(request.tool_call, "error", {"error": f"failed after {MAX_ATTEMPTS} attempts: {error}"})
+        with self.contract.handover(call["id"]):
+            result = run_once(self.contract, call["name"], call["id"], call["args"], execute, lambda call_id: self._settle(call))
+        match result:
+            case Ok():
+                return ran[-1]
+            case Replay(output=stored):
+                return answer(call, "replayed", stored, encoded=True)
+            case Reconciled(output=settled):
+                return answer(call, "reconciled", settled)
+            case Failed(error=error):
+                return answer(call, "error", {"error": error})
+        raise AssertionError(f"{call['id']}: the reconcile interrupt settles every uncertain call, got {result!r}")
 
-    def _run_effectful(self, request: Any, handler: Callable[[Any], Any], key: str, digest: str) -> Any:
-        """At most one execution per key; a replay returns the stored result; an unknown outcome stops the run."""
-        c, call = self.contract, request.tool_call
-        while True:
-            match c.idempotency.begin(key, digest, MAX_ATTEMPTS):
-                case Replayed(result=stored):
-                    return answer(call, "replayed", stored, encoded=True)
-                case Conflict():
-                    return answer(call, "error", {"error": "idempotency key already used with different arguments"})
-                case Exhausted(error=error):
-                    return answer(call, "error", {"error": f"failed after {MAX_ATTEMPTS} attempts: {error}"})
-                case InFlight() | Uncertain():  # its process died inside the executor, or it timed out: unknown
-                    settled = self._reconcile(call, key)
-                case Started():
-                    try:
-                        message = handler(request)
-                    except TimeoutError:  # entered, outcome unknown: never retried automatically
-                        settled = self._reconcile(call, key)
-                    except Exception as exc:  # failed before any effect: a retry may run under the same key
-                        c.idempotency.fail(key, f"{type(exc).__name__}: {exc}")
-                        continue
-                    else:
-                        c.idempotency.complete(key, json.loads(message.content))
-                        return message
-            if settled is not None:
-                return settled
-
-    def _reconcile(self, call: dict[str, Any], key: str) -> ToolMessage | None:
-        """Pause (a LangGraph interrupt) until a human settles the call, explicitly and audited:
-        ``confirmed`` is the call's result without running it again; ``not_executed`` lets it run again."""
-        c = self.contract
-        c.idempotency.mark_uncertain(key)
-        c.emit({"kind": "uncertain", "call_id": call["id"]})
-        outcome = interrupt({"kind": "reconcile", "call_id": call["id"], "tool": call["name"]})["outcome"]
-        if outcome not in ("confirmed", "not_executed"):
-            raise ValueError(f"reconcile outcome must be 'confirmed' or 'not_executed', not {outcome!r}")
-        settled = {"reconciled": outcome}
-        c.idempotency.resolve(key, outcome, settled)
-        c.emit({"kind": "reconciled", "call_id": call["id"], "outcome": outcome})
-        return answer(call, "reconciled", settled) if outcome == "confirmed" else None
+    def _settle(self, call: dict[str, Any]) -> str:
+        """Stop the run with a LangGraph interrupt until a human settles the call (``confirmed`` | ``not_executed``)."""
+        self.contract.emit({"kind": "uncertain", "call_id": call["id"]})
+        return str(interrupt({"kind": "reconcile", "call_id": call["id"], "tool": call["name"]})["outcome"])

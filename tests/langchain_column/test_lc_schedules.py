@@ -15,16 +15,17 @@ RUNS = textwrap.dedent(
     import json, sys, tempfile
     from pathlib import Path
     sys.path.insert(0, sys.argv[1])
-    from adapters.langchain import adapter
+    from adapters.langchain.column import LangChainColumn
     from harness.column_main import run_raw
     from harness.scenarios import load_scenarios
 
-    adapter.prepare("defaults")
+    column = LangChainColumn()
+    column.prepare("defaults")
     scratch = Path(tempfile.mkdtemp())
-    out = {"schedules": {m: {s.id: list(adapter.schedules(s, m)) for s in load_scenarios() if adapter.schedules(s, m)} for m in adapter.MODES}}
+    out = {"schedules": {m: {s.id: list(column.schedules(s, m)) for s in load_scenarios() if column.schedules(s, m)} for m in column.modes}}
     for scenario in load_scenarios():
-        for schedule in adapter.schedules(scenario, "defaults"):
-            record = run_raw(adapter, scenario, "defaults", scratch / f"{scenario.id}@{schedule}", schedule=schedule)
+        for schedule in column.schedules(scenario, "defaults"):
+            record = run_raw(column, scenario, "defaults", scratch / f"{scenario.id}@{schedule}", schedule=schedule)
             out[f"{scenario.id}@{schedule}"] = {
                 "statuses": [s["session_status"] for s in record["steps"]],
                 "effects": {c: n["effects"] for c, n in record["steps"][-1]["ledger"].items()},
