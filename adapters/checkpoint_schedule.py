@@ -58,6 +58,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata
 from langgraph.checkpoint.sqlite import SqliteSaver
 
@@ -131,13 +132,13 @@ class ScheduledSaver(SqliteSaver):
 
     # -- what LangGraph hands over (from its background threads) -------------------------
 
-    def put(self, config: dict[str, Any], checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: ChannelVersions) -> dict[str, Any]:
+    def put(self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: ChannelVersions) -> RunnableConfig:
         with self._held_lock:
             self._held.append(("put", (config, checkpoint, metadata, new_versions)))
         configurable = config["configurable"]
         return {"configurable": {"thread_id": configurable["thread_id"], "checkpoint_ns": configurable.get("checkpoint_ns", ""), "checkpoint_id": checkpoint["id"]}}
 
-    def put_writes(self, config: dict[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = "") -> None:
+    def put_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = "") -> None:
         with self._held_lock:
             self._held.append(("put_writes", (config, list(writes), task_id, task_path)))
 

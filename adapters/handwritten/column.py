@@ -13,7 +13,7 @@ from typing import Any
 
 from handwritten.approvals import ApprovalAuthority
 from handwritten.checkpoint import AgentState, SqliteCheckpointStore
-from handwritten.engine import Engine, Hooks, RunResult
+from handwritten.engine import Engine, Hooks, ReconcileOutcome, RunResult
 from handwritten.events import Event
 from handwritten.idempotency import SqliteIdempotencyStore
 from handwritten.tools import ToolRegistry
@@ -89,7 +89,7 @@ def _perform(scenario: Scenario, scratch: Path, request: StepRequest, idempotenc
         case "resume":
             result = engine.resume(session)
         case "reconcile":
-            result = engine.reconcile_uncertain(session, _call(request), request.outcome or "")
+            result = engine.reconcile_uncertain(session, _call(request), _reconcile_outcome(request))
         case "snapshot":
             state = _require(checkpoints.load(session), session)
             snapshots.mkdir(exist_ok=True)
@@ -105,6 +105,14 @@ def _perform(scenario: Scenario, scratch: Path, request: StepRequest, idempotenc
 def _call(request: StepRequest) -> str:
     assert request.call_id is not None
     return request.call_id
+
+
+def _reconcile_outcome(request: StepRequest) -> ReconcileOutcome:
+    match request.outcome:
+        case "confirmed" | "not_executed" as outcome:
+            return outcome
+    # The scenario schema allows only those two; the engine would refuse anything else the same way.
+    raise ValueError(f"reconcile outcome must be 'confirmed' or 'not_executed', not {request.outcome!r}")
 
 
 def _no_issuing() -> str:

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Type-check every column's adapter with mypy inside the environment that runs it.
+
+    python scripts/typecheck_adapters.py [NAME ...]     # default: every column under adapters/
+
+A framework is installed only in its column's isolated environment, so its adapter can only be
+checked against the framework's own types there: for each isolated column this builds (or
+reuses) the environment with ``harness.environments.ensure_environment`` and runs the project's
+mypy (the version pinned in the dev extra, its configuration from ``pyproject.toml``) with
+``--python-executable <the environment's python>``, over ``adapters/<name>`` and the shared
+adapter modules (``adapters/*.py``) that the column imports, directly or through another shared
+module. A column of the project's environment (``handwritten``, ``local_state_graph``) is checked
+the same way with this interpreter. Each column gets its own mypy cache (``.mypy_cache/<name>``):
+the same module resolves to another framework's types in another environment.
+
+Prints each column's mypy output and a summary line per column; exit status 0 when every column
+is clean, 1 when any has errors or its environment could not be built, 2 for an unknown name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
+
+from harness.columns import Column, known_columns  # noqa: E402
+from harness.environments import EnvironmentBuildError, ensure_environment  # noqa: E402
+
+ADAPTERS = ROOT / "adapters"
+
+
+def shared_modules(package: Path) -> list[Path]:
+    """The shared adapter modules (``adapters/<module>.py``) the package imports, directly or through another one."""
+    shared = {p.stem: p for p in ADAPTERS.glob("*.py") if p.stem != "__init__"}
+    found: dict[str, Path] = {}
+    pending = sorted(package.rglob("*.py"))
+    while pending:
+        path = pending.pop()
+        for name in _imported_adapter_modules(path):
+            if name in shared and name not in found:
+                found[name] = shared[name]
+                pending.append(shared[name])
+    return [found[name] for name in sorted(found)]
+
+
+def _imported_adapter_modules(path: Path) -> set[str]:
+    """Names ``X`` of every ``adapters.X`` a module imports (absolute, or relative from inside ``adapters``)."""
+    names: set[str] = set()
+    # From a column's package ``..X`` is adapters.X; from a shared module (adapters/*.py) ``.X`` is.
+    in_package = path.parent != ADAPTERS
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[1] for a in node.names if a.name.startswith("adapters.")}
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level == 0 and module.startswith("adapters."):
+                names.add(module.split(".")[1])
+            elif node.level == 0 and module == "adapters":
+                names |= {a.name for a in node.names}
+            elif node.level == (2 if in_package else 1):
+                names |= {module.split(".")[0]} if module else {a.name for a in node.names}
+    return names
+
+
+def interpreter(column: Column) -> Path:
+    """The Python that runs the column: its isolated environment's (built or reused), or this one."""
+    if column.environment == "project":
+        return Path(sys.executable)
+    return ensure_environment(column.adapter_dir, log=lambda line: print(f"  {line}", flush=True)).python
+
+
+def typecheck(column: Column) -> tuple[bool, str]:
+    """Run mypy over the column's package and the shared modules it imports; (clean, summary)."""
+    package = ADAPTERS / column.name
+    targets = [package, *shared_modules(package)]
+    python = interpreter(column)
+    # Only the column's own modules are reported: handwritten/ and harness/ are checked in the project's environment
+    # (where their stubs are installed); here they only lend their types.
+    command = [sys.executable, "-m", "mypy", "--python-executable", str(python), "--follow-imports", "silent"]
+    command += ["--cache-dir", str(ROOT / ".mypy_cache" / column.name)]
+    command += [str(t.relative_to(ROOT)) for t in targets]
+    print(f"$ mypy --python-executable {python} --follow-imports silent {' '.join(str(t.relative_to(ROOT)) for t in targets)}", flush=True)
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    output = (result.stdout + result.stderr).strip()
+    print(output, flush=True)
+    last = output.splitlines()[-1] if output else f"mypy exited {result.returncode}"
+    return result.returncode == 0, last
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("names", nargs="*", metavar="NAME", help="columns to check (default: every column)")
+    args = parser.parse_args(argv)
+    columns = known_columns()
+    unknown = [n for n in args.names if n not in columns]
+    if unknown:
+        parser.error(f"unknown column(s) {', '.join(unknown)}; known: {', '.join(columns)}")
+    summary: list[tuple[str, bool, str, float]] = []
+    for name in args.names or list(columns):
+        print(f"== {name} ({columns[name].environment} environment)", flush=True)
+        started = time.perf_counter()
+        try:
+            clean, last = typecheck(columns[name])
+        except EnvironmentBuildError as exc:
+            clean, last = False, f"environment not built: {exc}"
+            print(last, flush=True)
+        summary.append((name, clean, last, time.perf_counter() - started))
+    print("\ntypecheck_adapters:")
+    for name, clean, last, seconds in summary:
+        print(f"  {name:<18} {'ok    ' if clean else 'FAILED'} {seconds:5.1f} s  {last}")
+    return 0 if all(clean for _, clean, _, _ in summary) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
