@@ -12,7 +12,8 @@ state: the reply depends only on the input it receives.
 from __future__ import annotations
 
 import json
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 from agents.items import ModelResponse
 from agents.models.interface import Model

@@ -1,190 +1,171 @@
 """One session of the agent, as the driver's steps drive it: ``Runner.run`` over a ``SQLiteSession``.
 
-The session id is the ``SQLiteSession`` id (conversation history in ``session.sqlite``);
-a paused run is the SDK's ``RunState``: ``result.to_state().to_json()`` saved to
-``run_state.json`` when the run pauses, ``await RunState.from_json(agent, data)`` in the
-next process, ``state.approve(item)`` / ``state.reject(item)``, then
-``Runner.run(agent, state)``. The SDK persists nothing else between steps, so this
-session also keeps ``status.json``: ``running`` before each ``Runner.run`` and the
-outcome after it (a process killed inside a run leaves ``running`` behind: ``crashed``).
+What the SDK saves is all a step finds: the conversation in ``session.sqlite`` (``SQLiteSession``, its
+id the scenario's session id) and, while a run is paused for approval, the paused run's ``RunState``
+JSON in ``run_state.json``: ``result.to_state().to_json()`` when a result has interruptions (the docs'
+approval loop), gone when a run ends without them (nothing is pending). A step reads them afresh:
+
+- ``deliver``: ``Runner.run(agent, input, session=...)``;
+- ``decide``: ``await RunState.from_json(agent, data)``, ``state.approve(item)`` /
+  ``state.reject(item, rejection_message=...)`` on the ``ToolApprovalItem`` of each named call, then
+  ``Runner.run(agent, state, session=...)``; a call left undecided pauses the run again (the docs:
+  "You do not need to resolve every pending approval in the same pass");
+- ``resume``: from the saved ``RunState`` when there is one, else the session's conversation continued
+  (``Runner.run(agent, [], session=...)``): the SDK records nothing else, and no file of this adapter
+  says whether a run was cut short;
+- ``snapshot`` / ``restore``: a copy of the saved ``RunState`` JSON, put back.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from agents import Agent, MaxTurnsExceeded, Runner, RunState, SQLiteSession
 from agents.items import ToolApprovalItem, ToolCallOutputItem
 
+from adapters.column import SessionContext
 from handwritten.canonical import args_hash
 from harness.approver import parsed_args
+from harness.protocol import Decision, PendingCall, StepOutcome
 
-from .glue import Contract, ReconcileRequired
-
-Emit = Callable[[dict[str, Any]], None]
 STATE = "run_state.json"  # the paused run's RunState JSON
-STATUS = "status.json"
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """What a step ended with: the session's status, or ``refused`` with the reason; the calls awaiting approval."""
-
-    status: str
-    session_status: str
-    refusal: str | None
-    pending: list[dict[str, Any]]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"status": self.status, "session_status": self.session_status, "refusal": self.refusal, "pending": self.pending}
-
-
-def call_of(item: ToolApprovalItem) -> dict[str, Any]:
+def call_of(item: ToolApprovalItem) -> PendingCall:
     """The tool call an approval item stands for: id, tool, parsed arguments."""
     raw = item.raw_item if isinstance(item.raw_item, dict) else item.raw_item.model_dump()
-    return {"call_id": raw["call_id"], "tool": raw["name"], "args": parsed_args(raw["arguments"])}
+    return PendingCall(raw["call_id"], raw["name"], parsed_args(raw["arguments"]))
 
 
 class AgentSession:
-    """The scenario's session in ``scratch``; ``contract`` is the glue (None in ``defaults``)."""
+    """The scenario's session in the scratch directory, as ``defaults`` runs it. ``glue_session.ContractSession``
+    overrides the hooks (``_bound``, ``_checkpoint``, ``_status``, ``_refined``) and adds ``reconcile``."""
 
-    def __init__(self, agent: Agent[Any], session_id: str, scratch: Path, emit: Emit, contract: Contract | None, run_options: dict[str, Any]) -> None:
+    def __init__(self, agent: Agent[Any], context: SessionContext) -> None:
         self.agent = agent
-        self.history = SQLiteSession(session_id, str(scratch / "session.sqlite"))
-        self.state_file = scratch / STATE
-        self.status_file = scratch / STATUS
-        self.emit = emit
-        self.contract = contract
-        self.run_options = run_options  # Runner.run arguments: none in defaults (max_turns, error handling: the SDK's)
-
-    # ---------------------------------------------------------------- saved state
-
-    def status(self) -> str:
-        if not self.status_file.exists():
-            return "completed"
-        status = json.loads(self.status_file.read_text(encoding="utf-8"))["status"]
-        return "crashed" if status == "running" else status
-
-    def _set_status(self, status: str) -> None:
-        self.status_file.write_text(json.dumps({"status": status}), encoding="utf-8")
+        self.history = SQLiteSession(context.scenario.session_id, str(context.scratch / "session.sqlite"))
+        self.state_file = context.scratch / STATE
+        self.emit = context.trace.emit
+        self.answered: set[str] = set()  # call ids the loaded RunState already holds an output for
 
     async def saved_state(self) -> RunState[Any, Any] | None:
         if not self.state_file.exists():
             return None
-        return await RunState.from_json(self.agent, json.loads(self.state_file.read_text(encoding="utf-8")))
+        data = json.loads(self.state_file.read_text(encoding="utf-8"))
+        items = data.get("generated_items") or []
+        self.answered = {i["raw_item"]["call_id"] for i in items if i.get("type") == "tool_call_output_item"}
+        return await RunState.from_json(self.agent, data)
 
     def save_state(self, state: RunState[Any, Any]) -> None:
         self.state_file.write_text(json.dumps(state.to_json()), encoding="utf-8")
 
-    async def pending(self) -> list[dict[str, Any]]:
+    async def outcome(self) -> StepOutcome:
+        """The session's state from what is saved: a paused run awaits its undecided calls; nothing saved is done."""
         state = await self.saved_state()
-        return sorted((call_of(i) for i in state.get_interruptions()), key=lambda c: c["call_id"]) if state else []
+        if state is None:
+            return StepOutcome("completed", "completed")
+        undecided = tuple(call_of(i) for i in state.get_interruptions() if self._decision(state, i) is None)
+        if not undecided:  # a decided run that never finished: only the contract's checkpoint saves one
+            return StepOutcome("crashed", "crashed")
+        return StepOutcome("awaiting_approval", "awaiting_approval", pending=undecided)
 
-    async def outcome(self, refusal: str | None = None) -> Outcome:
-        status = self.status()
-        pending = await self.pending() if status == "awaiting_approval" else []
-        return Outcome("refused" if refusal else status, status, refusal, pending)
-
-    # ---------------------------------------------------------------- steps
-
-    async def run(self, payload: Any) -> Outcome:
-        """``Runner.run`` from ``payload`` (an input, or a ``RunState``) and record where it stopped."""
-        self._set_status("running")
+    async def run(self, payload: str | list[Any] | RunState[Any, Any], **options: Any) -> StepOutcome:
+        """``Runner.run`` from ``payload`` (an input, or a ``RunState``) and what it stopped at."""
+        answered = self.answered if isinstance(payload, RunState) else set()
         try:
-            result = await Runner.run(self.agent, payload, session=self.history, **self.run_options)
+            result = await Runner.run(self.agent, payload, session=self.history, **options)
         except MaxTurnsExceeded as exc:
-            self._results(exc.run_data.new_items if exc.run_data else [])
+            self._results(exc.run_data.new_items if exc.run_data else [], answered)
             self.state_file.unlink(missing_ok=True)
-            return await self._finish("stopped_max_steps")
-        except Exception as exc:  # contract glue stopped on an uncertain call (the SDK wraps it in a UserError)
-            if not _caused_by(exc, ReconcileRequired):
-                raise
-            return await self._finish("reconcile_required")
-        self._results(result.new_items)
+            return StepOutcome("stopped_max_steps", "stopped_max_steps")
+        self._results(result.new_items, answered)
         if result.interruptions:
-            self.save_state(result.to_state())  # the documented way to survive a restart: save the paused run
-            return await self._finish("awaiting_approval")
-        self.state_file.unlink(missing_ok=True)
-        return await self._finish("completed")
-
-    async def _finish(self, status: str) -> Outcome:
-        self._set_status(status)
-        return await self.outcome()
-
-    def _results(self, items: list[Any]) -> None:
-        outputs = [i.raw_item for i in items if isinstance(i, ToolCallOutputItem)]
-        for raw in sorted((r if isinstance(r, dict) else r.model_dump() for r in outputs), key=lambda r: r["call_id"]):
-            status = self.contract.status_of(raw["call_id"]) if self.contract else "ok"
-            self.emit({"kind": "tool_result", "call_id": raw["call_id"], "status": status, "content": _text(raw["output"])})
-
-    async def deliver(self, user_input: str) -> Outcome:
-        return await self.run(user_input)
-
-    async def decide(self, call_id: str, approve: bool, reason: str | None = None) -> Outcome:
-        """Approve or reject the pending call ``call_id`` on the saved RunState, then run on."""
-        state = await self.saved_state()
-        item = next((i for i in state.get_interruptions() if call_of(i)["call_id"] == call_id), None) if state else None
-        if item is None:  # an approval item names its call: with none pending for it there is nothing to decide
-            self.emit({"kind": "decision_without_item", "call_id": call_id})
+            self.save_state(result.to_state())  # the docs' way to survive a restart: save the paused run
             return await self.outcome()
-        if approve:
-            state.approve(item)
-            self.emit({"kind": "approval_granted", "call_id": call_id})
-        else:
-            state.reject(item, rejection_message=reason)
-        # contract glue: start
-        if self.contract is not None:  # the adapter's checkpoint: the decision survives a crash in the run below
-            self.save_state(state)
-        # contract glue: end
+        self.state_file.unlink(missing_ok=True)
+        return StepOutcome("completed", "completed")
+
+    def _results(self, items: list[Any], answered: set[str]) -> None:
+        """Trace the tool outputs this run added (a resumed run's ``new_items`` repeat the state's earlier ones)."""
+        raws: list[dict[str, Any]] = [dict(i.raw_item) for i in items if isinstance(i, ToolCallOutputItem)]
+        for raw in sorted((r for r in raws if r["call_id"] not in answered), key=lambda r: str(r["call_id"])):
+            self.emit({"kind": "tool_result", "call_id": raw["call_id"], "status": self._status(raw["call_id"]), "content": _text(raw["output"])})
+
+    async def deliver(self, text: str) -> StepOutcome:
+        return await self.run(text, **await self._bound(new_input=True))
+
+    async def decide(self, decisions: list[Decision]) -> StepOutcome:
+        """Approve or reject, on the saved RunState, the approval item of each call a decision names; then run on."""
+        state = await self.saved_state()
+        items = {call_of(i).call_id: i for i in state.get_interruptions()} if state else {}
+        for d in decisions:
+            if d.call_id not in items:  # an approval item names its call: with none pending for it there is nothing to decide
+                self.emit({"kind": "decision_without_item", "call_id": d.call_id})
+            elif d.approve:
+                state.approve(items[d.call_id])  # type: ignore[union-attr]
+            else:
+                state.reject(items[d.call_id], rejection_message=d.reason)  # type: ignore[union-attr]
+        if state is None or not any(d.call_id in items for d in decisions):
+            return await self.outcome()
+        self._checkpoint(state)
         return await self.run(state)
 
-    async def resume(self) -> Outcome:
-        """Continue in this fresh process: from the saved RunState, else from the session's history."""
+    async def resume(self) -> StepOutcome:
+        """Continue in this fresh process: the saved RunState, else the session's conversation."""
         state = await self.saved_state()
         if state is not None:
             self.emit({"kind": "resumed", **self.position(state)})
             return await self.run(state)
-        if self.status() != "crashed":  # nothing was running: nothing to resume
-            return await self.outcome()
         self.emit({"kind": "resumed", "position": "model_turn", "pending_call": None, "approved_call_ids": []})
-        return await self.run([])
+        return await self.run([], **await self._bound(new_input=False))
+
+    async def _bound(self, new_input: bool) -> dict[str, Any]:
+        """``Runner.run`` options for a run from input: none (``max_turns`` is the SDK's default)."""
+        return {}
+
+    def _checkpoint(self, state: RunState[Any, Any]) -> None:
+        """Decisions are applied to the state in memory and run at once: the docs save nothing in between."""
+
+    def _status(self, call_id: str) -> str:
+        """The trace's status of a call's answer: whatever the SDK answered is the tool's answer."""
+        return "ok"
+
+    def _refined(self, call: PendingCall, position: str) -> str:
+        """Where a resume continues, as the saved RunState alone tells it."""
+        return position
 
     def position(self, state: RunState[Any, Any]) -> dict[str, Any]:
         """Where a resume from this saved RunState continues: its open approvals, and which of them are approved."""
-        calls = [call_of(i) for i in state.get_interruptions()]
-        context = state._context  # the run context holds the approval decisions the state carries
-        approved = sorted(c["call_id"] for c in calls if context is not None and context.is_tool_approved(c["tool"], c["call_id"]))
-        position = "before_execute" if calls and len(approved) == len(calls) else "awaiting_approval"
-        call = calls[0] if calls else None
-        # contract glue: start
-        if self.contract is not None and call is not None and position == "before_execute":
-            position = self.contract.position_of(call["call_id"], position)
-        # contract glue: end
-        pending = {"call_id": call["call_id"], "tool": call["tool"], "args_hash": args_hash(call["args"])} if call else None
-        return {"position": position, "pending_call": pending, "approved_call_ids": approved}
+        decisions = [(call_of(i), self._decision(state, i)) for i in state.get_interruptions()]
+        approved = [c for c, d in decisions if d]
+        undecided = [c for c, d in decisions if d is None]
+        position = "awaiting_approval" if undecided else "before_execute" if approved else "model_turn"
+        call = next(iter(undecided or approved), None)
+        position = self._refined(call, position) if call is not None else position
+        pending = {"call_id": call.call_id, "tool": call.tool, "args_hash": args_hash(call.args)} if call else None
+        return {"position": position, "pending_call": pending, "approved_call_ids": sorted(c.call_id for c in approved)}
 
-    def snapshot(self, path: Path) -> None:
+    @staticmethod
+    def _decision(state: RunState[Any, Any], item: ToolApprovalItem) -> bool | None:
+        """The decision the state holds for an approval item: approved, rejected, or None (undecided)."""
+        call = call_of(item)
+        return state._context.is_tool_approved(call.tool, call.call_id) if state._context is not None else None
+
+    async def snapshot(self, path: Path) -> StepOutcome:
         """The saved state is the SDK's RunState JSON: keep a copy."""
-        path.parent.mkdir(exist_ok=True)
         shutil.copyfile(self.state_file, path)
-
-    async def restore(self, path: Path) -> Outcome:
-        """Deliver the saved state again: the next decision applies to this copy."""
-        shutil.copyfile(path, self.state_file)
-        self._set_status("awaiting_approval")
         return await self.outcome()
 
+    async def restore(self, path: Path) -> StepOutcome:
+        """Deliver the saved state again: the next decision applies to this copy."""
+        shutil.copyfile(path, self.state_file)
+        return await self.outcome()
 
-def _caused_by(exc: BaseException | None, kind: type[BaseException]) -> bool:
-    while exc is not None:
-        if isinstance(exc, kind):
-            return True
-        exc = exc.__cause__ or exc.__context__
-    return False
+    def close(self) -> None:
+        self.history.close()
 
 
 def _text(output: Any) -> str:

@@ -11,7 +11,8 @@ counts entries and effects per call id: that is observer instrumentation, not co
 
 from __future__ import annotations
 
-from typing import Any, Callable, Literal
+from collections.abc import Callable
+from typing import Any, Literal
 
 from agents import FunctionTool, function_tool
 from agents.tool_context import ToolContext

@@ -1,0 +1,120 @@
+"""The ``openai_agents`` column: OpenAI Agents SDK ``Agent`` + ``Runner`` + ``needs_approval`` + ``RunState``.
+
+Every driver step runs in a worker forked from the column process (which imported the SDK, tracing
+off) and builds the agent afresh: the scripted model behind the SDK's ``Model`` interface, the fixture
+tools as ``@function_tool`` functions (``needs_approval=True`` on the high-risk ones), and in
+``contract`` mode the glue (``glue.py``) on each tool's approval callable and invocation. The session
+(``session.py``) reads only what the SDK saved. See MAPPING.md for the documentation behind each choice.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import agents
+from agents import Agent, Tool
+
+from adapters.column import FrameworkColumn, SessionContext
+from harness.driver import ScenarioRun
+from harness.observables import invalid_call_ids
+from harness.scenarios import Scenario
+from harness.scripted_model import ScriptedModel
+from harness.sibling_order import sibling_orders
+
+from .explain import explanations
+from .glue import Glue
+from .glue_session import ContractSession
+from .model import ScriptedAgentsModel
+from .session import STATE, AgentSession
+from .tools import fixture_tools
+
+
+class OpenAIAgentsColumn(FrameworkColumn):
+    """The OpenAI Agents SDK: its ``Runner`` loop, ``needs_approval`` pauses decided per call, the ``RunState``
+    JSON and a ``SQLiteSession`` as its memory."""
+
+    name = "openai_agents"
+    mechanisms = {
+        "loop": "agents.run:AgentRunner._run_impl",
+        "tool_dispatch": "agents.run_internal.tool_execution:execute_function_tool_calls",
+        "message_assembly": "agents.run_internal.items:prepare_model_input_items",
+        "approval": "agents.run_internal.tool_execution:resolve_approval_status",
+        "persistence": "agents.run_state:RunState.to_json",
+    }
+
+    def prepare(self, mode: str) -> None:
+        """Import the SDK (and openai) once in the column process, tracing off: forked workers inherit both."""
+        import openai  # noqa: F401
+
+        agents.set_tracing_disabled(True)
+
+    def schedules(self, scenario: Scenario, mode: str) -> tuple[str, ...]:
+        """The SDK runs a turn's function tools at the same time (``asyncio.to_thread``), so a kill inside one call
+        races its siblings: such a scenario runs once per sibling order (``harness.sibling_order``), forced where
+        the tool enters the world (``defaults``) or where the glue hands the call over (``contract``). Nothing
+        else races: the SDK writes nothing in the background."""
+        return sibling_orders(scenario)
+
+    def open_session(self, context: SessionContext) -> AgentSession:
+        agents.set_tracing_disabled(True)  # inherited from prepare() in the column; set again for a direct caller
+        if context.contract is None:
+            return AgentSession(build_agent(context, fixture_tools(context.world, list(context.scenario.tools))), context)
+        # contract glue: start
+        glue = Glue(context.contract, context.world.starting, context.world.finished)
+        return ContractSession(build_agent(context, glue.tools(context.world, list(context.scenario.tools))), context, glue)
+        # contract glue: end
+
+    def detail(self, run: ScenarioRun, mode: str) -> dict[str, Any]:
+        """The saved RunState and the session's history at the end, and the reasons behind this run's differences."""
+        self.check_mode(mode)
+        return {
+            "run_state": run_state_detail(run.scratch / STATE),
+            "session_items": session_items(run.scratch / "session.sqlite"),
+            "explanations": explanations(run, mode, invalid_call_ids(run)),
+        }
+
+
+def build_agent(context: SessionContext, tools: Sequence[Tool]) -> Agent[Any]:
+    """The agent as the docs build one with a custom model: the model object passed explicitly (an agent without
+    one would default to a hosted model), the tools, the scenario's instructions; every other setting the SDK's."""
+    scenario = context.scenario
+    model = ScriptedAgentsModel(
+        ScriptedModel(
+            scenario.model_script,
+            user_inputs=scenario.user_inputs,
+            system_prompt=scenario.system_prompt,
+            log_path=context.scratch / "model_log.jsonl",
+            faults=context.world.faults,
+        )
+    )
+    return Agent(name="support", instructions=scenario.system_prompt, model=model, tools=list(tools))
+
+
+def run_state_detail(path: Path) -> dict[str, Any] | None:
+    """The saved RunState at the end, if a run is paused: its schema version, turn count and open approvals."""
+    if not path.exists():
+        return None
+    state = json.loads(path.read_text(encoding="utf-8"))
+    data = (state.get("current_step") or {}).get("data") or {}
+    interruptions = [i.get("raw_item", i) for i in data.get("interruptions", [])]
+    return {
+        "schema_version": state["$schemaVersion"],
+        "current_turn": state["current_turn"],
+        "max_turns": state["max_turns"],
+        "interruptions": sorted(i["call_id"] for i in interruptions),
+    }
+
+
+def session_items(path: Path) -> list[str]:
+    """The SQLiteSession's items at the end, each as ``type:call id`` (or ``message:role``)."""
+    if not path.exists():
+        return []
+    with closing(sqlite3.connect(path)) as db:
+        rows = db.execute("SELECT message_data FROM agent_messages ORDER BY id").fetchall()
+    items = [json.loads(row[0]) for row in rows]
+    return [f"{i.get('type')}:{i['call_id']}" if "call_id" in i else f"{i.get('type', 'message')}:{i.get('role')}" for i in items]
