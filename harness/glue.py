@@ -16,6 +16,9 @@ when it is glue wherever it sits:
   name the block defines, and so does every block (or top-level statement outside any block,
   reported together as ``#module``) whose names a counted one uses, transitively.
 
+Nothing ``defaults`` runs may be counted: a mode test (``if contract is not None:``) runs in both
+modes, so it stays outside the markers and only its body goes inside.
+
 ``glue_parts`` gives the counted line numbers themselves (``harness.glue_coverage`` checks them
 against what each mode runs); ``count_glue_lines`` gives the numbers the evidence reports.
 """

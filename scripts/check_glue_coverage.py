@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
 
             python = ensure_environment(column.adapter_dir).python
         coverage = check_column(column, args.scenarios, scratch, python=python, scenario_timeout_s=args.scenario_timeout)
-    except (HarnessError, RuntimeError) as exc:
+    except (HarnessError, RuntimeError, OSError) as exc:  # OSError: the environment went away under the run
         print(f"{column.name}: cannot be traced: {exc}", file=sys.stderr)
         return 2
     finally:
