@@ -1,24 +1,23 @@
 """One session of the agent, as the driver's steps drive it; the session id is ``AgentState.session_id``.
 
-AgentScope keeps a session in memory, in the pydantic ``AgentState``; its documentation
-saves it with ``model_dump_json`` and loads it with ``model_validate_json``. Every step
-loads the state from ``agent_state.json``, streams ``agent.reply_stream`` (the inputs: a
-user ``Msg``, a ``UserConfirmResultEvent``, or None to continue) in ``asyncio.run``,
-writes what it saw to the trace (permission decisions, tool results, confirmation
-requests) and saves the state when the reply returns, as the docs teach; nothing is
-saved mid-reply (``contract``'s glue adds its checkpoints). The step's status goes to
-``session.json`` next to the state. A reply the agent refuses before it starts (it
-raises ``ValueError`` from its incoming-event check) is the step's refusal, in
-AgentScope's own words.
+AgentScope keeps a session in memory, in the pydantic ``AgentState``; every step loads it from
+``agent_state.json`` (``model_validate_json``), streams ``agent.reply_stream`` (the inputs: a
+user ``Msg``, a ``UserConfirmResultEvent``, or None to continue) on the step's event loop,
+writes what it saw to the trace (permission decisions, tool results, confirmation requests)
+and saves the state (``model_dump_json``) when the reply returns; nothing is saved mid-reply
+(``contract``'s glue adds its saves). The step's status goes to ``session.json`` next to the
+state. A reply the agent refuses before it starts (``ValueError`` from its incoming-event
+check) is the step's refusal, in AgentScope's own words.
+
+Decisions reach AgentScope one call at a time, each as its own ``UserConfirmResultEvent`` with
+one ``ConfirmResult`` naming its tool call, the way AgentScope's own web UI answers a prompt:
+AgentScope accepts confirmations for any subset of the calls that ask, in any order.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-import shutil
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,29 +33,17 @@ from agentscope.message import Msg, ToolCallBlock, ToolCallState, UserMsg
 from agentscope.state import AgentState
 
 from handwritten.canonical import args_hash, canonical_json
-from handwritten.idempotency import RecordState
+from handwritten.tools import RiskClass
+from harness.protocol import Decision, PendingCall, RunStatus, StepOutcome
 from harness.scenarios import Scenario
+from harness.world import FIXTURE_TOOLS
 
 from .agent import AGENT_NAME
-from .glue import Contract, ReconcileRequired, StepBound
 from .tools import Emit
 
 STATE = "agent_state.json"
 STATUS = "session.json"
 _RESULT_STATUS = {"success": "ok", "error": "error", "denied": "refused", "interrupted": "error"}
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What a step ended with: the session's status, or ``refused`` with the reason; the calls awaiting approval."""
-
-    status: str
-    session_status: str
-    refusal: str | None
-    pending: list[dict[str, Any]]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"status": self.status, "session_status": self.session_status, "refusal": self.refusal, "pending": self.pending}
 
 
 def load_state(scratch: Path, session_id: str) -> AgentState:
@@ -84,54 +71,45 @@ def open_calls(state: AgentState) -> list[ToolCallBlock]:
 
 
 class AgentSession:
-    """The agent over the saved state in ``scratch``; ``contract`` is the glue's state in ``contract`` mode (None in ``defaults``)."""
+    """The agent over the saved state in ``scratch`` (``contract`` mode: ``glue_session.ContractSession``)."""
 
-    def __init__(self, agent: Any, scratch: Path, scenario: Scenario, gated: list[str], emit: Emit, contract: Contract | None = None) -> None:
+    def __init__(self, agent: Any, scratch: Path, scenario: Scenario, emit: Emit) -> None:
         self.agent = agent
         self.scratch = scratch
         self.scenario = scenario
-        self.gated = set(gated)  # the tools a human confirms
         self.emit = emit
-        self.contract = contract
 
     @property
     def state(self) -> AgentState:
         return self.agent.state
 
-    def run(self, inputs: Any) -> Outcome:
+    async def run(self, inputs: Any) -> StepOutcome:
         """Stream one reply from ``inputs`` and report where it stopped; the state is saved when it returns."""
         try:
-            status = asyncio.run(self._stream(inputs))  # a loop per step: never shared across the fork
+            status = await self._stream(inputs)
         except _Refused as refused:
-            return self.outcome(refusal=refused.reason)
+            return self.outcome().refused(refused.reason)
         save_state(self.scratch, self.state)
-        (self.scratch / STATUS).write_text(json.dumps({"status": status}), encoding="utf-8")
+        (self.scratch / STATUS).write_text(json.dumps(status), encoding="utf-8")
         return self.outcome()
 
-    async def _stream(self, inputs: Any) -> str:
+    async def _stream(self, inputs: Any) -> dict[str, Any]:
         texts: dict[str, str] = {}
-        status = "completed"
+        status: dict[str, Any] = {"status": "completed"}
         started = False
         try:
-            try:
-                async for item in self.agent.reply_stream(inputs, yield_final_msg=True):
-                    started = True
-                    match item:
-                        case ToolResultTextDeltaEvent():
-                            texts[item.tool_call_id] = texts.get(item.tool_call_id, "") + item.delta
-                        case ToolResultEndEvent():
-                            result_status = item.metadata.get("status") or _RESULT_STATUS[str(item.state)]
-                            self.emit({"kind": "tool_result", "call_id": item.tool_call_id, "status": result_status, "content": texts.pop(item.tool_call_id, "")})
-                        case RequireUserConfirmEvent():
-                            self.emit({"kind": "confirmation_requested", "call_ids": [c.id for c in item.tool_calls]})
-                        case Msg() if item.finished_reason == ReplyFinishedReason.EXCEED_MAX_ITERS:
-                            status = "stopped_max_steps"
-            # contract glue: start
-            except* ReconcileRequired:
-                status = "reconcile_required"
-            except* StepBound:
-                status = "stopped_max_steps"
-            # contract glue: end
+            async for item in self.agent.reply_stream(inputs, yield_final_msg=True):
+                started = True
+                match item:
+                    case ToolResultTextDeltaEvent():
+                        texts[item.tool_call_id] = texts.get(item.tool_call_id, "") + item.delta
+                    case ToolResultEndEvent():
+                        result_status = item.metadata.get("status") or _RESULT_STATUS[str(item.state)]
+                        self.emit({"kind": "tool_result", "call_id": item.tool_call_id, "status": result_status, "content": texts.pop(item.tool_call_id, "")})
+                    case RequireUserConfirmEvent():
+                        self.emit({"kind": "confirmation_requested", "call_ids": [c.id for c in item.tool_calls]})
+                    case Msg() if item.finished_reason == ReplyFinishedReason.EXCEED_MAX_ITERS:
+                        status = {"status": "stopped_max_steps"}
         except ValueError as exc:
             if started:
                 raise
@@ -139,86 +117,66 @@ class AgentSession:
             raise _Refused("agentscope: " + str(exc).split(":")[0].rstrip(".")) from exc
         return status
 
-    def deliver(self, user_input: str) -> Outcome:
-        return self.run(UserMsg(name="user", content=user_input))
+    async def deliver(self, text: str) -> StepOutcome:
+        return await self.run(UserMsg(name="user", content=text))
 
-    def decide(self, call_id: str, confirmed: bool) -> Outcome:
-        """Answer the confirmation request the way the docs teach: a ``ConfirmResult`` naming the tool call."""
+    async def decide(self, decisions: list[Decision]) -> StepOutcome:
+        """Each decision as a ``ConfirmResult`` naming its own tool call, in one ``UserConfirmResultEvent``."""
         asking = {c.id: c for c in self.state.get_awaiting_tool_calls(AGENT_NAME)}
-        call = asking.get(call_id) or self._scripted_block(call_id)  # AgentScope itself decides about a call it is not asking for
-        if confirmed:
-            self.emit({"kind": "approval_granted", "call_id": call_id})
-        event = UserConfirmResultEvent(reply_id=self.state.reply_id, confirm_results=[ConfirmResult(confirmed=confirmed, tool_call=call, rules=None)])
-        return self.run(event)
+        # A call that is not asking goes in as the driver named it: AgentScope itself refuses it.
+        results = [ConfirmResult(confirmed=d.approve, tool_call=asking.get(d.call_id) or self._scripted_block(d.call_id), rules=None) for d in decisions]
+        return await self.run(UserConfirmResultEvent(reply_id=self.state.reply_id, confirm_results=results))
 
     def _scripted_block(self, call_id: str) -> ToolCallBlock:
         call = self.scenario.scripted_call(call_id)
         arguments = call["arguments"] if isinstance(call["arguments"], str) else canonical_json(call["arguments"])
         return ToolCallBlock(id=call_id, name=call["name"], input=arguments)
 
-    def resume(self) -> Outcome:
+    async def resume(self) -> StepOutcome:
         """Continue from the saved state in this fresh process (``reply(None)``), saying from where."""
         self.emit({"kind": "resumed", **self.position()})
-        return self.run(None)
+        return await self.run(None)
 
     def position(self) -> dict[str, Any]:
         """Where a resume continues, read from the saved state (and, in contract mode, the glue's records)."""
         calls = open_calls(self.state)
         if not calls:
             return {"position": "model_turn", "pending_call": None, "approved_call_ids": []}
-        if any(c.state == ToolCallState.ASKING for c in calls):
-            position = "awaiting_approval"
-        else:
-            position = "before_execute"
-        call = self._intended(calls)
-        # contract glue: start
-        if self.contract is not None and position == "before_execute":
-            record = self.contract.idempotency.get(self.contract.key(call.id))
-            if record is not None and record.state is RecordState.COMPLETED:
-                position = "after_execute"
-            elif record is not None and record.state is not RecordState.FAILED:
-                position = "reconcile"
-        # contract glue: end
-        approved = sorted(c.id for c in calls if c.state == ToolCallState.ALLOWED and c.name in self.gated)
+        position = "awaiting_approval" if any(c.state == ToolCallState.ASKING for c in calls) else "before_execute"
+        call, position = self._refine(calls, position)
+        approved = sorted(c.id for c in calls if c.state == ToolCallState.ALLOWED and FIXTURE_TOOLS[c.name].risk is RiskClass.HIGH_RISK)
         pending = {"call_id": call.id, "tool": call.name, "args_hash": args_hash(_args(call))}
         return {"position": position, "pending_call": pending, "approved_call_ids": approved}
 
-    def _intended(self, calls: list[ToolCallBlock]) -> ToolCallBlock:
-        """The call the run was about to execute: the glue's last intent still open, else the first open call."""
-        intended = calls[0]
-        # contract glue: start
-        if self.contract is not None and self.contract.intents.exists():
-            by_id = {c.id: c for c in calls}
-            for line in self.contract.intents.read_text(encoding="utf-8").splitlines():
-                intended = by_id.get(json.loads(line)["call_id"], intended)
-        # contract glue: end
-        return intended
+    def _refine(self, calls: list[ToolCallBlock], position: str) -> tuple[ToolCallBlock, str]:
+        """The call a resume continues with, and its position: AgentScope runs the first open call first."""
+        return calls[0], position
 
-    def snapshot(self, name: str) -> Outcome:
-        """Keep a copy of the saved session (AgentScope keeps no history of its own)."""
-        target = self.scratch / "snapshots" / name
-        target.mkdir(parents=True, exist_ok=True)
-        for file in (STATE, STATUS):
-            if (self.scratch / file).exists():
-                shutil.copy(self.scratch / file, target / file)
+    def snapshot(self, path: Path) -> StepOutcome:
+        """Keep a copy of the saved session and its status (AgentScope keeps no history of its own)."""
+        saved = {name: (self.scratch / name).read_text(encoding="utf-8") for name in (STATE, STATUS) if (self.scratch / name).exists()}
+        path.write_text(json.dumps(saved), encoding="utf-8")
         return self.outcome()
 
-    def restore(self, name: str) -> Outcome:
+    def restore(self, path: Path) -> StepOutcome:
         """Deliver the saved state again: the snapshot's copy becomes the session's file."""
-        for file in (STATE, STATUS):
-            shutil.copy(self.scratch / "snapshots" / name / file, self.scratch / file)
+        for name, text in json.loads(path.read_text(encoding="utf-8")).items():
+            (self.scratch / name).write_text(text, encoding="utf-8")
         self.agent.state = load_state(self.scratch, self.scenario.session_id)
         return self.outcome()
 
-    def outcome(self, refusal: str | None = None) -> Outcome:
-        status_file = self.scratch / STATUS
-        status = json.loads(status_file.read_text(encoding="utf-8"))["status"] if status_file.exists() else "completed"
+    def outcome(self) -> StepOutcome:
         asking = self.state.get_awaiting_tool_calls(AGENT_NAME)
-        pending: list[dict[str, Any]] = []
-        if asking:
-            status = "awaiting_approval"
-            pending = [{"call_id": c.id, "tool": c.name, "args": _args(c)} for c in asking]
-        return Outcome("refused" if refusal else status, status, refusal, pending)
+        status: RunStatus = "awaiting_approval" if asking else self.saved_status()["status"]
+        return StepOutcome(status, status, pending=tuple(PendingCall(c.id, c.name, _args(c)) for c in asking))
+
+    def saved_status(self) -> dict[str, Any]:
+        """How the last reply ended, as ``run`` wrote it (a new session has completed nothing yet)."""
+        status_file = self.scratch / STATUS
+        return json.loads(status_file.read_text(encoding="utf-8")) if status_file.exists() else {"status": "completed"}
+
+    def close(self) -> None:
+        """Nothing to release: the state and status files are written whole when a reply returns."""
 
 
 class _Refused(Exception):

@@ -1,6 +1,11 @@
 """The fixture tools the way AgentScope 2.x teaches tools: typed Python functions wrapped in
 ``FunctionTool`` (which builds each JSON schema from the signature and docstring).
 
+Every tool is a ``FunctionTool`` at its constructor's defaults (``is_concurrency_safe=True``,
+``is_read_only=False``, no ``permission``): AgentScope's documentation describes these flags
+but does not set them for a custom function, and the engine's risk classes are ours, not
+AgentScope's, so they never shape the tool (``contract`` decides permission in its glue).
+
 ``FunctionTool`` calls a function with its parsed arguments only; the tool call id reaches
 it through ``CallIdObserver``, an agent middleware (AgentScope's documented extension
 point) whose ``on_acting`` hook sees the tool call and sets a context variable for the
@@ -12,18 +17,22 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import AsyncGenerator, Callable
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from agentscope.middleware import MiddlewareBase
-from agentscope.permission import PermissionBehavior, PermissionDecision
-from agentscope.tool import FunctionTool
+from agentscope.permission import PermissionDecision
+from agentscope.tool import FunctionTool, ToolBase
 
 from handwritten.canonical import canonical_json
-from handwritten.tools import RiskClass
-from harness.world import FIXTURE_TOOLS, FixtureWorld
 
 CURRENT_CALL: contextvars.ContextVar[str] = contextvars.ContextVar("current_tool_call_id")
 Emit = Callable[[dict[str, Any]], None]
+
+
+class World(Protocol):
+    """Where a tool function's body runs: the fixture world (``contract`` mode hands in its executor around it)."""
+
+    def call(self, tool: str, call_id: str, args: dict[str, Any]) -> Any: ...
 
 
 class CallIdObserver(MiddlewareBase):
@@ -44,24 +53,12 @@ class CallIdObserver(MiddlewareBase):
         return decision
 
 
-Guard = Callable[[str, str, dict[str, Any], Callable[[], Any]], Any]
-"""Runs a call's body: (tool, call id, args, body) -> output; contract mode's executor records it."""
-
-
-def fixture_tools(
-    world: FixtureWorld, names: list[str], permissions: dict[str, PermissionDecision | None], guard: Guard | None = None
-) -> list[FunctionTool]:
-    """The named fixture tools as ``FunctionTool``s over ``world``; ``permissions``: a tool's own decision (None: ask);
-    ``guard`` (contract glue) wraps each body, None runs it directly."""
+def fixture_tools(world: World, names: list[str]) -> list[ToolBase]:
+    """The named fixture tools as ``FunctionTool``s whose bodies run in ``world``."""
 
     def run(name: str, received: dict[str, Any]) -> str:
-        call_id = CURRENT_CALL.get()
         args = {k: v for k, v in received.items() if v is not None}  # an omitted optional field is absent, not null
-
-        def body() -> Any:  # enter (the function was called) and execute
-            return world.call(name, call_id, args)
-
-        return canonical_json(guard(name, call_id, args, body) if guard else body())
+        return canonical_json(world.call(name, CURRENT_CALL.get(), args))
 
     def get_weather(city: str) -> str:
         """Current weather for a city."""
@@ -100,17 +97,5 @@ def fixture_tools(
         return run("drop_database", {"name": name})
 
     every = {f.__name__: f for f in (get_weather, get_balance, search_kb, fetch_page, calculator, put_note, transfer_funds, send_email, drop_database)}
-    tools = []
-    for name in names:
-        read_only = FIXTURE_TOOLS[name].risk is RiskClass.READ_ONLY
-        # Writes run one at a time: AgentScope batches concurrency-safe calls onto one gather.
-        tools.append(FunctionTool(every[name], is_read_only=read_only, is_concurrency_safe=read_only, permission=permissions.get(name)))
-    return tools
-
-
-def defaults_permissions(names: list[str]) -> dict[str, PermissionDecision | None]:
-    """``defaults``: a human confirms the high-risk tools and, as AgentScope does for any function tool
-    it is not told about, the always-denied one; the reversible write is allowed outright.
-    Read-only tools need nothing: the permission engine auto-allows them (``is_read_only``)."""
-    allow = PermissionDecision(behavior=PermissionBehavior.ALLOW, message="A reversible write: allowed without asking.")
-    return {n: allow for n in names if FIXTURE_TOOLS[n].risk is RiskClass.REVERSIBLE_WRITE}
+    # FunctionTool's annotations ask for a ToolChunk; it converts a returned str itself (FunctionTool.call).
+    return [FunctionTool(every[name]) for name in names]  # type: ignore[arg-type]

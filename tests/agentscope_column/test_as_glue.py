@@ -3,36 +3,40 @@
 
 from __future__ import annotations
 
-import subprocess
-import textwrap
+from as_env import column_python_fixture, run_in_column_fixture  # noqa: F401  (fixtures)
 
-from harness.columns import ROOT, known_columns
-from harness.environments import ensure_environment
-
-GLUE_CHECKS = textwrap.dedent(
-    """
-    import asyncio, json, sys, tempfile
+GLUE_CHECKS = """
+    import asyncio, contextlib, json
     from pathlib import Path
-    sys.path.insert(0, sys.argv[1])
     from agentscope.message import ToolCallBlock, ToolCallState
-    from handwritten.approvals import ApprovalAuthority
-    from handwritten.idempotency import RecordState, SqliteIdempotencyStore
-    from handwritten.tools import ToolRegistry
-    from harness.approver import APPROVAL_SECRET, CLOCK_START, HumanApprover
-    from harness.world import FixtureWorld
-    from adapters.agentscope.glue import Contract, ContractMiddleware, Executor, reconcile
-    from adapters.glue_common import first_delivery, verify_approval
+    from adapters.glue_blocks import Contract
+    from adapters.agentscope.glue import ContractMiddleware, Executor
     from adapters.agentscope.model import to_neutral
+    from handwritten.idempotency import SqliteIdempotencyStore
+    from handwritten.tools import ToolRegistry
+    from harness.world import FixtureWorld
 
-    scratch = Path(tempfile.mkdtemp())
+    scratch = Path(TMP)
     world = FixtureWorld(scratch, [], may_kill=False)
     events = []
     contract = Contract("s1", ToolRegistry(world.tool_specs(["put_note", "drop_database", "transfer_funds"])),
                         SqliteIdempotencyStore(str(scratch / "c.sqlite")), scratch / "intents.jsonl", events.append,
-                        lambda call_id: None, max_steps=3)
-    glue = ContractMiddleware(contract, lambda state: None)
+                        lambda call_id: None, lambda call_id: contextlib.nullcontext(), max_steps=3)
 
-    # schema then policy, on the RAW arguments, as AgentScope's permission decision
+    class Bodies:  # a world whose tool bodies are the test's: bodies[call_id] runs for that call
+
+        def __init__(self):
+            self.bodies = {}
+
+        def call(self, tool, call_id, args):
+            return self.bodies[call_id]()
+
+    bodies = Bodies()
+    executor = Executor(contract, bodies)
+    glue = ContractMiddleware(contract, executor, lambda state: None)
+    out = {}
+
+    # schema then policy, on the RAW arguments, as AgentScope's own permission decision
     def decide(call_id, name, args, state=ToolCallState.PENDING):
         call = ToolCallBlock(id=call_id, name=name, input=json.dumps(args), state=state)
         async def never(**kwargs):
@@ -40,53 +44,50 @@ GLUE_CHECKS = textwrap.dedent(
         return str(asyncio.run(glue.on_check_permission(None, {"tool_call": call}, never)).behavior.value)
 
     transfer = {"from_account": "A", "to_account": "B", "amount_cents": 5}
-    assert decide("a", "put_note", {"key": "k", "text": "t", "priority": "2"}) == "deny"  # "2" is not an integer
-    assert decide("b", "drop_database", {"name": "prod"}) == "deny"
-    assert decide("c", "transfer_funds", transfer) == "ask"
-    assert decide("c", "transfer_funds", transfer, ToolCallState.ALLOWED) == "allow"
-    assert decide("d", "put_note", {"key": "k", "text": "t"}) == "allow"
-    assert [e["call_id"] for e in events if e["kind"] == "schema_rejected"] == ["a"]
+    out["decisions"] = [
+        decide("a", "put_note", {"key": "k", "text": "t", "priority": "2"}),  # "2" is not an integer
+        decide("b", "drop_database", {"name": "prod"}),
+        decide("c", "transfer_funds", transfer),
+        decide("c", "transfer_funds", transfer, ToolCallState.ALLOWED),  # the human confirmed it
+        decide("d", "put_note", {"key": "k", "text": "t"}),
+    ]
+    out["schema_rejected"] = [e["call_id"] for e in events if e["kind"] == "schema_rejected"]
 
-    # at most one execution per key; a timeout after entry is uncertain until reconciled
+    # at most one execution per key; a timeout after entry is uncertain until the reconcile step settles it
     runs = []
-    executor = Executor(contract)
-    body = lambda: runs.append(1) or {"ok": True}
-    assert executor.run("put_note", "d", {"key": "k", "text": "t"}, body) == {"ok": True}
-    assert executor.run("put_note", "d", {"key": "k", "text": "t"}, body) == {"ok": True}
-    assert len(runs) == 1 and contract.statuses.pop("d") == "replayed"
     def timeout():
         raise TimeoutError("late")
-    executor.run("transfer_funds", "c", transfer, timeout)
-    assert contract.statuses.pop("c") == "uncertain"
-    assert contract.idempotency.get("s1/c").state is RecordState.UNCERTAIN
-    reconcile(contract, "c", "confirmed")
-    assert executor.run("transfer_funds", "c", transfer, body) == {"reconciled": "confirmed"} and len(runs) == 1
-    assert contract.statuses.pop("c") == "reconciled"
-
-    # tokens: the engine's reasons, single use
-    human = HumanApprover()
-    call = {"tool": "transfer_funds", "args": transfer}
-    authority = ApprovalAuthority(APPROVAL_SECRET, clock=lambda: CLOCK_START, new_token_id=lambda: "unused")
-    other = human.misuse("other_args", CLOCK_START, "s1", "transfer_funds", transfer)
-    good = human.approve(CLOCK_START, "s1", "transfer_funds", transfer)
-    assert verify_approval(contract, authority, call, other) == "other_args"
-    assert verify_approval(contract, authority, call, good) is None
-    assert verify_approval(contract, authority, call, good) == "reused"
-
-    # an inbound event id is applied once
-    assert first_delivery(contract, "e1") and not first_delivery(contract, "e1")
+    bodies.bodies = {"d": lambda: runs.append(1) or {"ok": True}, "c": timeout}
+    note = {"key": "k", "text": "t"}
+    out["first"] = [executor.call("put_note", "d", note), type(executor.results.pop("d")).__name__]
+    out["again"] = [executor.call("put_note", "d", note), type(executor.results.pop("d")).__name__]
+    out["timeout"] = [executor.call("transfer_funds", "c", transfer), type(executor.results.pop("c")).__name__]
+    out["record"] = contract.idempotency.get("s1/c").state.value
+    bodies.bodies["c"] = lambda: runs.append(1) or {"ok": True}
+    executor.settlements["c"] = "confirmed"
+    out["settled"] = [executor.call("transfer_funds", "c", transfer), type(executor.results.pop("c")).__name__]
+    out["runs"] = len(runs)
 
     # the model sees neutral chat dicts; the injected wall-clock time is masked for stable evidence
     hint = {"role": "user", "content": [{"type": "text", "text": "<current-time>2031-02-03T04:05:06</current-time>"}]}
-    assert to_neutral(hint) == {"role": "user", "content": "<current-time>(wall clock)</current-time>"}
     calls = [{"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}]
-    assert to_neutral({"role": "assistant", "name": "x", "content": None, "tool_calls": calls}) == {"role": "assistant", "content": None, "tool_calls": calls}
-    print("ok")
-    """
-)
+    out["neutral"] = [to_neutral(hint), to_neutral({"role": "assistant", "name": "x", "content": None, "tool_calls": calls})]
+    print(json.dumps(out))
+"""
 
 
-def test_glue_validates_applies_policy_keeps_records_verifies_tokens_and_deduplicates_events() -> None:
-    env = ensure_environment(known_columns()["agentscope"].adapter_dir, log=lambda _: None)
-    done = subprocess.run([str(env.python), "-I", "-c", GLUE_CHECKS, str(ROOT)], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stdout + done.stderr
+def test_glue_validates_applies_policy_runs_once_and_settles_an_uncertain_call(run_in_column, tmp_path) -> None:
+    out = run_in_column(GLUE_CHECKS, str(tmp_path))
+    assert out["decisions"] == ["deny", "deny", "ask", "allow", "allow"]
+    assert out["schema_rejected"] == ["a"]
+    assert out["first"] == [{"ok": True}, "Ok"]
+    assert out["again"] == [{"ok": True}, "Replay"]
+    assert out["timeout"] == [{"error": "outcome unknown: reconcile required"}, "Uncertain"]
+    assert out["record"] == "uncertain"
+    assert out["settled"] == [{"reconciled": "confirmed"}, "Reconciled"]
+    assert out["runs"] == 1  # neither the replay nor the confirmed reconcile ran the body again
+    calls = [{"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}]
+    assert out["neutral"] == [
+        {"role": "user", "content": "<current-time>(wall clock)</current-time>"},
+        {"role": "assistant", "content": None, "tool_calls": calls},
+    ]
