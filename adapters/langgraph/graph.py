@@ -1,24 +1,29 @@
-"""The agent as a hand-built LangGraph ``StateGraph``, the way LangGraph's human-in-the-loop docs teach it.
+"""The agent as a hand-built LangGraph ``StateGraph``, the way LangGraph's docs teach it.
 
-    START -> agent -> (tool calls?) -> approval -> tools -> agent -> ... -> END
-                                    \\-> tools (no high-risk call in the turn)
+    START -> agent -> (tool calls?) -> approval (one task per call to ask about) -> dispatch -> tools -> agent -> ...
+                                    \\-> tools (no call to ask about)            \\-> agent (every call rejected)
+                                    \\-> END (no tool call: the final answer)
 
-``agent`` calls the chat model bound to the tools; ``approval`` pauses with
-``interrupt()`` before any high-risk tool call runs and resumes on
-``Command(resume=decision)``; ``tools`` is ``langgraph.prebuilt.ToolNode``. A turn with a
-high-risk call waits as a whole: nothing of it runs until its high-risk calls are decided.
+``agent`` calls the chat model bound to the tools. ``approval`` is the docs' approve-or-reject
+node, fanned out with ``Send``: one task per call to ask about, each pausing with one
+``interrupt()`` about its own call, so each interrupt has its own id and the human's answers
+are paired with their calls by interrupt id (``Command(resume={interrupt_id: answer})``, the
+docs' "handling multiple interrupts"). ``dispatch`` is the map-reduce join: once every approval
+task has answered, it sends the turn's calls that were not rejected to ``tools``
+(``langgraph.prebuilt.ToolNode``). A turn with a call to ask about waits as a whole.
 
-The two modes share this graph. What differs comes in through ``Gate`` (how a human's
-decision is judged, which calls are asked about) and the ``ToolNode``'s
-``wrap_tool_call`` hook (contract glue only).
+The two modes share this graph. What differs comes in as arguments: which calls are asked
+about (``asks``), the ``ToolNode``'s ``wrap_tool_call`` hook and the step bound before each
+model turn (``next_turn``), the last two contract glue only.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from collections.abc import Callable
+from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
 from langchain_core.tools import BaseTool
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
@@ -26,105 +31,75 @@ from langgraph.types import Command, Send, interrupt
 
 from handwritten.canonical import canonical_json
 
-from .trace import Trace
+ToolCall = dict[str, Any]
 
 
-class Gate(Protocol):
-    """How the approval node judges a human's answer, per mode."""
-
-    def asks_about(self, call: dict[str, Any]) -> bool:
-        """Whether this high-risk call is put to the human (the contract asks only about valid calls)."""
-
-    def validated(self) -> bool:
-        """Whether a call's arguments were validated before the pause."""
-
-    def decide(self, answer: dict[str, Any], undecided: list[dict[str, Any]]) -> tuple[dict[str, Any], str] | str:
-        """The call an answer decides and ``approve`` / ``reject``, or the reason the answer is refused."""
-
-
-def last_ai(state: MessagesState) -> AIMessage:
-    return next(m for m in reversed(state["messages"]) if isinstance(m, AIMessage))
-
-
-def tool_message(call: dict[str, Any], status: str, output: Any) -> ToolMessage:
+def tool_message(call: ToolCall, status: str, output: Any) -> ToolMessage:
     """A result that did not come from the tool itself (rejection, refusal, replay); ``artifact`` says which."""
-    return ToolMessage(
-        canonical_json(output), tool_call_id=call["id"], name=call["name"], status="success" if status in ("ok", "replayed", "reconciled") else "error", artifact={"status": status}
-    )
+    success = status in ("ok", "replayed", "reconciled")
+    return ToolMessage(canonical_json(output), tool_call_id=call["id"], name=call["name"], status="success" if success else "error", artifact={"status": status})
+
+
+def open_calls(messages: list[AnyMessage]) -> list[ToolCall]:
+    """The last model turn's calls that have no tool result yet, in the model's order."""
+    last = max((i for i, m in enumerate(messages) if isinstance(m, AIMessage)), default=None)
+    if last is None:
+        return []
+    answered = {m.tool_call_id for m in messages[last:] if isinstance(m, ToolMessage)}
+    calls = cast(list[ToolCall], cast(AIMessage, messages[last]).tool_calls)
+    return [c for c in calls if c["id"] not in answered]
 
 
 def agent_graph(
     model: BaseChatModel,
     tools: list[BaseTool],
-    high_risk: set[str],
-    gate: Gate,
-    trace: Trace,
+    asks: Callable[[ToolCall], bool],
     system_prompt: str | None,
     wrap_tool_call: Any = None,
+    next_turn: Callable[[list[AnyMessage]], str] | None = None,
 ) -> StateGraph:
-    """The agent graph, not yet compiled."""
-    bound = model.bind_tools(tools)
+    """The agent graph, not yet compiled. ``next_turn(messages)`` routes to ``agent`` or, with no turn left, ``END``."""
+    bound_model = model.bind_tools(tools)
 
     def agent(state: MessagesState) -> dict[str, Any]:
         system = [SystemMessage(system_prompt)] if system_prompt else []
-        return {"messages": [bound.invoke(system + state["messages"])]}
+        return {"messages": [bound_model.invoke([*system, *state["messages"]])]}
 
-    def route(state: MessagesState) -> Literal["approval", "tools", "__end__"]:
-        calls = last_ai(state).tool_calls
+    def route(state: MessagesState) -> list[Send] | str:
+        calls = open_calls(state["messages"])
         if not calls:
             return END
-        return "approval" if any(c["name"] in high_risk for c in calls) else "tools"
+        asked = [c for c in calls if asks(c)]
+        return [Send("approval", c) for c in asked] if asked else "tools"
 
-    def approval(state: MessagesState) -> Command[Literal["tools", "agent"]]:
-        calls = last_ai(state).tool_calls
-        undecided = [c for c in calls if c["name"] in high_risk and gate.asks_about(c)]
-        rejected: list[ToolMessage] = []
-        refused: str | None = None
-        while undecided:
-            question = {"kind": "approval", "pending": [_pending(c) for c in undecided], "validated": gate.validated()}
-            answer = interrupt({**question, "refused": refused} if refused else question)
-            current = answer.get("driver_step") == trace.driver_step  # a replayed old answer is not traced again
-            verdict = gate.decide(answer, undecided)
-            if isinstance(verdict, str):  # refused: ask again, saying why
-                refused = verdict
-                if current:
-                    trace.emit({"kind": "approval_refused", "call_id": answer.get("call_id"), "reason": verdict})
-                continue
-            call, decision = verdict
-            refused = None
-            undecided = [c for c in undecided if c["id"] != call["id"]]
-            if current:
-                trace.emit({"kind": f"approval_{'granted' if decision == 'approve' else 'rejected'}", "call_id": call["id"]})
-            if decision == "reject":
-                reason = answer.get("reason", "not approved")
-                rejected.append(tool_message(call, "rejected", {"error": f"rejected by the human approver: {reason}"}))
-        done = {m.tool_call_id for m in rejected}
-        run = [c for c in calls if c["id"] not in done]
-        return Command(update={"messages": rejected}, goto=[Send("tools", run)] if run else "agent")
+    def approval(call: Any) -> dict[str, Any]:  # a Send's argument: one call
+        answer = interrupt({"kind": "approval", "call_id": call["id"], "tool": call["name"], "args": call["args"]})
+        if answer["approve"]:
+            return {}
+        return {"messages": [tool_message(call, "rejected", {"error": f"rejected by the human approver: {answer['reason']}"})]}
+
+    def dispatch(state: MessagesState) -> Command[Any]:
+        run = open_calls(state["messages"])
+        if run:
+            return Command(goto=[Send("tools", run)])
+        if next_turn is None:
+            return Command(goto="agent")  # every call was rejected: the model hears it
+        # contract glue: start
+        return Command(goto=next_turn(state["messages"]))
+        # contract glue: end
 
     graph = StateGraph(MessagesState)
     graph.add_node("agent", agent)
-    graph.add_node("approval", approval)
+    graph.add_node("approval", approval)  # type: ignore[arg-type]  # a Send worker: its input is one call, not the state
+    graph.add_node("dispatch", dispatch, destinations=("tools", "agent") if next_turn is None else ("tools", "agent", END))
     graph.add_node("tools", ToolNode(tools, wrap_tool_call=wrap_tool_call))
     graph.add_edge(START, "agent")
     graph.add_conditional_edges("agent", route, ["approval", "tools", END])
-    graph.add_edge("tools", "agent")
+    graph.add_edge("approval", "dispatch")
+    if next_turn is None:
+        graph.add_edge("tools", "agent")
+        return graph
+    # contract glue: start
+    graph.add_conditional_edges("tools", lambda state: next_turn(state["messages"]), ["agent", END])  # the step bound
     return graph
-
-
-def _pending(call: dict[str, Any]) -> dict[str, Any]:
-    return {"call_id": call["id"], "tool": call["name"], "args": call["args"]}
-
-
-class DocsGate:
-    """Defaults: the docs' review node. Every high-risk call is put to the human, unvalidated; the
-    answer's ``action`` decides the call asked about (there is no token or call id to check)."""
-
-    def asks_about(self, call: dict[str, Any]) -> bool:
-        return True
-
-    def validated(self) -> bool:
-        return False
-
-    def decide(self, answer: dict[str, Any], undecided: list[dict[str, Any]]) -> tuple[dict[str, Any], str] | str:
-        return undecided[0], "reject" if answer["action"] == "reject" else "approve"
+    # contract glue: end

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import textwrap
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 

@@ -1,0 +1,73 @@
+"""The ``langgraph`` column: a hand-built LangGraph ``StateGraph`` agent, one driver step per worker.
+
+Every worker rebuilds the graph and opens the SQLite checkpointer file
+(``<scratch>/langgraph.sqlite``, ``langgraph.checkpoint.sqlite.SqliteSaver``); the session id
+is the ``thread_id``. ``MAPPING.md`` next to this file says how each driver step maps onto
+LangGraph and cites the documentation behind every defaults choice; in short:
+
+- ``run`` / ``deliver_again``: ``graph.stream({"messages": [HumanMessage(input)]}, config)``.
+- decisions: ``Command(resume={interrupt_id: {"approve", "reason"}})``, each answer keyed by the id of
+  the interrupt that asks about its call (one approval task, one interrupt, per call).
+- ``resume``: always ``graph.stream(None, config)``, the way LangGraph continues a saved state.
+- ``reconcile``: contract only (the guard's ``interrupt()``, resumed by its id).
+- ``snapshot`` / ``restore``: a checkpoint id, and LangGraph's time travel from it.
+
+Defaults uses LangGraph's default durability (``async``): a kill in the model or a tool races the
+checkpoint write of the step before, and such a scenario runs once per forced ordering
+(``adapters/checkpoint_schedule.py``). Contract writes checkpoints synchronously.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from adapters.column import FrameworkColumn, SessionContext
+from harness.driver import ScenarioRun
+from harness.scenarios import Scenario
+
+from . import explain
+
+
+class LangGraphColumn(FrameworkColumn):
+    """LangGraph ``StateGraph`` + ``SqliteSaver`` + ``interrupt()``, per call."""
+
+    name = "langgraph"
+    mechanisms: ClassVar[dict[str, str]] = {
+        "loop": "langgraph.pregel._loop:SyncPregelLoop",
+        "tool_dispatch": "langgraph.prebuilt.tool_node:ToolNode",
+        "message_assembly": "langgraph.graph.message:add_messages",
+        "approval": "langgraph.types:interrupt",
+        "persistence": "langgraph.checkpoint.sqlite:SqliteSaver",
+    }
+
+    def prepare(self, mode: str) -> None:
+        """Import LangGraph once in the column process: forked workers inherit it."""
+        from . import session  # noqa: F401  (LangGraph, LangChain core, the checkpointer, the glue)
+
+    def schedules(self, scenario: Scenario, mode: str) -> tuple[str, ...]:
+        """The forced orderings a scenario runs under (``adapters/checkpoint_schedule.py``): in defaults a kill inside
+        the model or a tool races the asynchronous checkpoint write (``write_held``, ``write_landed``); in both modes a
+        kill inside one call of a batch races ToolNode's other threads (``siblings_first``, ``kill_first``)."""
+        from adapters.checkpoint_schedule import schedules
+
+        self.check_mode(mode)
+        return schedules(scenario, mode)
+
+    def open_session(self, context: SessionContext) -> Any:
+        from .session import open_session
+
+        return open_session(context)
+
+    def detail(self, run: ScenarioRun, mode: str) -> dict[str, Any]:
+        """The graph's shape (nodes, edges, conditional edges, Mermaid), the super-steps this scenario took, the
+        final checkpoint's ``next``, and explanations of what LangGraph did, from this run's own trace."""
+        from .session import shape
+
+        self.check_mode(mode)
+        super_steps = sum(1 for step in run.steps for e in step.trace if e["kind"] == "super_step")
+        final = [e for step in run.steps for e in step.trace if e["kind"] == "state"]
+        return {
+            "graph": {**shape(run.scenario, mode), "super_steps": super_steps},
+            "final_next": final[-1]["next"] if final else None,
+            "explanations": explain.explanations(run, mode),
+        }
