@@ -198,7 +198,7 @@ def _after_interrupt(run: ScenarioRun, facts: list[StepFacts]) -> Any:
         return NA
     kills = [i for i, s in enumerate(run.steps) if s.killed]
     return {
-        "interrupts": [_interrupt(run, facts, crash, until) for crash, until in zip(kills, kills[1:] + [len(run.steps) - 1], strict=True)],
+        "interrupts": [_interrupt(run, facts, crash, until) for crash, until in zip(kills, [*kills[1:], len(run.steps) - 1][: len(kills)], strict=True)],
         "effects_after_resume": _non_read_only_effects(run.steps[-1].ledger),
         "final_status": final_status(run, facts),
     }
