@@ -1,8 +1,10 @@
-"""Shared test helpers: every committed scenario run once through the hand-written column."""
+"""Shared test helpers: every committed scenario run once through the hand-written column; the ``slow`` mark of
+the tests that are slow by where they run (the others carry it themselves)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,6 +32,19 @@ class HandwrittenRun:
 
 @pytest.fixture(scope="session")
 def handwritten_checks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, HandwrittenRun]:
-    """Every committed scenario run once through the hand-written column (real worker processes)."""
+    """Every committed scenario run once through the hand-written column (real worker processes): a test
+    that uses it is marked ``slow``."""
     scratch = tmp_path_factory.mktemp("handwritten")
     return {s.id: HandwrittenRun(observation(s, run_raw(HandwrittenColumn(), s, "contract", scratch / s.id))) for s in load_scenarios()}
+
+
+TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Marks ``slow`` what is slow by where it runs: every test of a third-party column (``tests/<name>_column/``)
+    runs code in that framework's environment; every test using ``handwritten_checks`` waits for all scenarios."""
+    for item in items:
+        in_column_dir = item.path.is_relative_to(TESTS) and item.path.relative_to(TESTS).parts[0].endswith("_column")
+        if in_column_dir or "handwritten_checks" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)

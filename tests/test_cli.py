@@ -8,7 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from harness.columns import known_columns
+
+pytestmark = pytest.mark.slow  # every test runs the comparison CLI in a subprocess
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "run_framework_comparison.py"

@@ -39,6 +39,7 @@ def reference(scenarios_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     return result
 
 
+@pytest.mark.slow  # column processes through the runner
 @pytest.mark.parametrize("broken", sorted(CASES))
 def test_a_broken_column_turns_its_cell_false(broken: str, scenarios_dir: Path, reference: ColumnResult, tmp_path: Path) -> None:
     scenario_id, contract_column = CASES[broken]
@@ -60,6 +61,7 @@ def _cell(broken: str, scenarios_dir: Path, reference: ColumnResult, tmp_path: P
     return column_document(result, reference, {s: f"{s}.json" for s, _ in CASES.values()})["modes"]["contract"]["scenarios"][scenario_id]["columns"][name]
 
 
+@pytest.mark.slow  # column processes through the runner
 def test_a_pause_that_comes_after_the_write_is_caught_at_the_pause(scenarios_dir: Path, reference: ColumnResult, tmp_path: Path) -> None:
     """The broken column does pause, with the right pending call: only the effects observed at the pause differ."""
     pauses = _cell("broken_writes_before_pause", scenarios_dir, reference, tmp_path, "high_risk_in_parallel_batch", "pre_approval_state")
@@ -68,6 +70,7 @@ def test_a_pause_that_comes_after_the_write_is_caught_at_the_pause(scenarios_dir
     assert broken["non_read_only_effects"] == {"c2": 1}
 
 
+@pytest.mark.slow  # column processes through the runner
 def test_tampering_with_the_ledger_leaves_the_counts_as_they_were(scenarios_dir: Path, reference: ColumnResult, tmp_path: Path) -> None:
     """The column re-ran the duplicate, then tried to delete and edit ledger entries: the runner still counts 2 effects."""
     effects = _cell("broken_tampers_with_ledger", scenarios_dir, reference, tmp_path, "duplicate_call_id", "side_effects")
@@ -75,6 +78,7 @@ def test_tampering_with_the_ledger_leaves_the_counts_as_they_were(scenarios_dir:
     assert effects["framework"]["c1"] == {"tool_entries": 2, "executor_entries": 2, "effects": 2}
 
 
+@pytest.mark.slow  # column processes through the runner
 def test_the_honest_engine_through_the_same_path_is_equal_everywhere(scenarios_dir: Path, reference: ColumnResult, tmp_path: Path) -> None:
     """The control: the same runner and comparator on the unbroken engine find no difference."""
     column = Column("handwritten_again", "adapters.handwritten.column:HandwrittenColumn", "project", "the reference, compared with itself")

@@ -222,6 +222,7 @@ def langgraph_env(env_cache: Path) -> tuple[Environment, list[str]]:
     return env, messages
 
 
+@pytest.mark.slow  # builds an environment with uv
 def test_the_environment_builds_from_the_lock(langgraph_env: tuple[Environment, list[str]], env_cache: Path) -> None:
     env, messages = langgraph_env
     assert env.name == "langgraph" and not env.reused
@@ -234,6 +235,7 @@ def test_the_environment_builds_from_the_lock(langgraph_env: tuple[Environment, 
     assert any("building environment 'langgraph'" in m for m in messages)
 
 
+@pytest.mark.slow  # builds an environment with uv
 def test_versions_are_exactly_the_lock_pins(langgraph_env: tuple[Environment, list[str]]) -> None:
     env, _ = langgraph_env
     applicable = lock_pins(LANGGRAPH_LOCK, marker_environment=default_environment())
@@ -245,6 +247,7 @@ def test_versions_are_exactly_the_lock_pins(langgraph_env: tuple[Environment, li
     assert env.versions["langgraph"] == "1.2.24" and env.versions["jsonschema"] == lock_pins(LANGGRAPH_LOCK)["jsonschema"]
 
 
+@pytest.mark.slow  # builds an environment with uv
 def test_the_env_interpreter_imports_langgraph_and_the_live_harness(langgraph_env: tuple[Environment, list[str]]) -> None:
     env, _ = langgraph_env
     code = (
@@ -267,6 +270,7 @@ def test_langgraph_is_not_importable_from_the_root_environment() -> None:
     assert importlib.util.find_spec("langchain_core") is None
 
 
+@pytest.mark.slow  # builds an environment with uv
 def test_a_second_call_with_the_same_lock_reuses_the_environment(
     langgraph_env: tuple[Environment, list[str]], env_cache: Path
 ) -> None:
@@ -277,6 +281,7 @@ def test_a_second_call_with_the_same_lock_reuses_the_environment(
     assert any(m.startswith("reusing cached environment 'langgraph'") for m in messages), messages
 
 
+@pytest.mark.slow  # builds an environment with uv
 def test_a_cached_environment_that_no_longer_matches_is_not_reused(
     langgraph_env: tuple[Environment, list[str]]
 ) -> None:
@@ -298,6 +303,7 @@ def test_a_cached_environment_that_no_longer_matches_is_not_reused(
     assert reason and "langgraph (lock 0.0.1, installed 1.2.24)" in reason
 
 
+@pytest.mark.slow  # builds an environment with uv
 def test_a_lock_whose_hashes_disagree_is_refused_and_leaves_nothing_behind(tmp_path: Path) -> None:
     text = LANGGRAPH_LOCK.read_text(encoding="utf-8")
     first = lock_entries(LANGGRAPH_LOCK)[0]

@@ -7,9 +7,13 @@ import importlib.util
 import shutil
 from pathlib import Path
 
+import pytest
+
 from harness.columns import ROOT, Column, known_columns
 from harness.environments import lock_pins
 from harness.runner import run_column
+
+pytestmark = pytest.mark.slow  # builds and runs an isolated environment
 
 LANGGRAPH_LOCK_DIR = ROOT / "adapters" / "langgraph"
 

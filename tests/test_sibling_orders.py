@@ -16,6 +16,8 @@ import pytest
 
 from harness.columns import ROOT
 
+pytestmark = pytest.mark.slow  # runs the frameworks' columns end to end
+
 SCENARIO = ROOT / "tests" / "scenarios" / "kill_in_parallel_batch.json"
 COLUMNS = ("langgraph", "langchain", "openai_agents")
 

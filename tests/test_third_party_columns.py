@@ -16,6 +16,8 @@ from harness.columns import ROOT, known_columns
 from harness.environments import direct_pins
 from harness.scenarios import load_scenarios
 
+pytestmark = pytest.mark.slow  # every third-party column's environment and evidence
+
 THIRD_PARTY = sorted(name for name, column in known_columns().items() if column.environment == "isolated")
 
 

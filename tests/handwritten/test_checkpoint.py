@@ -303,6 +303,7 @@ operations = st.lists(
 )
 
 
+@pytest.mark.slow  # hypothesis: many SQLite files
 @settings(max_examples=40, deadline=None)
 @given(first=states, ops=operations)
 def test_after_any_sequence_of_saves_the_last_one_loads(tmp_path_factory, first, ops):

@@ -173,6 +173,7 @@ def _label(outcome, key: str) -> str:
     return repr(outcome)  # an exception text such as "OperationalError: database is locked" lands here
 
 
+@pytest.mark.slow  # two processes
 def test_two_processes_racing_on_one_key_run_the_effect_once(tmp_path):
     db, effects_db = str(tmp_path / "engine.sqlite"), str(tmp_path / "effects.sqlite")
     SqliteIdempotencyStore(db).close()  # the engine's file exists, as it does for any running deployment

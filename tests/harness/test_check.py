@@ -54,6 +54,7 @@ def test_nothing_committed_yet_is_drift() -> None:
 NOT_COLUMNS = ("evidence.schema.json", "availability.json", "timings.json")
 
 
+@pytest.mark.slow  # edits every cell of every committed evidence file
 @pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "evidence").glob("*.json") if p.name not in NOT_COLUMNS))
 def test_editing_any_committed_cell_or_summary_is_named(name: str) -> None:
     """Every cell of every scenario and sub-case, and every summary, of the committed evidence: an edit is drift, named."""

@@ -25,6 +25,7 @@ def one_scenario(tmp_path: Path) -> Path:
     return directory
 
 
+@pytest.mark.slow  # column processes through the runner
 def test_a_column_runs_isolated_with_a_cleaned_environment(one_scenario: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-leak")
     monkeypatch.setenv("PYTHONPATH", "/nowhere")
@@ -37,6 +38,7 @@ def test_a_column_runs_isolated_with_a_cleaned_environment(one_scenario: Path, t
     assert result.network == ["resolve 'example.invalid'"]
 
 
+@pytest.mark.slow  # column processes through the runner
 def test_a_hanging_step_is_killed_and_recorded_as_a_timeout(one_scenario: Path, tmp_path: Path) -> None:
     hangs = Column("hangs", "hangs", "project", "")
     result = run_column(hangs, ["contract"], one_scenario, tmp_path, scenario_count=1, extra_sys_path=[BROKEN_DIR], scenario_timeout_s=2)
@@ -44,6 +46,7 @@ def test_a_hanging_step_is_killed_and_recorded_as_a_timeout(one_scenario: Path, 
     assert (result.status, record["status"], record["error"]) == ("measured", "error", "timeout")
 
 
+@pytest.mark.slow  # column processes through the runner
 def test_an_adapter_that_cannot_start_is_not_measured_with_the_reason(one_scenario: Path, tmp_path: Path) -> None:
     result = run_column(Column("ghost", "no_such_adapter_module", "project", ""), ["contract"], one_scenario, tmp_path, scenario_count=1)
     assert result.status == "not-measured"

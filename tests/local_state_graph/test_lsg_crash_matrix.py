@@ -18,6 +18,8 @@ from harness.driver import run_scenario
 from harness.faults import FAULT_POINTS, Fault
 from harness.scenarios import load_scenarios
 
+pytestmark = pytest.mark.slow  # a real process death per fault point
+
 adapter = LocalStateGraphColumn()
 
 BASE = next(s for s in load_scenarios() if s.id == "high_risk_approved")

@@ -40,6 +40,7 @@ def test_the_column_interface() -> None:
         adapter.facts(ScenarioRun(SCENARIOS["always_deny"], Path("."), []), "defaults")
 
 
+@pytest.mark.slow  # scenarios in worker processes
 def test_detail_is_deterministic_and_counts_every_super_step(tmp_path: Path) -> None:
     scenario = SCENARIOS["kill_before_effect"]
     details = [adapter.detail(play(scenario, tmp_path / name)[0], "contract") for name in ("first", "second")]
