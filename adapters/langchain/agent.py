@@ -56,11 +56,11 @@ def build_agent(scenario: Scenario, world: FixtureWorld, scratch: Path, saver: A
     )
     interrupt_on: dict[str, Any] = {name: True for name in gated_tools(scenario)}
     middleware: list[AgentMiddleware] = []
-    # contract glue: start
     if glue is not None:
+        # contract glue: start
         interrupt_on = {name: glue.review for name in interrupt_on}  # ask only about calls that passed schema and policy
         middleware = [glue]  # after HITL: create_agent chains after_model hooks last to first, so the glue's runs first
-    # contract glue: end
+        # contract glue: end
     return create_agent(
         model,
         tools=fixture_tools(world, list(scenario.tools)),

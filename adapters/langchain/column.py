@@ -73,12 +73,12 @@ class LangChainColumn(FrameworkColumn):
         saver = checkpointer(context.scratch, context.request.schedule, context.world.faults)
         context.world.know_dispatch(checkpoint_schedule.dispatched_calls)
         glue, options = None, {}
-        # contract glue: start
         if context.contract is not None:
+            # contract glue: start
             from .glue import SYNC_WRITES, ContractMiddleware  # the glue is imported in contract mode only
 
             glue, options = ContractMiddleware(context.contract), SYNC_WRITES
-        # contract glue: end
+            # contract glue: end
         agent = build_agent(context.scenario, context.world, context.scratch, saver, glue)
         scenario = context.scenario
         return AgentSession(agent, scenario.session_id, gated_tools(scenario), context.trace.emit, context.scratch / "head.json", options, context.contract)
@@ -90,12 +90,12 @@ class LangChainColumn(FrameworkColumn):
         world = FixtureWorld(scratch, [], may_kill=False)
         saver = checkpointer(scratch)
         glue = None
-        # contract glue: start
         if mode == "contract":  # the graph's shape only: no hook of the glue runs here, so it needs no state
+            # contract glue: start
             from .glue import ContractMiddleware
 
             glue = ContractMiddleware(None)  # type: ignore[arg-type]
-        # contract glue: end
+            # contract glue: end
         agent = build_agent(run.scenario, world, scratch, saver, glue)
         try:
             graph = agent.get_graph()

@@ -48,8 +48,10 @@ def explanations(run: ScenarioRun, mode: str, invalid_ids: list[str]) -> dict[st
     if mode == "defaults" and resumed and any(s.status == "crashed" for s in run.steps):
         say(_resumed_from(run, resumed[0]), "checkpoint_after_interrupt", "side_effects", "status")
     if mode == "contract" and any(e["kind"] in ("duplicate_event", "tool_result") and e.get("status", "replayed") == "replayed" for e in trace):
+        # contract glue: start
         say("the deduplication is contract glue (an idempotency record keyed <session>/<tool call id>, an event id claimed once): "
             "create_agent deduplicates nothing itself", "idempotent_replay")
+        # contract glue: end
     return {name: "; ".join(sentences) for name, sentences in sorted(said.items())}
 
 

@@ -146,8 +146,8 @@ class AgentSession:
         approved = [c["id"] for c in calls if c["name"] in self.gated] if reviewed and not asked else []
         position = "awaiting_approval" if asked else "before_execute"
         call = calls[0] if calls else None
-        # contract glue: start
         if self.contract is not None:
+            # contract glue: start
             from adapters.glue_blocks import resume_position  # the glue is imported in contract mode only
 
             from .glue import intended_call
@@ -157,7 +157,7 @@ class AgentSession:
                 position = "reconcile"
             elif position == "before_execute" and call is not None:
                 position = resume_position(self.contract, call["id"], position)
-        # contract glue: end
+            # contract glue: end
         pending = {"call_id": call["id"], "tool": call["name"], "args_hash": args_hash(call["args"])} if call else None
         return {"position": position, "pending_call": pending, "approved_call_ids": sorted(approved)}
 
@@ -175,11 +175,11 @@ class AgentSession:
         state = self.state()
         messages = state.values.get("messages", [])
         asked = [i.value for i in state.interrupts]
-        # contract glue: start
-        uncertain = next((a["call_id"] for a in asked if a.get("kind") == "reconcile"), None)
-        if uncertain is not None:
+        if self.contract is not None and any(a.get("kind") == "reconcile" for a in asked):
+            # contract glue: start
+            uncertain = next(a["call_id"] for a in asked if a.get("kind") == "reconcile")
             return StepOutcome("reconcile_required", "reconcile_required", uncertain_call=uncertain)
-        # contract glue: end
+            # contract glue: end
         if asked:
             return StepOutcome("awaiting_approval", "awaiting_approval", pending=pending_calls(asked, messages))
         status: RunStatus = "completed"
@@ -187,12 +187,12 @@ class AgentSession:
             status = "crashed"
         elif not (messages and isinstance(messages[-1], AIMessage) and not messages[-1].tool_calls):
             status = "crashed"  # no final answer and nothing LangGraph will run: the run was lost, not completed
-        # contract glue: start
         elif self.contract is not None:
+            # contract glue: start
             from .glue import stopped_by_bound
 
             status = "stopped_max_steps" if stopped_by_bound(messages[-1]) else status
-        # contract glue: end
+            # contract glue: end
         return StepOutcome(status, status)
 
     def close(self) -> None:
