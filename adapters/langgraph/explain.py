@@ -114,6 +114,12 @@ def _resumed_from(run: ScenarioRun, resumed: dict[str, Any]) -> str:
     call = (resumed["pending_call"] or {}).get("call_id")
     if resumed["position"] == "awaiting_approval" and granted:
         return f"{where}: the approval of {', '.join(sorted(granted))} was given before the kill, but {lost}, so the approval task asked again and that approval is lost"
+    if "dispatch" in resumed["next"]:
+        return (
+            f"{where}: the approval tasks' checkpoint had landed, so the approval survived, but the dispatch step's had not when the process died "
+            "(the default asynchronous durability writes it from a background thread while the next step runs), so LangGraph runs dispatch and the tools task "
+            "again, with no record of whether its tool already ran"
+        )
     if resumed["position"] == "before_execute" and call in seen:
         return f"{where}: {call}'s result was streamed before the kill, but {lost}, so LangGraph runs that tools task again, with no record of what already ran"
     if resumed["position"] == "before_execute":
