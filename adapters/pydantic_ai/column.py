@@ -1,0 +1,62 @@
+"""The ``pydantic_ai`` column: Pydantic AI ``Agent`` + ``requires_approval`` + ``DeferredToolRequests`` /
+``DeferredToolResults`` + the message history saved with ``ModelMessagesTypeAdapter`` (see MAPPING.md).
+Each driver step builds the agent afresh in its worker; the session reads everything else from the scratch directory.
+Nothing races (no background writes; a turn's ``async`` tools never await), so there are no schedules.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic_ai import Agent, DeferredToolRequests, UsageLimits
+
+from harness.driver import ScenarioRun
+from harness.observables import StepFacts
+from harness.scripted_model import ScriptedModel
+from harness.trace_facts import facts_from_column_trace
+
+from ..column import FrameworkColumn, SessionContext
+from .glue import contract_tools
+from .model import scripted_function_model
+from .session import PydanticAISession, answers, load_history
+from .tools import fixture_tools
+
+
+class PydanticAIColumn(FrameworkColumn):
+    """Pydantic AI's own loop, approval and saved history; contract glue from ``adapters.glue_blocks``."""
+
+    name = "pydantic_ai"
+    batched_decisions = True  # one DeferredToolResults answers every deferred call of a turn (a partial set: UserError)
+    mechanisms: ClassVar[dict[str, str]] = {
+        "loop": "pydantic_ai._agent_graph:build_agent_graph",
+        "tool_dispatch": "pydantic_ai._tool_execution:process_tool_calls",
+        "message_assembly": "pydantic_ai._agent_graph:ModelRequestNode._prepare_request",
+        "approval": "pydantic_ai._tool_execution:_ToolCallProcessor._collect_deferred_calls",
+        "persistence": "pydantic_ai.run:AgentRunResult.all_messages_json",
+    }
+
+    def facts(self, run: ScenarioRun, mode: str) -> list[StepFacts]:
+        """A pause's calls were validated: the glue admitted them (``contract``), or Pydantic AI listed them for
+        approval, which it does only after its own (lax) validation passed (``defaults``)."""
+        self.check_mode(mode)
+        contract = mode == "contract"
+        return facts_from_column_trace(run, dedup_by="glue" if contract else "framework", admitted_kind="call_admitted" if contract else "args_validated")
+
+    def open_session(self, context: SessionContext) -> PydanticAISession:
+        scenario, world, contract = context.scenario, context.world, context.contract
+        scripted = ScriptedModel(scenario.model_script, user_inputs=scenario.user_inputs, system_prompt=scenario.system_prompt,
+                                 log_path=context.scratch / "model_log.jsonl", faults=world.faults)
+        statuses: dict[str, str] = {}
+        names = list(scenario.tools)
+        tools = fixture_tools(world, names) if contract is None else contract_tools(world, names, contract, statuses, context.scratch)
+        agent = Agent(scripted_function_model(scripted), output_type=[str, DeferredToolRequests], tools=tools, system_prompt=scenario.system_prompt or ())
+        return PydanticAISession(agent, context, statuses)
+
+    def detail(self, run: ScenarioRun, mode: str) -> dict[str, Any]:
+        """The saved history's shape, and Pydantic AI's default step bound read from the pinned environment."""
+        history = load_history(run.scratch)
+        return {
+            "history": [f"{m.kind}:{','.join(p.part_kind for p in m.parts)}" for m in history],
+            "answered_calls": [p.tool_call_id for p in answers(history)],
+            "default_request_limit": UsageLimits().request_limit,
+        }

@@ -1,0 +1,124 @@
+"""Checks of the Pydantic AI column's pieces against the real framework, run on the column's interpreter
+(``tests/pydantic_ai_column/test_pai_glue.py``): the contract glue's tools, the defaults tools, the saved
+decisions and the scripted model's view of Pydantic AI's messages. Each ``check_*`` gets a scratch directory."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults, ToolDenied
+from pydantic_ai.messages import ModelRequest, ModelResponse, RetryPromptPart, ToolCallPart, ToolReturnPart, UserPromptPart
+
+from adapters.glue_blocks import Contract
+from adapters.pydantic_ai.glue import HELD, contract_tools, record_reconcile, roles, save_decisions, saved_results
+from adapters.pydantic_ai.model import SYNTHESIZED, scripted_function_model
+from adapters.pydantic_ai.tools import fixture_tools
+from handwritten.idempotency import SqliteIdempotencyStore
+from handwritten.tools import ToolRegistry
+from harness.faults import Fault
+from harness.ledger import ledger_counts
+from harness.scripted_model import ScriptedModel
+from harness.world import FixtureWorld
+
+TOOLS = ["put_note", "drop_database", "transfer_funds", "send_email"]
+NOTE = {"key": "k", "text": "t"}
+TRANSFER = {"from_account": "A", "to_account": "B", "amount_cents": 5}
+EMAIL = {"to": "a@b.c", "subject": "s", "body": "b"}
+
+
+class Rig:
+    """One scratch directory's world, contract glue and agent over a script of turns (``[(call id, tool, args)]``)."""
+
+    def __init__(self, tmp: Path, turns: list[list[tuple[str, str, Any]]], faults: tuple[Fault, ...] = (), contract: bool = True) -> None:
+        self.tmp, self.events, self.statuses = tmp, [], {}
+        self.world = FixtureWorld(tmp, list(faults), may_kill=False)
+        script = [{"tool_calls": [{"id": i, "name": n, "arguments": a} for i, n, a in turn]} for turn in turns] + [{"text": "done"}]
+        model = scripted_function_model(ScriptedModel(script, user_inputs=["go"], system_prompt=None, log_path=tmp / "model.jsonl", faults=self.world.faults))
+        self.contract = Contract("s1", ToolRegistry(self.world.tool_specs(TOOLS)), SqliteIdempotencyStore(str(tmp / "c.sqlite")), tmp / "intents.jsonl",
+                                 self.events.append, lambda call_id: None, self.world.handover, max_steps=8)
+        tools = contract_tools(self.world, TOOLS, self.contract, self.statuses, tmp) if contract else fixture_tools(self.world, TOOLS)
+        self.agent = Agent(model, output_type=[str, DeferredToolRequests], tools=tools)
+
+    def run(self, history: list[Any] | None = None, approvals: dict[str, Any] | None = None) -> Any:
+        results = DeferredToolResults(approvals=approvals) if approvals is not None else None
+        prompt = None if history else "go"
+        return asyncio.run(self.agent.run(prompt, message_history=history or [], deferred_tool_results=results))
+
+    def effects(self) -> dict[str, tuple[int, int, int]]:
+        counts = ledger_counts(str(self.tmp / "ledger.sqlite"))
+        return {cid: (c["tool_entries"], c["executor_entries"], c["effects"]) for cid, c in sorted(counts.items())}
+
+
+def check_invalid_or_denied_calls_are_answered_before_any_pause_and_never_enter_the_tool(tmp: Path) -> None:
+    rig = Rig(tmp, [[("c1", "put_note", {**NOTE, "priority": "2"}), ("c2", "drop_database", {"name": "prod"}),
+                     ("c3", "transfer_funds", {**TRANSFER, "amount_cents": "5"})]])
+    result = rig.run()
+    assert result.output == "done"  # nothing paused: the invalid transfer never reached the human
+    assert rig.effects() == {}
+    assert rig.statuses == {"c1": "error", "c2": "refused", "c3": "error"}
+    assert [(e["kind"], e["call_id"]) for e in rig.events] == [("schema_rejected", "c1"), ("call_admitted", "c2"), ("schema_rejected", "c3")]
+
+
+def check_an_admitted_high_risk_call_pauses_and_a_second_approval_replays(tmp: Path) -> None:
+    rig = Rig(tmp, [[("c1", "transfer_funds", TRANSFER)]])
+    paused = rig.run()
+    assert isinstance(paused.output, DeferredToolRequests) and [c.tool_call_id for c in paused.output.approvals] == ["c1"]
+    assert rig.effects() == {}
+    history = paused.all_messages()
+    first = rig.run(history, {"c1": True})
+    second = rig.run(history, {"c1": True})  # the same paused history approved again: a retried webhook
+    assert rig.effects() == {"c1": (1, 1, 1)} and rig.statuses == {"c1": "replayed"}
+    answer = lambda result: [p.content for m in result.all_messages() for p in m.parts if isinstance(p, ToolReturnPart)]  # noqa: E731
+    assert answer(first) == answer(second) == ['{"amount_cents":5,"status":"sent","transfer_id":"tr-c1"}']  # the stored result, as is
+
+
+def check_a_valid_call_waits_with_a_sibling_that_needs_approval(tmp: Path) -> None:
+    rig = Rig(tmp, [[("c1", "put_note", NOTE), ("c2", "send_email", EMAIL)]])
+    paused = rig.run()
+    assert [(c.tool_call_id, paused.output.metadata[c.tool_call_id][HELD]) for c in paused.output.approvals] == [("c1", True), ("c2", False)]
+    assert rig.effects() == {}
+    rig.run(paused.all_messages(), {"c1": True, "c2": ToolDenied("no")})
+    assert rig.effects() == {"c1": (1, 1, 1)}
+
+
+def check_an_uncertain_call_ends_the_run_unanswered_until_a_reconcile_settles_it(tmp: Path) -> None:
+    rig = Rig(tmp, [[("c1", "put_note", NOTE)]], faults=(Fault("tool.timeout_after_effect", call_id="c1"),))
+    stopped = rig.run()
+    assert isinstance(stopped.output, DeferredToolRequests) and [c.tool_call_id for c in stopped.output.calls] == ["c1"]
+    record_reconcile(tmp, "c1", "confirmed")
+    done = rig.run(stopped.all_messages())
+    assert done.output == "done" and rig.statuses == {"c1": "reconciled"}
+    assert rig.effects() == {"c1": (1, 1, 1)}  # confirmed: never run again
+    assert [e["kind"] for e in rig.events if e["kind"] in ("uncertain", "reconciled")] == ["uncertain", "reconciled"]
+
+
+def check_a_resume_gets_the_saved_decisions_and_a_go_ahead_only_for_calls_that_need_no_human(tmp: Path) -> None:
+    rig = Rig(tmp, [])
+    save_decisions(tmp, {"c1": True, "c2": ToolDenied("no")})
+    transfer, email, note = (ToolCallPart("transfer_funds", TRANSFER, tool_call_id="c1"), ToolCallPart("send_email", EMAIL, tool_call_id="c2"),
+                             ToolCallPart("put_note", NOTE, tool_call_id="c4"))
+    assert saved_results(rig.contract, tmp, [email, transfer, note]).approvals == {"c4": True, "c2": ToolDenied("no"), "c1": True}  # type: ignore[union-attr]
+    undecided = ToolCallPart("transfer_funds", TRANSFER, tool_call_id="c3")
+    assert saved_results(rig.contract, tmp, [transfer, undecided]) is None and saved_results(rig.contract, tmp, []) is None
+
+
+def check_defaults_tools_coerce_and_forbid_unknown_fields_as_pydantic_does(tmp: Path) -> None:
+    """The finding behind validation_before_execution: Pydantic AI's lax validation turns "2" into 2 and runs the
+    tool; an unknown field is a retry prompt, and the tool is never entered."""
+    rig = Rig(tmp, [[("c1", "put_note", {**NOTE, "priority": "2"})], [("c2", "put_note", {**NOTE, "color": "red"})]], contract=False)
+    result = rig.run()
+    assert rig.effects() == {"c1": (1, 1, 1)}
+    answers = {p.tool_call_id: p.outcome for m in result.all_messages() for p in m.parts if isinstance(p, ToolReturnPart)}
+    assert answers == {"c1": "success", "c2": "retried"}  # the validation error goes back to the model as a retry
+
+
+def check_the_scripted_model_sees_roles_and_what_pydantic_ai_made_up(tmp: Path) -> None:
+    history = [
+        ModelRequest(parts=[UserPromptPart("go")]),
+        ModelResponse(parts=[ToolCallPart("put_note", NOTE, tool_call_id="c1"), ToolCallPart("put_note", {}, tool_call_id="c2")]),
+        ModelRequest(parts=[ToolReturnPart("put_note", "x", "c1", metadata={SYNTHESIZED: True}),
+                            RetryPromptPart("missing", tool_name="put_note", tool_call_id="c2"), RetryPromptPart("try again")]),
+    ]
+    assert roles(history) == ["user", "assistant", "framework", "tool", "framework"]

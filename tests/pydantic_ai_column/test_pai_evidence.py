@@ -1,0 +1,70 @@
+"""The committed evidence of the Pydantic AI column (``evidence/pydantic_ai.json``): contract mode differs only where
+Pydantic AI cannot express the contract, and the defaults findings MAPPING.md describes are what was measured.
+(``tests/test_third_party_columns.py`` checks, for every column, that the evidence reproduces from the lock.)"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from harness.columns import ROOT
+
+EVIDENCE = ROOT / "evidence" / "pydantic_ai.json"
+GLUE_DEDUP = {("duplicate_call_id", "idempotent_replay"), ("duplicate_event", "idempotent_replay"), ("resume_same_state_twice", "idempotent_replay")}
+BATCHED = {("decisions_out_of_order", "pre_approval_state")}  # a turn's results go to Pydantic AI at once
+
+
+def _mode(mode: str) -> dict[str, Any]:
+    return json.loads(EVIDENCE.read_text(encoding="utf-8"))["modes"][mode]["scenarios"]
+
+
+def _framework(mode: str, scenario: str, cell: str) -> Any:
+    return _mode(mode)[scenario]["columns"][cell]["framework"]
+
+
+def test_the_mechanisms_are_pydantic_ais_own_and_nothing_races() -> None:
+    evidence = json.loads(EVIDENCE.read_text(encoding="utf-8"))
+    assert set(evidence["mechanisms"]) == {"loop", "tool_dispatch", "message_assembly", "approval", "persistence"}
+    assert all(m["ref"].startswith("pydantic_ai.") for m in evidence["mechanisms"].values())
+    assert not any(s["schedule"] for body in evidence["modes"].values() for s in body["scenarios"].values())
+
+
+def test_contract_mode_differs_only_where_pydantic_ai_cannot_express_the_contract() -> None:
+    scenarios = _mode("contract")
+    unequal = {(sid, name) for sid, s in scenarios.items() for name, c in s["columns"].items() if c["equal"] is False}
+    assert unequal == GLUE_DEDUP | BATCHED
+    for sid, name in GLUE_DEDUP:  # the same results and effects as the engine's; only the deduplication is the glue's
+        cell = scenarios[sid]["columns"][name]
+        assert {c: {**v, "provided_by": "glue"} for c, v in cell["handwritten"].items()} == cell["framework"]
+    pauses = scenarios["decisions_out_of_order"]["columns"]["pre_approval_state"]["framework"]["pauses"]
+    assert [[p["call_id"] for p in pause["pending"]] for pause in pauses] == [["c1", "c2"], ["c1", "c2"]]  # the rejection is held
+
+
+def test_defaults_findings_are_the_measured_ones() -> None:
+    effects = lambda sid: {c: v["effects"] for c, v in _framework("defaults", sid, "side_effects").items()}  # noqa: E731
+    assert effects("always_deny") == {"c1": 1}  # no deny policy
+    assert effects("tool_output_as_instruction")["c2"] == 1  # the injected drop_database ran
+    assert effects("approval_token_misuse") == {"c1": 1, "c2": 1}  # no token: the reused one approved a second transfer
+    assert effects("duplicate_call_id") == {"c1": 2} and effects("resume_same_state_twice") == {"c1": 2}
+    schema = _framework("defaults", "validation_before_execution", "schema_failure_side_effects")
+    assert schema["c1"] == {"tool_entered": True, "executor_entries": 1, "effects": 1}  # "2" coerced to 2
+    assert schema["c2"] == {"tool_entered": False, "executor_entries": 0, "effects": 0}  # an unknown field is a retry
+    pause = _framework("defaults", "high_risk_in_parallel_batch", "pre_approval_state")["pauses"][0]
+    assert pause["non_read_only_effects"] == {"c1": 1}  # the turn's note was written before the email was approved
+
+
+def test_defaults_loses_what_a_kill_interrupts() -> None:
+    crash = _framework("defaults", "crash_resume", "checkpoint_after_interrupt")
+    assert crash["final_status"] == "crashed" and crash["interrupts"][0]["resumable"] is False  # nothing saved mid-run
+    for sid in ("kill_before_effect", "side_effect_before_checkpoint"):
+        interrupt = _framework("defaults", sid, "checkpoint_after_interrupt")["interrupts"][0]
+        assert (interrupt["resume_position"], interrupt["approval_survives"]) == ("awaiting_approval", False), sid
+
+
+def test_defaults_has_no_step_bound_below_its_request_limit_and_tool_exceptions_end_the_run() -> None:
+    step_bound = _mode("defaults")["step_bound"]
+    assert step_bound["columns"]["status"]["framework"] == "completed"
+    asked = step_bound["columns"]["model"]["framework"]["calls_per_turn"]
+    assert len(asked) < step_bound["detail"]["default_request_limit"]  # read from the pinned environment
+    for sid in ("retry_before_effect", "uncertain_after_timeout"):
+        assert _framework("defaults", sid, "status") == "error" and _mode("defaults")[sid]["status"] == "ok", sid  # measured
