@@ -19,13 +19,13 @@ model and the fixture tools, open the session from disk) and the ``Session`` met
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 import json
 from abc import abstractmethod
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Awaitable, ClassVar, Protocol, TypeVar
+from typing import Any, ClassVar, Protocol, TypeAlias, TypeVar, Union
 
 from handwritten.approvals import ApprovalAuthority
 from handwritten.idempotency import SqliteIdempotencyStore
@@ -42,7 +42,7 @@ from harness.world import FixtureWorld
 from .glue_blocks import Contract, first_delivery, reconcile_gate, verify_approval
 
 T = TypeVar("T")
-MaybeAwaitable = T | Awaitable[T]
+MaybeAwaitable: TypeAlias = Union[T, Awaitable[T]]  # noqa: UP007  (a generic alias: mypy wants Union here)
 
 
 class Trace:
@@ -155,7 +155,7 @@ class _Step:
     loop: asyncio.Runner
 
     def wait(self, value: MaybeAwaitable[T]) -> T:
-        return self.loop.run(value) if inspect.isawaitable(value) else value  # type: ignore[arg-type,return-value]
+        return self.loop.run(value) if inspect.isawaitable(value) else value  # type: ignore[arg-type]
 
     def play(self, session: Session) -> StepOutcome:
         request, contract, trace = self.context.request, self.context.contract, self.context.trace

@@ -16,13 +16,16 @@ Each block is a function (or class) whose code lines count as glue of every colu
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable, Generator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, ContextManager, Generator, Sequence
+from typing import Any
 
 from handwritten.approvals import Approval, ApprovalAuthority, Refusal
 from handwritten.canonical import args_hash
-from handwritten.idempotency import Conflict, Exhausted, IdempotencyStore, InFlight, RecordState, Replayed, Started, Uncertain as UncertainRecord
+from handwritten.idempotency import Conflict, Exhausted, IdempotencyStore, InFlight, RecordState, Replayed, Started
+from handwritten.idempotency import Uncertain as UncertainRecord
 from handwritten.policy import Decision, Policy
 from handwritten.tools import ToolRegistry
 
@@ -41,7 +44,7 @@ class Contract:
     intents: Path  # JSON lines: the intent of each call, written (and closed) before its executor runs
     emit: Emit
     fire_after_intent: Callable[[str], None]  # the engine-only fault point between the intent and the executor
-    handover: Callable[[str], ContextManager[None]]  # the harness's sibling order (a schedule), around a call
+    handover: Callable[[str], AbstractContextManager[None]]  # the harness's sibling order (a schedule), around a call
     max_steps: int
     policy: Policy = field(default_factory=Policy)
 
@@ -173,13 +176,7 @@ def _attempts(contract: Contract, tool: str, call_id: str, args: Any, settle: Se
         intents.write(json.dumps({"call_id": call_id, "tool": tool, "args_hash": digest, "key": key}) + "\n")
     contract.fire_after_intent(call_id)
     if key is None:  # a read has no effect to repeat: no records, failures (timeouts too) retried
-        error = ""
-        for _ in range(MAX_ATTEMPTS):
-            kind, value = yield _Execute()
-            if kind == "ok":
-                return Ok(value)
-            error = value or "TimeoutError"
-        return Failed(f"failed after {MAX_ATTEMPTS} attempts: {error}")
+        return (yield from _read_attempts())
     while True:
         match contract.idempotency.begin(key, digest, MAX_ATTEMPTS):
             case Replayed(result=stored):
@@ -208,6 +205,16 @@ def _attempts(contract: Contract, tool: str, call_id: str, args: Any, settle: Se
             return settled
 
 
+def _read_attempts() -> Generator[_Execute, tuple[str, Any], RunResult]:
+    error = ""
+    for _ in range(MAX_ATTEMPTS):
+        kind, value = yield _Execute()
+        if kind == "ok":
+            return Ok(value)
+        error = value or "TimeoutError"
+    return Failed(f"failed after {MAX_ATTEMPTS} attempts: {error}")
+
+
 def run_once(contract: Contract, tool: str, call_id: str, args: Any, execute: Callable[[], Any], settle: Settle) -> RunResult:
     """Run an admitted call under the contract; ``execute`` returns its JSON output or raises."""
     attempts = _attempts(contract, tool, call_id, args, settle)
@@ -222,7 +229,7 @@ def run_once(contract: Contract, tool: str, call_id: str, args: Any, execute: Ca
                 sent = ("error", f"{type(exc).__name__}: {exc}")
             attempts.send(sent)
     except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
+        return done.value
 
 
 async def run_once_async(contract: Contract, tool: str, call_id: str, args: Any, execute: Callable[[], Awaitable[Any]], settle: Settle) -> RunResult:
@@ -239,7 +246,7 @@ async def run_once_async(contract: Contract, tool: str, call_id: str, args: Any,
                 sent = ("error", f"{type(exc).__name__}: {exc}")
             attempts.send(sent)
     except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
+        return done.value
 # contract glue block end
 
 
