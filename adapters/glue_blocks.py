@@ -130,7 +130,7 @@ class Ok:
 
 @dataclass(frozen=True)
 class Replay:
-    """The key completed before: ``output`` is the stored result; nothing ran."""
+    """The key completed before: ``output`` is the stored result as the records keep it (canonical JSON text); nothing ran."""
 
     output: Any
 
