@@ -10,7 +10,7 @@ mypy (the version pinned in the dev extra, its configuration from ``pyproject.to
 ``--python-executable <the environment's python>``, over ``adapters/<name>`` and the shared
 adapter modules (``adapters/*.py``) that the column imports, directly or through another shared
 module. A column of the project's environment (``handwritten``, ``local_state_graph``) is checked
-the same way with this interpreter. Each column gets its own mypy cache (``.mypy_cache/<name>``):
+the same way with this interpreter, and so is any shared module that no column imports. Each column gets its own mypy cache (``.mypy_cache/<name>``):
 the same module resolves to another framework's types in another environment.
 
 Prints each column's mypy output and a summary line per column; exit status 0 when every column
@@ -78,12 +78,15 @@ def interpreter(column: Column) -> Path:
 def typecheck(column: Column) -> tuple[bool, str]:
     """Run mypy over the column's package and the shared modules it imports; (clean, summary)."""
     package = ADAPTERS / column.name
-    targets = [package, *shared_modules(package)]
-    python = interpreter(column)
+    return mypy(column.name, interpreter(column), [package, *shared_modules(package)])
+
+
+def mypy(label: str, python: Path, targets: list[Path]) -> tuple[bool, str]:
+    """Run the project's mypy over ``targets`` against the packages of ``python``; (clean, its last line)."""
     # Only the column's own modules are reported: handwritten/ and harness/ are checked in the project's environment
     # (where their stubs are installed); here they only lend their types.
     command = [sys.executable, "-m", "mypy", "--python-executable", str(python), "--follow-imports", "silent"]
-    command += ["--cache-dir", str(ROOT / ".mypy_cache" / column.name)]
+    command += ["--cache-dir", str(ROOT / ".mypy_cache" / label)]
     command += [str(t.relative_to(ROOT)) for t in targets]
     print(f"$ mypy --python-executable {python} --follow-imports silent {' '.join(str(t.relative_to(ROOT)) for t in targets)}", flush=True)
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
@@ -111,6 +114,12 @@ def main(argv: list[str] | None = None) -> int:
             clean, last = False, f"environment not built: {exc}"
             print(last, flush=True)
         summary.append((name, clean, last, time.perf_counter() - started))
+    unused = sorted(set(ADAPTERS.glob("*.py")) - {ADAPTERS / "__init__.py"} - {m for n in columns for m in shared_modules(ADAPTERS / n)})
+    if unused and not args.names:  # a shared module no column imports is still checked, in the project's environment
+        print("== shared modules no column imports (project environment)", flush=True)
+        started = time.perf_counter()
+        clean, last = mypy("unused-shared", Path(sys.executable), unused)
+        summary.append(("(unused shared)", clean, last, time.perf_counter() - started))
     print("\ntypecheck_adapters:")
     for name, clean, last, seconds in summary:
         print(f"  {name:<18} {'ok    ' if clean else 'FAILED'} {seconds:5.1f} s  {last}")
