@@ -122,6 +122,10 @@ class AgentSession:
         self.emit({"kind": "resumed", "position": "model_turn", "pending_call": None, "approved_call_ids": []})
         return await self.run([], **await self._bound(new_input=False))
 
+    async def reconcile(self, call_id: str, outcome: str) -> StepOutcome:
+        """Never reached in ``defaults``: the base refuses a reconcile there (nothing in the SDK records an uncertain call)."""
+        raise NotImplementedError("reconcile is contract glue: glue_session.ContractSession")
+
     async def _bound(self, new_input: bool) -> dict[str, Any]:
         """``Runner.run`` options for a run from input: none (``max_turns`` is the SDK's default)."""
         return {}
