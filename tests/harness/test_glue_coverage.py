@@ -8,6 +8,8 @@ import shutil
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from harness.columns import ROOT, Column
 from harness.glue_coverage import check_column, compare
 
@@ -94,11 +96,13 @@ def _line(source: str, text: str) -> int:
     return next(n for n, line in enumerate(lines, start=1) if text in line)
 
 
+@pytest.mark.slow  # traces a column's both modes in worker processes
 def test_a_contract_only_branch_inside_the_markers_passes(tmp_path: Path) -> None:
     coverage = _check(tmp_path, COUNTED)
     assert coverage.ok, coverage.report()
 
 
+@pytest.mark.slow  # traces a column's both modes in worker processes
 def test_a_contract_only_branch_outside_what_is_counted_fails(tmp_path: Path) -> None:
     coverage = _check(tmp_path, UNCOUNTED)
     line = _line(COLUMN.format(branch=UNCOUNTED, tagging="pass"), "contract.emit(")
@@ -107,6 +111,7 @@ def test_a_contract_only_branch_outside_what_is_counted_fails(tmp_path: Path) ->
     assert "contract-only, yet outside the markers" in coverage.report()
 
 
+@pytest.mark.slow  # traces a column's both modes in worker processes
 def test_counted_glue_that_defaults_runs_fails(tmp_path: Path) -> None:
     coverage = _check(tmp_path, COUNTED, tagging="tag(self.context.trace)")
     assert coverage.counted_in_defaults == {"glue.py": [_line(GLUE, '"tagged"')]}, coverage.report()
