@@ -229,7 +229,8 @@ def run_once(contract: Contract, tool: str, call_id: str, args: Any, execute: Ca
                 sent = ("error", f"{type(exc).__name__}: {exc}")
             attempts.send(sent)
     except StopIteration as done:
-        return done.value
+        result: RunResult = done.value
+        return result
 
 
 async def run_once_async(contract: Contract, tool: str, call_id: str, args: Any, execute: Callable[[], Awaitable[Any]], settle: Settle) -> RunResult:
@@ -246,7 +247,8 @@ async def run_once_async(contract: Contract, tool: str, call_id: str, args: Any,
                 sent = ("error", f"{type(exc).__name__}: {exc}")
             attempts.send(sent)
     except StopIteration as done:
-        return done.value
+        result: RunResult = done.value
+        return result
 # contract glue block end
 
 

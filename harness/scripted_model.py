@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from handwritten.canonical import canonical_json
 from handwritten.model import ModelReply, ToolCall
@@ -20,11 +20,20 @@ from handwritten.model import ModelReply, ToolCall
 from .faults import FaultPlan
 from .world import INJECTION_MARKER
 
+if TYPE_CHECKING:
+    from .scenarios import Scenario
+
 EXHAUSTED_TEXT = "[scripted model: no scripted turn left]"
 
 
 class ScriptedModel:
     """Implements ``handwritten.model.Model`` over a scenario's ``model_script``."""
+
+    @classmethod
+    def of(cls, scenario: Scenario, scratch: Path, faults: FaultPlan) -> ScriptedModel:
+        """The scenario's scripted model, logging what it receives to ``<scratch>/model_log.jsonl``."""
+        return cls(scenario.model_script, user_inputs=scenario.user_inputs, system_prompt=scenario.system_prompt,
+                   log_path=scratch / "model_log.jsonl", faults=faults)
 
     def __init__(
         self,

@@ -31,15 +31,7 @@ def build_agent(
     scenario: Scenario, scratch: Path, state: AgentState, faults: FaultPlan, tools: list[ToolBase], middlewares: list[MiddlewareBase], **options: Any
 ) -> Agent:
     """The agent over ``state`` with the scenario's scripted model (its model faults from ``faults``), ``tools`` and ``middlewares``."""
-    model = ScriptedChatModel(
-        ScriptedModel(
-            scenario.model_script,
-            user_inputs=scenario.user_inputs,
-            system_prompt=scenario.system_prompt,
-            log_path=scratch / "model_log.jsonl",
-            faults=faults,
-        )
-    )
+    model = ScriptedChatModel(ScriptedModel.of(scenario, scratch, faults))
     return Agent(
         name=AGENT_NAME,
         system_prompt=scenario.system_prompt or "",

@@ -60,13 +60,7 @@ def _perform(scenario: Scenario, scratch: Path, request: StepRequest, idempotenc
         trace_file.write(canonical_line({"driver_step": index, **event.to_json()}))
 
     engine = Engine(
-        model=ScriptedModel(
-            scenario.model_script,
-            user_inputs=scenario.user_inputs,
-            system_prompt=scenario.system_prompt,
-            log_path=scratch / "model_log.jsonl",
-            faults=world.faults,
-        ),
+        model=ScriptedModel.of(scenario, scratch, world.faults),
         registry=ToolRegistry(world.tool_specs(list(scenario.tools))),
         checkpoints=checkpoints,
         idempotency=idempotency_store(engine_db),

@@ -45,15 +45,7 @@ def gated_tools(scenario: Scenario) -> list[str]:
 
 def build_agent(scenario: Scenario, world: FixtureWorld, scratch: Path, saver: Any, glue: Any = None) -> Any:
     """The compiled agent; ``glue`` (the contract's middleware, ``glue.ContractMiddleware``) is None in ``defaults``."""
-    model = ScriptedChatModel(
-        scripted=ScriptedModel(
-            scenario.model_script,
-            user_inputs=scenario.user_inputs,
-            system_prompt=scenario.system_prompt,
-            log_path=scratch / "model_log.jsonl",
-            faults=world.faults,
-        )
-    )
+    model = ScriptedChatModel(scripted=ScriptedModel.of(scenario, scratch, world.faults))
     interrupt_on: dict[str, Any] = {name: True for name in gated_tools(scenario)}
     middleware: list[AgentMiddleware] = []
     if glue is not None:

@@ -43,13 +43,7 @@ def _high_risk(names: list[str]) -> set[str]:
 
 def build(scenario: Scenario, scratch: Path, world: FixtureWorld | None, contract: Contract | None, mode: str = "") -> StateGraph:
     """The scenario's graph, not yet compiled (``world`` None: for drawing only, no tool is ever called)."""
-    scripted = ScriptedModel(
-        scenario.model_script,
-        user_inputs=scenario.user_inputs,
-        system_prompt=scenario.system_prompt,
-        log_path=scratch / "model_log.jsonl",
-        faults=world.faults if world else None,  # type: ignore[arg-type]
-    )
+    scripted = ScriptedModel.of(scenario, scratch, world.faults if world else None)  # type: ignore[arg-type]
     model, tools = ScriptedChatModel(scripted=scripted), fixture_tools(world, list(scenario.tools))  # type: ignore[arg-type]
     if contract is None and mode != "contract":
         risky = _high_risk(list(scenario.tools))

@@ -89,13 +89,7 @@ def _perform(scenario: Scenario, scratch: Path, request: StepRequest) -> StepOut
                 world.faults.fire("engine.kill_after_checkpoint", call_id=checkpoint.values["pending_intent"]["call_id"])
 
         services = Services(
-            model=ScriptedModel(
-                scenario.model_script,
-                user_inputs=scenario.user_inputs,
-                system_prompt=scenario.system_prompt,
-                log_path=scratch / "model_log.jsonl",
-                faults=world.faults,
-            ),
+            model=ScriptedModel.of(scenario, scratch, world.faults),
             registry=ToolRegistry(world.tool_specs(list(scenario.tools))),
             approvals=ApprovalAuthority(APPROVAL_SECRET, clock=lambda: now, new_token_id=_no_issuing),
             idempotency=SqliteIdempotencyStore(database),

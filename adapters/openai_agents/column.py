@@ -83,15 +83,7 @@ def build_agent(context: SessionContext, tools: Sequence[Tool]) -> Agent[Any]:
     """The agent as the docs build one with a custom model: the model object passed explicitly (an agent without
     one would default to a hosted model), the tools, the scenario's instructions; every other setting the SDK's."""
     scenario = context.scenario
-    model = ScriptedAgentsModel(
-        ScriptedModel(
-            scenario.model_script,
-            user_inputs=scenario.user_inputs,
-            system_prompt=scenario.system_prompt,
-            log_path=context.scratch / "model_log.jsonl",
-            faults=context.world.faults,
-        )
-    )
+    model = ScriptedAgentsModel(ScriptedModel.of(scenario, context.scratch, context.world.faults))
     return Agent(name="support", instructions=scenario.system_prompt, model=model, tools=list(tools))
 
 

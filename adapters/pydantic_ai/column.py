@@ -44,8 +44,7 @@ class PydanticAIColumn(FrameworkColumn):
 
     def open_session(self, context: SessionContext) -> PydanticAISession:
         scenario, world, contract = context.scenario, context.world, context.contract
-        scripted = ScriptedModel(scenario.model_script, user_inputs=scenario.user_inputs, system_prompt=scenario.system_prompt,
-                                 log_path=context.scratch / "model_log.jsonl", faults=world.faults)
+        scripted = ScriptedModel.of(scenario, context.scratch, world.faults)
         statuses: dict[str, str] = {}
         names = list(scenario.tools)
         tools = fixture_tools(world, names) if contract is None else contract_tools(world, names, contract, statuses, context.scratch)
