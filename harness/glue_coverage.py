@@ -2,7 +2,12 @@
 
 The column's scenarios run once per mode, each mode in its own column process (``harness.column_main``
 in the column's environment, as the runner starts it) with line tracing (``harness.line_trace``) of the
-functions under ``adapters/``. Two findings, each a list of lines, both empty when the count is exact:
+functions under ``adapters/``. Only what the column runs while the framework plays a driver step is
+traced: the worker's ``perform``. Glue is what runs while the framework plays the step; the ``facts``,
+``detail`` and explanations the column process computes from a finished run report on the run, they do
+not take part in it, so a sentence that only a contract run calls for is not contract glue.
+
+Two findings, each a list of lines, both empty when the count is exact:
 
 - ``uncounted``: lines ``contract`` mode ran and ``defaults`` never did that are not counted as glue
   (a contract-only branch outside ``glue*.py``, the markers and the counted blocks);
@@ -10,17 +15,25 @@ functions under ``adapters/``. Two findings, each a list of lines, both empty wh
 
 Only the files whose lines a column's count can name are checked: the column's own folder and the
 shared ``adapters/*.py`` (the base ``column.py``, ``glue_blocks.py``, ...). Lines are physical lines:
-a contract-only part of a line that both modes run (``x if contract else y``) is not seen. A line that
-only ``contract`` reaches because the scenario took another path in ``defaults`` (the framework
-stopped earlier, say) is reported too: it is the reader's to judge, with the source line beside it.
+a contract-only part of a line that both modes run (``x if contract else y``) is not seen.
+
+A line that only ``contract`` reaches because the scenarios take another path in ``defaults`` (the
+framework stops earlier, say) is not contract-only code, yet the trace cannot tell it from glue. A
+column declares such code, function by function and with the reason, in its class attribute
+``defaults_never_reaches`` (``{"<file in the column's folder>:<qualified function>": "<why>"}``,
+e.g. ``"tools.py:fixture_tools.get_weather"``): the lines of a declared function that run only in
+``contract`` are reported as declared, with the reason, not as uncounted. A declaration that names
+no function of the column's files fails the check; one that excuses no line in this run is noted.
 """
 
 from __future__ import annotations
 
+import ast
+import importlib
 import json
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,41 +45,114 @@ from .sandbox import clean_environment
 
 MODES = ("defaults", "contract")
 TRACE_TIMEOUT_S = 300.0  # per scenario: tracing slows a framework's own code down several times
+DECLARATION = "defaults_never_reaches"  # the column class attribute: {"<file>:<function>": "<why>"}
 BOOTSTRAP = (
     "import sys; sys.path[:0] = sys.argv[1].split(':'); "
     "from harness.line_trace import install; install(sys.argv[2], sys.argv[3]); "
-    "from harness.column_main import main; sys.exit(main(sys.argv[4:]))"
+    "from harness.glue_coverage import write_declared; write_declared(sys.argv[4], sys.argv[5]); "
+    "from harness.column_main import main; sys.exit(main(sys.argv[6:]))"
 )
 Lines = dict[Path, set[int]]
 
 
 @dataclass
 class Coverage:
-    """The check's result for one column: the two findings (label -> line numbers), and the scenarios
-    whose run ended a step in an error in some mode (their coverage is partial)."""
+    """The check's result for one column: the two findings (label -> line numbers); the lines run only in
+    ``contract`` that the column declares ``defaults`` never reaches (declaration -> line numbers, with
+    ``declared`` its reasons), the declarations that name no function (declaration -> why), and the
+    scenarios whose run ended a step in an error in some mode (their coverage is partial)."""
 
     column: str
     uncounted: dict[str, list[int]] = field(default_factory=dict)
     counted_in_defaults: dict[str, list[int]] = field(default_factory=dict)
+    declared: dict[str, str] = field(default_factory=dict)
+    excused: dict[str, list[int]] = field(default_factory=dict)
+    unknown: dict[str, str] = field(default_factory=dict)
     errors: dict[str, list[str]] = field(default_factory=dict)
     sources: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
-        return not self.uncounted and not self.counted_in_defaults
+        return not self.uncounted and not self.counted_in_defaults and not self.unknown
 
     def report(self) -> str:
-        """The findings, each line with its source text."""
+        """The findings, each line with its source text, then the declared lines with their reasons."""
         out = [f"{self.column}: {'the glue count is exact' if self.ok else 'the glue count is NOT exact'}"]
         for title, finding in (("run only in contract mode, not counted as glue", self.uncounted),
                                ("counted as glue, run in defaults mode", self.counted_in_defaults)):  # fmt: skip
-            total = sum(map(len, finding.values()))
-            out.append(f"  {title}: {total} line{'s' * (total != 1)}")
+            out.append(f"  {title}: {_lines(finding)}")
             for label, numbers in finding.items():
                 out += [f"    {label}:{n}: {self.sources[label][n - 1].strip()}" for n in numbers]
+        for key, why in self.unknown.items():
+            out.append(f"  {DECLARATION} names no function of the column: {key}: {why}")
+        if self.excused:
+            out.append(f"  run only in contract mode, in code the column declares defaults never reaches: {_lines(self.excused)}")
+        reasons: dict[str, list[str]] = {}  # one reason given for several functions is printed once
+        for key in self.excused:
+            reasons.setdefault(self.declared[key], []).append(key)
+        for reason, keys in reasons.items():
+            out.append(f"    {', '.join(keys)}: {reason}")
+            for key in keys:
+                label = key.partition(":")[0]
+                out += [f"      {label}:{n}: {self.sources[label][n - 1].strip()}" for n in self.excused[key]]
+        unused = [key for key in self.declared if key not in self.excused and key not in self.unknown]
+        if unused:
+            out.append(f"  note: declared, yet no line of it ran only in contract mode in this run: {', '.join(unused)}")
         for mode, keys in self.errors.items():
             out.append(f"  note: in {mode} mode {len(keys)} scenario run(s) ended a step in an error: {', '.join(keys)}")
         return "\n".join(out)
+
+
+def _lines(finding: Mapping[str, list[int]]) -> str:
+    total = sum(map(len, finding.values()))
+    return f"{total} line{'s' * (total != 1)}"
+
+
+def write_declared(out: str, entry: str) -> None:
+    """In the column process: the column class's ``defaults_never_reaches`` (``{}`` without one), as JSON into ``out``."""
+    module, _, name = entry.partition(":")
+    declared = getattr(getattr(importlib.import_module(module), name or "Column"), DECLARATION, {})
+    if not isinstance(declared, dict) or not all(isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in declared.items()):
+        raise TypeError(f"{entry}.{DECLARATION} must map '<file>:<function>' to the reason defaults never reaches it")
+    Path(out).write_text(json.dumps(declared), encoding="utf-8")
+
+
+def declared_function(adapter_dir: Path, key: str) -> tuple[Path, set[int]]:
+    """The file and the lines of the function a declaration names: ``<file in the column's folder>:<qualified name>``
+    (``tools.py:fixture_tools.get_weather``, ``session.py:AgentSession.position``). ValueError when there is none."""
+    adapter_dir = adapter_dir.resolve()
+    file, _, qualname = key.partition(":")
+    path = (adapter_dir / file).resolve()
+    if not file or not qualname or not path.is_relative_to(adapter_dir) or path.suffix != ".py" or not path.is_file():
+        raise ValueError("not '<file in the column's folder>:<function>'")
+    node: ast.AST = ast.parse(path.read_text(encoding="utf-8"))
+    for name in qualname.split("."):
+        found = [d for d in _definitions(node) if d.name == name]
+        if len(found) != 1:
+            raise ValueError(f"{file} defines {'no' if not found else 'more than one'} {name!r} there")
+        node = found[0]
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        raise ValueError(f"{qualname} is a class, not a function")
+    return path, set(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+
+
+def _definitions(node: ast.AST) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:
+    """The functions and classes defined in ``node``'s own body (under its ``if``s and ``try``s, not in nested ones)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield child
+        else:
+            yield from _definitions(child)
+
+
+@dataclass
+class Traced:
+    """One mode's traced run: the lines run per file, the scenario runs that ended a step in an error, and the
+    column's ``defaults_never_reaches``."""
+
+    lines: Lines
+    errors: list[str]
+    declared: dict[str, str]
 
 
 def traced_mode(
@@ -78,16 +164,16 @@ def traced_mode(
     python: Path | None = None,
     extra_sys_path: Sequence[Path] = (),
     scenario_timeout_s: float = TRACE_TIMEOUT_S,
-) -> tuple[Lines, list[str]]:
-    """Run every scenario of ``column`` once in ``mode`` with line tracing; the lines run per file under the
-    column's ``adapters/`` folder, and the scenario runs that ended a step in an error."""
+) -> Traced:
+    """Run every scenario of ``column`` once in ``mode`` with the steps' line tracing: the lines run per file under
+    the column's ``adapters/`` folder, the scenario runs that ended a step in an error, and the declaration."""
     scratch.mkdir(parents=True, exist_ok=True)
     (scratch / "home").mkdir(exist_ok=True)
-    traced, out = scratch / "lines.tsv", scratch / "observations.json"
+    traced, declared, out = scratch / "lines.tsv", scratch / "declared.json", scratch / "observations.json"
     with LedgerServer(scratch / "ledger.sqlite") as ledger:
         command = [
             str(python or sys.executable), "-I", "-c", BOOTSTRAP, ":".join(str(p) for p in [ROOT, *extra_sys_path]),
-            str(traced), str(column.adapter_dir.resolve().parent),
+            str(traced), str(column.adapter_dir.resolve().parent), str(declared), column.entry,
             "--column", column.entry, "--mode", mode, "--scenarios", str(scenarios_dir.resolve()), "--scratch", str(scratch),
             "--out", str(out), "--scenario-timeout", str(scenario_timeout_s), "--ledger", ledger.address,
         ]  # fmt: skip
@@ -99,15 +185,22 @@ def traced_mode(
     if records is None:
         raise RuntimeError(f"{column.name} has no {mode} mode: the check compares defaults with contract")
     errors = sorted(key for key, record in records.items() if any(step["error"] for step in record["steps"]))
-    return {path.resolve(): lines for path, lines in read_lines(traced).items()}, errors
+    lines = {path.resolve(): numbers for path, numbers in read_lines(traced).items()}
+    return Traced(lines, errors, json.loads(declared.read_text(encoding="utf-8")))
 
 
-def compare(adapter_dir: Path, defaults: Lines, contract: Lines) -> Coverage:
-    """The two findings for the column in ``adapter_dir``, from the lines each mode ran."""
+def compare(adapter_dir: Path, defaults: Lines, contract: Lines, declared: Mapping[str, str] | None = None) -> Coverage:
+    """The findings for the column in ``adapter_dir``, from the lines each mode ran and its ``defaults_never_reaches``."""
     adapter_dir = adapter_dir.resolve()
     root = adapter_dir.parent
     counted = counted_lines(glue_parts(adapter_dir))
-    coverage = Coverage(adapter_dir.name)
+    coverage = Coverage(adapter_dir.name, declared=dict(declared or {}))
+    functions: dict[str, tuple[Path, set[int]]] = {}
+    for key in coverage.declared:
+        try:
+            functions[key] = declared_function(adapter_dir, key)
+        except (ValueError, SyntaxError) as exc:
+            coverage.unknown[key] = str(exc)
     for path in sorted(set(defaults) | set(contract)):
         if path.parent == root:
             label = f"../{path.name}"
@@ -116,13 +209,17 @@ def compare(adapter_dir: Path, defaults: Lines, contract: Lines) -> Coverage:
         else:  # another column's folder: nothing of it is this column's count
             continue
         glue, in_defaults = counted.get(path, set()), defaults.get(path, set())
-        uncounted = sorted(contract.get(path, set()) - in_defaults - glue)
+        uncounted = contract.get(path, set()) - in_defaults - glue
+        for key, (declared_path, lines) in functions.items():
+            if declared_path == path and (excused := uncounted & lines):
+                coverage.excused[key] = sorted(excused)
+                uncounted -= excused
         run_in_defaults = sorted(in_defaults & glue)
         if uncounted:
-            coverage.uncounted[label] = uncounted
+            coverage.uncounted[label] = sorted(uncounted)
         if run_in_defaults:
             coverage.counted_in_defaults[label] = run_in_defaults
-        if uncounted or run_in_defaults:
+        if uncounted or run_in_defaults or any(functions[k][0] == path for k in coverage.excused):
             coverage.sources[label] = path.read_text(encoding="utf-8").splitlines()
     return coverage
 
@@ -137,14 +234,23 @@ def check_column(
     scenario_timeout_s: float = TRACE_TIMEOUT_S,
     log: Callable[[str], None] = print,
 ) -> Coverage:
-    """Trace both modes of ``column`` over the scenarios in ``scenarios_dir`` and compare them with its glue count."""
-    runs: dict[str, Lines] = {}
-    errors: dict[str, list[str]] = {}
+    """Trace both modes of ``column`` over the scenarios in ``scenarios_dir`` and compare them with its glue count.
+    RuntimeError when a file the comparison reads changed while the modes were traced (its line numbers moved)."""
+    before = _sources(column.adapter_dir)
+    runs: dict[str, Traced] = {}
     for mode in MODES:
         log(f"[{column.name}] tracing {mode} mode")
-        runs[mode], failed = traced_mode(column, mode, scenarios_dir, scratch / mode, python=python, extra_sys_path=extra_sys_path, scenario_timeout_s=scenario_timeout_s)
-        if failed:
-            errors[mode] = failed
-    coverage = compare(column.adapter_dir, runs["defaults"], runs["contract"])
-    coverage.errors = errors
+        runs[mode] = traced_mode(column, mode, scenarios_dir, scratch / mode, python=python, extra_sys_path=extra_sys_path, scenario_timeout_s=scenario_timeout_s)
+    after = _sources(column.adapter_dir)
+    changed = sorted(str(p) for p in set(before) | set(after) if before.get(p) != after.get(p))
+    if changed:
+        raise RuntimeError(f"changed while the column was traced (run the check again): {', '.join(changed)}")
+    coverage = compare(column.adapter_dir, runs["defaults"].lines, runs["contract"].lines, runs["contract"].declared)
+    coverage.errors = {mode: run.errors for mode, run in runs.items() if run.errors}
     return coverage
+
+
+def _sources(adapter_dir: Path) -> dict[Path, bytes]:
+    """The text of every file the comparison reads: the column's folder and the shared ``adapters/*.py``."""
+    adapter_dir = adapter_dir.resolve()
+    return {p: p.read_bytes() for p in [*adapter_dir.rglob("*.py"), *adapter_dir.parent.glob("*.py")]}

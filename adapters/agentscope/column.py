@@ -44,6 +44,12 @@ from .session import STATE, AgentSession, load_state, save_state
 from .tools import CallIdObserver, fixture_tools
 
 FIXED_TIME = "2026-01-01 00:00:00.000"
+# Why the bodies of the tools the engine runs without asking run only in contract mode (scripts/check_glue_coverage.py).
+NEVER_APPROVED = (
+    "defaults: every FunctionTool at its constructor's defaults asks permission (MAPPING.md, 'Every function tool "
+    "asks') and the scenarios approve only the calls the engine asks about (high risk), so this tool never runs; "
+    "the same function runs it in contract, where the glue allows the call"
+)
 
 
 class AgentScopeColumn(FrameworkColumn):
@@ -61,6 +67,15 @@ class AgentScopeColumn(FrameworkColumn):
         "message_assembly": "agentscope.agent:Agent._prepare_model_input",
         "approval": "agentscope.agent:Agent._handle_incoming_event",
         "persistence": "agentscope.state:AgentState",
+    }
+    defaults_never_reaches: ClassVar[dict[str, str]] = {
+        **{f"tools.py:fixture_tools.{tool}": NEVER_APPROVED for tool in ("get_weather", "get_balance", "search_kb", "fetch_page", "calculator", "put_note")},
+        "session.py:AgentSession.position": (
+            "a resume finds no open tool call only in a state saved after a call's result and before the next model "
+            "turn; defaults saves only when a reply returns, and every defaults resume in the scenarios continues a "
+            "reply parked on a call that asks for permission (crash_resume, kill_after_checkpoint, kill_before_effect, "
+            "side_effect_before_checkpoint: position awaiting_approval)"
+        ),
     }
 
     def prepare(self, mode: str) -> None:

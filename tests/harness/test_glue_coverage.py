@@ -1,6 +1,9 @@
 """The glue coverage check on a synthetic framework column in a temporary ``adapters``-like folder: a
 ``FrameworkColumn`` whose session has a contract-only branch, counted (the check passes) or not (it
-fails), and one whose counted glue also runs in defaults (it fails). Real column processes, real tracing."""
+fails), one whose counted glue also runs in defaults (it fails), one whose column process explains a
+contract run after the step (not traced: it passes), and one that declares its branch a path defaults
+never reaches (listed apart, with the reason). Real column processes, real tracing; the comparison and
+the declarations also on hand-made line sets."""
 
 from __future__ import annotations
 
@@ -46,6 +49,7 @@ class SynthColumn(FrameworkColumn):
     """The synthetic column."""
 
     name = "synth"
+{extra}
 
     def open_session(self, context: SessionContext) -> Session:
         return Session(context)
@@ -66,14 +70,28 @@ COUNTED = "            # contract glue: start\n            note(contract, 'noted
 UNCOUNTED = "            contract.emit({'kind': 'noted'})  # contract-only, yet outside the markers and the glue files"
 
 
-def _column(root: Path, branch: str, tagging: str = "pass") -> Column:
+EXPLAINED = """\
+    def detail(self, run, mode):
+        if mode == "contract":  # run in the column process, after the steps: reporting, not glue
+            return {"explanations": {"noted": self.explain(run)}}
+        return {}
+
+    def explain(self, run):
+        return f"the contract noted {len(run.steps)} step(s)"
+"""
+DECLARED = """\
+    defaults_never_reaches = {"column.py:Session.deliver": "defaults takes another path here"}
+"""
+
+
+def _column(root: Path, branch: str, tagging: str = "pass", extra: str = "") -> Column:
     """The synthetic column under ``root/synthcols/synth`` (its shared folder: ``root/synthcols``)."""
     folder = root / "synthcols" / "synth"
     folder.mkdir(parents=True)
     (root / "synthcols" / "__init__.py").write_text("", encoding="utf-8")
     (folder / "__init__.py").write_text("", encoding="utf-8")
     (folder / "glue.py").write_text(GLUE, encoding="utf-8")
-    (folder / "column.py").write_text(COLUMN.format(branch=branch, tagging=tagging), encoding="utf-8")
+    (folder / "column.py").write_text(COLUMN.format(branch=branch, tagging=tagging, extra=extra), encoding="utf-8")
     return Column("synth", "synthcols.synth.column:SynthColumn", "project", "test only", lock_dir=folder)
 
 
@@ -84,8 +102,8 @@ def _scenarios(root: Path) -> Path:
     return scenarios
 
 
-def _check(tmp_path: Path, branch: str, tagging: str = "pass"):
-    column = _column(tmp_path / "src", branch, tagging)
+def _check(tmp_path: Path, branch: str, tagging: str = "pass", extra: str = ""):
+    column = _column(tmp_path / "src", branch, tagging, extra)
     coverage = check_column(column, _scenarios(tmp_path), tmp_path / "scratch", extra_sys_path=[tmp_path / "src"], log=lambda _: None)
     assert coverage.errors == {}, coverage.report()
     return coverage
@@ -105,7 +123,7 @@ def test_a_contract_only_branch_inside_the_markers_passes(tmp_path: Path) -> Non
 @pytest.mark.slow  # traces a column's both modes in worker processes
 def test_a_contract_only_branch_outside_what_is_counted_fails(tmp_path: Path) -> None:
     coverage = _check(tmp_path, UNCOUNTED)
-    line = _line(COLUMN.format(branch=UNCOUNTED, tagging="pass"), "contract.emit(")
+    line = _line(COLUMN.format(branch=UNCOUNTED, tagging="pass", extra=""), "contract.emit(")
     assert coverage.uncounted == {"column.py": [line]}, coverage.report()
     assert coverage.counted_in_defaults == {}
     assert "contract-only, yet outside the markers" in coverage.report()
@@ -116,6 +134,21 @@ def test_counted_glue_that_defaults_runs_fails(tmp_path: Path) -> None:
     coverage = _check(tmp_path, COUNTED, tagging="tag(self.context.trace)")
     assert coverage.counted_in_defaults == {"glue.py": [_line(GLUE, '"tagged"')]}, coverage.report()
     assert coverage.uncounted == {}
+
+
+@pytest.mark.slow  # traces a column's both modes in worker processes
+def test_what_the_column_process_computes_after_the_steps_is_not_traced(tmp_path: Path) -> None:
+    coverage = _check(tmp_path, COUNTED, extra=EXPLAINED)
+    assert coverage.ok, coverage.report()
+
+
+@pytest.mark.slow  # traces a column's both modes in worker processes
+def test_a_declared_path_defaults_never_reaches_is_listed_apart(tmp_path: Path) -> None:
+    coverage = _check(tmp_path, UNCOUNTED, extra=DECLARED)
+    line = _line(COLUMN.format(branch=UNCOUNTED, tagging="pass", extra=DECLARED), "contract.emit(")
+    assert coverage.ok and coverage.uncounted == {}, coverage.report()
+    assert coverage.excused == {"column.py:Session.deliver": [line]}
+    assert "defaults takes another path here" in coverage.report()
 
 
 def test_the_comparison_reads_only_the_columns_files_and_the_shared_ones(tmp_path: Path) -> None:
@@ -142,3 +175,32 @@ def test_the_comparison_reads_only_the_columns_files_and_the_shared_ones(tmp_pat
     assert coverage.uncounted == {"session.py": [3]} and coverage.counted_in_defaults == {}
     coverage = compare(root / "col", {**defaults, root / "column.py": {2, 4, 6}}, contract)
     assert coverage.counted_in_defaults == {"../column.py": [4]}
+
+
+def test_a_declaration_excuses_only_its_functions_lines_and_must_name_one(tmp_path: Path) -> None:
+    root = tmp_path / "adapters"
+    (root / "col").mkdir(parents=True)
+    tools = root / "col" / "tools.py"
+    tools.write_text(
+        textwrap.dedent("""\
+            def fixture_tools(world):
+                def read(city):
+                    return world.call(city)
+
+                def write(key):
+                    return world.call(key)
+
+                return [read, write]
+            """),
+        encoding="utf-8",
+    )
+    defaults, contract = {tools: {2, 5, 8}}, {tools: {2, 3, 5, 6, 8}}
+    coverage = compare(root / "col", defaults, contract, {"tools.py:fixture_tools.read": "never approved in defaults"})
+    assert coverage.excused == {"tools.py:fixture_tools.read": [3]} and coverage.uncounted == {"tools.py": [6]}
+    assert not coverage.ok and "never approved in defaults" in coverage.report()
+    declared = {"tools.py:fixture_tools.read": "a", "tools.py:fixture_tools.write": "b", "tools.py:fixture_tools.gone": "c", "../x.py:f": "d"}
+    coverage = compare(root / "col", defaults, contract, declared)
+    assert coverage.uncounted == {} and set(coverage.unknown) == {"tools.py:fixture_tools.gone", "../x.py:f"}
+    assert not coverage.ok
+    coverage = compare(root / "col", defaults, contract | {tools: {2, 3, 5, 8}}, {"tools.py:fixture_tools.read": "a", "tools.py:fixture_tools.write": "b"})
+    assert coverage.ok and "declared, yet no line of it ran only in contract mode in this run: tools.py:fixture_tools.write" in coverage.report()
