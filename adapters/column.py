@@ -111,6 +111,9 @@ class FrameworkColumn(ColumnAdapter):
 
     modes: ClassVar[tuple[str, ...]] = ("defaults", "contract")
     batched_decisions: ClassVar[bool] = False
+    defaults_never_reaches: ClassVar[dict[str, str]] = {}
+    """``"<file>:<function>" -> reason`` for code both modes share that only ``contract`` reaches in these scenarios,
+    because ``defaults`` takes another path (``scripts/check_glue_coverage.py`` lists it apart, with the reason)."""
 
     @abstractmethod
     def open_session(self, context: SessionContext) -> MaybeAwaitable[Session]:

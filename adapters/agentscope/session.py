@@ -152,6 +152,10 @@ class AgentSession:
         """The call a resume continues with, and its position: AgentScope runs the first open call first."""
         return calls[0], position
 
+    async def reconcile(self, call_id: str, outcome: str) -> StepOutcome:
+        """Never reached in ``defaults``: the base refuses a reconcile there (nothing in AgentScope records an uncertain call)."""
+        raise NotImplementedError("reconcile is contract glue: glue_session.ContractSession")
+
     def snapshot(self, path: Path) -> StepOutcome:
         """Keep a copy of the saved session and its status (AgentScope keeps no history of its own)."""
         saved = {name: (self.scratch / name).read_text(encoding="utf-8") for name in (STATE, STATUS) if (self.scratch / name).exists()}
