@@ -38,7 +38,7 @@ schedule lets land and drops the rest with the process.
 
 A kill inside one call of a turn also races that call's siblings, which LangGraph runs at
 the same time (``ToolNode`` in threads, ``create_agent`` one task per call) in both modes:
-the sibling orders of ``harness.sibling_order`` (``siblings_first``, ``kill_first``) pin
+the sibling orders of ``harness.column_side.sibling_order`` (``siblings_first``, ``kill_first``) pin
 the tool bodies, and under ``siblings_first`` the kill hook also waits until the sibling
 tasks of the super-step have finished and their writes are handed over. A scenario that
 has both races runs under each combination (``write_held+siblings_first``, ...).
@@ -62,8 +62,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from harness.sibling_order import ORDERS as SIBLING_ORDERS
-from harness.sibling_order import SIBLINGS_FIRST, sibling_orders
+from harness.column_side.sibling_order import ORDERS as SIBLING_ORDERS
+from harness.column_side.sibling_order import SIBLINGS_FIRST, sibling_orders
 
 WRITE_ORDERS = ("write_held", "write_landed")
 REACHABLE_KILLS = ("model.kill_before_turn", "tool.kill_before_effect", "tool.kill_after_effect")
@@ -86,7 +86,7 @@ def schedules(scenario: Any, mode: str) -> tuple[str, ...]:
       ``contract`` writes with ``durability="sync"``: the checkpoint of every finished super-step is
       on disk before the next one starts;
     - a killed call's concurrent siblings against the kill (``siblings_first`` / ``kill_first``,
-      ``harness.sibling_order``): in both modes, when a kill inside a tool shares its turn with other
+      ``harness.column_side.sibling_order``): in both modes, when a kill inside a tool shares its turn with other
       calls (``ToolNode`` runs a turn's calls in threads, ``create_agent`` one task per call).
     """
     writes = WRITE_ORDERS if mode == "defaults" and any(f.point in REACHABLE_KILLS for f in scenario.faults) else ()

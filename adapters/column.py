@@ -30,14 +30,14 @@ from typing import Any, ClassVar, Protocol, TypeAlias, TypeVar, Union
 from handwritten.approvals import ApprovalAuthority
 from handwritten.idempotency import SqliteIdempotencyStore
 from handwritten.tools import ToolRegistry
-from harness.approver import APPROVAL_SECRET
 from harness.canonical_io import canonical_line
-from harness.driver import ScenarioRun, trace_path
-from harness.observables import StepFacts
-from harness.protocol import ColumnAdapter, Decision, StepOutcome, StepRequest
+from harness.column_side.approver import APPROVAL_SECRET
+from harness.column_side.driver import trace_path
+from harness.column_side.protocol import ColumnAdapter, Decision, StepOutcome, StepRequest
+from harness.column_side.trace_facts import facts_from_column_trace
+from harness.column_side.world import FixtureWorld
+from harness.records import ScenarioRun, StepFacts
 from harness.scenarios import Scenario
-from harness.trace_facts import facts_from_column_trace
-from harness.world import FixtureWorld
 
 from .glue_blocks import Contract, first_delivery, reconcile_gate, verify_approval
 

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 from langchain_core.tools import BaseTool, InjectedToolCallId, tool
 
 from handwritten.canonical import canonical_json
-from harness.world import FixtureWorld
+from harness.column_side.world import FixtureWorld
 
 CallId = Annotated[str, InjectedToolCallId]  # module level: @tool resolves the annotations by name
 

@@ -30,7 +30,7 @@ from handwritten.canonical import canonical_json
 
 
 class ScriptedChatModel(BaseChatModel):
-    """``scripted`` is a ``harness.scripted_model.ScriptedModel`` (or anything with its ``complete``)."""
+    """``scripted`` is a ``harness.column_side.scripted_model.ScriptedModel`` (or anything with its ``complete``)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
     scripted: Any

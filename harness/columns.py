@@ -1,7 +1,7 @@
 """The columns of the comparison: each registers itself by name, and is loaded lazily by name.
 
 A column lives in ``adapters/<name>/``; its package's ``__init__.py`` declares ``COLUMN = Column(...)``
-(name, ``module:Class`` of its ``harness.protocol.ColumnAdapter``, which environment runs it, a
+(name, ``module:Class`` of its ``harness.column_side.protocol.ColumnAdapter``, which environment runs it, a
 description). Declaring it imports nothing of the framework, so the runner can list every column
 without any framework installed; the class is imported only inside the column's own process.
 Adding a column edits no harness module.
@@ -14,9 +14,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
-
-from .errors import HarnessError
-from .protocol import ColumnAdapter
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = "handwritten"
@@ -64,12 +61,3 @@ def measured_exceptions(column: Column, mode: str) -> frozenset[str]:
     section = mapping.read_text(encoding="utf-8").partition(MEASURED_EXCEPTIONS_HEADING)[2].split("\n## ", 1)[0]
     rows = [m for line in section.splitlines() if (m := _ROW.match(line.strip()))]
     return frozenset(m.group(1) for m in rows if mode in {w.strip() for w in m.group(2).split(",")})
-
-
-def load_column(entry: str) -> ColumnAdapter:
-    """Import a column's class (``module:Class``) and make the one instance its column process uses."""
-    module_name, _, class_name = entry.partition(":")
-    cls = getattr(importlib.import_module(module_name), class_name or "Column", None)
-    if not (isinstance(cls, type) and issubclass(cls, ColumnAdapter)):
-        raise HarnessError(f"{entry} is not a ColumnAdapter class")
-    return cls()

@@ -16,12 +16,39 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from .errors import ScenarioError
-from .faults import Fault
-from .world import FIXTURE_TOOLS
+from harness.errors import ScenarioError
+from harness.fixture_tools import FIXTURE_TOOLS
 
 SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
 SCHEMA_PATH = SCENARIO_DIR / "scenario.schema.json"
+
+
+# point -> (what it does, the field that selects where it fires)
+FAULT_POINTS: dict[str, tuple[str, str]] = {
+    "model.kill_before_turn": ("kill", "turn"),  # before the scripted model answers turn N (0-based)
+    "tool.raise_before_effect": ("raise", "call_id"),  # the executor raises after entry, before any effect
+    "tool.kill_before_effect": ("kill", "call_id"),  # process death after executor entry, before the effect
+    "tool.kill_after_effect": ("kill", "call_id"),  # process death after the effect committed, before returning
+    "tool.timeout_after_effect": ("timeout", "call_id"),  # TimeoutError after the effect committed
+    "engine.kill_after_checkpoint": ("kill", "call_id"),  # engine-only: after the intent checkpoint, before the executor
+}
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One scheduled fault: a point and its selector (a call id or a model turn)."""
+
+    point: str
+    call_id: str | None = None
+    turn: int | None = None
+
+    @property
+    def action(self) -> str:
+        return FAULT_POINTS[self.point][0]
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Fault:
+        return Fault(point=data["point"], call_id=data.get("call_id"), turn=data.get("turn"))
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ then a final text; three tool calls):
 Every engine run uses a fresh session id, so nothing is replayed or deduplicated.
 The model is a tiny in-script class that picks its turn from the conversation it
 receives (it counts assistant messages) and does no file I/O; the project's
-``harness.scripted_model.ScriptedModel`` appends a log line to a file on every request,
+``harness.column_side.scripted_model.ScriptedModel`` appends a log line to a file on every request,
 so it is kept out of the timed loop. The tools are the fixture world's pure
 ``get_weather`` / ``search_kb`` bodies wrapped in ``ToolSpec`` executors that never touch
 the world's ledger, so the figures are the engine's cost, not the ledger's. Validators
@@ -74,7 +74,7 @@ from handwritten.engine import Engine  # noqa: E402
 from handwritten.idempotency import MemoryIdempotencyStore, SqliteIdempotencyStore  # noqa: E402
 from handwritten.model import ModelReply, ToolCall  # noqa: E402
 from handwritten.tools import ToolContext, ToolRegistry, ToolSpec  # noqa: E402
-from harness.world import FIXTURE_TOOLS  # noqa: E402
+from harness.fixture_tools import FIXTURE_TOOLS  # noqa: E402
 
 SCENARIO = ROOT / "scenarios" / "basic_react_loop.json"
 AIM_MEMORY_US = 200.0  # "in memory under 0.2 ms per run of three tool calls"
@@ -132,7 +132,7 @@ class ReplayModel:
 def tool_function(name: str) -> Callable[[Any, str], Any]:
     """The fixture body of ``name`` as a plain function (args, call_id) -> output, with no world."""
     body = FIXTURE_TOOLS[name].body
-    return lambda args, call_id: body(None, args, call_id)[0]  # type: ignore[arg-type]
+    return lambda args, call_id: body(None, args, call_id)[0]
 
 
 def tool_specs(names: Sequence[str]) -> list[ToolSpec]:

@@ -25,17 +25,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
 from harness.canonical_io import write_json  # noqa: E402
-from harness.check import diff_documents  # noqa: E402
 from harness.columns import REFERENCE, Column, known_columns  # noqa: E402
 from harness.errors import ScenarioError  # noqa: E402
-from harness.evidence import (  # noqa: E402
+from harness.runner_side.check import diff_documents  # noqa: E402
+from harness.runner_side.evidence import (  # noqa: E402
     availability_document,
     availability_entry,
     column_document,
     handwritten_document,
     validation_errors,
 )
-from harness.runner import ColumnResult, run_column  # noqa: E402
+from harness.runner_side.runner import ColumnResult, run_column  # noqa: E402
 from harness.scenarios import SCENARIO_DIR, load_expectations, load_scenarios  # noqa: E402
 
 MODES = {"defaults": ["defaults"], "contract": ["contract"], "both": ["defaults", "contract"]}

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from adapters.handwritten.column import HandwrittenColumn
-from harness.column_main import run_raw
-from harness.observation import observation
+from harness.column_side.column_main import run_raw
+from harness.runner_side.observation import observation
 from harness.scenarios import load_scenarios
 
 

@@ -29,3 +29,28 @@ def test_no_test_imports_a_conftest_by_name() -> None:
             if any(n == "conftest" or n.endswith(".conftest") for n in names):
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert offenders == [], f"imports of a conftest by name: {offenders}"
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """Every module a file imports (``import x`` and ``from x import y``, also inside functions and TYPE_CHECKING)."""
+    out: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out += [(node.lineno, f"{node.module}.{a.name}") for a in node.names]
+    return out
+
+
+def test_the_two_sides_of_the_harness_never_import_each_other() -> None:
+    """What runs inside a column process (``harness/column_side``) and what runs in the runner
+    (``harness/runner_side``) exchange only the records and definitions at the top of ``harness``:
+    neither imports the other, and the shared modules import neither."""
+    sides = {"column_side": "harness.runner_side", "runner_side": "harness.column_side"}
+    offenders = []
+    for path in _python_files("harness"):
+        side = path.parent.name if path.parent.name in sides else None
+        forbidden = [sides[side]] if side else list(sides.values())
+        offenders += [f"{path.relative_to(ROOT)}:{line} imports {name}" for line, name in _imports(path)
+                      if any(name == f or name.startswith(f + ".") for f in forbidden)]
+    assert offenders == []

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from harness.columns import ROOT, Column, known_columns
-from harness.comparator import cell, compare_scenario, describe_difference
-from harness.evidence import column_document, validation_errors
-from harness.runner import ColumnResult, run_column
+from harness.runner_side.comparator import cell, compare_scenario, describe_difference
+from harness.runner_side.evidence import column_document, validation_errors
+from harness.runner_side.runner import ColumnResult, run_column
 
 BROKEN_DIR = Path(__file__).resolve().parent / "broken_adapters"
 # broken column -> (the scenario that exposes it, the contract cell that must turn false)

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from packaging.markers import Marker, default_environment
 
-from harness import environments
-from harness.environments import (
+from harness.runner_side import environments
+from harness.runner_side.environments import (
     MARKER_NAME,
     Environment,
     EnvironmentBuildError,

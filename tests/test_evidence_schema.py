@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.evidence import validation_errors
+from harness.runner_side.evidence import validation_errors
 
 EVIDENCE = Path(__file__).resolve().parent.parent / "evidence"
 FILES = sorted(p for p in EVIDENCE.glob("*.json") if p.name not in ("evidence.schema.json", "timings.json"))

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from harness.columns import ROOT, Column, known_columns
-from harness.environments import lock_pins
-from harness.runner import run_column
+from harness.runner_side.environments import lock_pins
+from harness.runner_side.runner import run_column
 
 pytestmark = pytest.mark.slow  # builds and runs an isolated environment
 

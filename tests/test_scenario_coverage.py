@@ -32,7 +32,7 @@ def test_at_least_fourteen_scenarios_cover_the_fault_injections_and_everyday_cas
 
 
 def test_every_fault_point_is_used_by_some_scenario() -> None:
-    from harness.faults import FAULT_POINTS
+    from harness.scenarios import FAULT_POINTS
 
     used = {f.point for s in load_scenarios() for f in s.faults}
     assert used == set(FAULT_POINTS)

@@ -8,12 +8,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from harness.columns import ROOT, known_columns
-from harness.environments import direct_pins
+from harness.runner_side.environments import direct_pins
 from harness.scenarios import load_scenarios
 
 pytestmark = pytest.mark.slow  # every third-party column's environment and evidence
@@ -60,28 +59,3 @@ def test_glue_markers_are_balanced(name: str) -> None:
         lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
         markers = [line for line in lines if line in ("# contract glue: start", "# contract glue: end")]
         assert markers == ["# contract glue: start", "# contract glue: end"] * (len(markers) // 2), path.name
-
-
-def test_shared_glue_verifies_bound_single_use_tokens_and_claims_events_once(tmp_path: Path) -> None:
-    from dataclasses import dataclass
-
-    from adapters.glue_common import first_delivery, verify_approval
-    from handwritten.approvals import ApprovalAuthority
-    from handwritten.idempotency import SqliteIdempotencyStore
-    from harness.approver import APPROVAL_SECRET, CLOCK_START, HumanApprover
-
-    @dataclass
-    class Records:
-        session_id: str
-        idempotency: SqliteIdempotencyStore
-
-    contract = Records("s1", SqliteIdempotencyStore(str(tmp_path / "records.sqlite")))
-    authority = ApprovalAuthority(APPROVAL_SECRET, clock=lambda: CLOCK_START, new_token_id=lambda: "unused")
-    call = {"tool": "transfer_funds", "args": {"from_account": "A", "to_account": "B", "amount_cents": 5}}
-    approver = HumanApprover()
-    good = approver.approve(CLOCK_START, "s1", "transfer_funds", call["args"])
-    refusals = [verify_approval(contract, authority, call, approver.misuse(kind, CLOCK_START, "s1", "transfer_funds", call["args"]))
-                for kind in ("other_args", "other_session", "expired", "forged")]
-    assert refusals == ["other_args", "other_session", "expired", "forged"]
-    assert [verify_approval(contract, authority, call, good) for _ in range(2)] == [None, "reused"]
-    assert [first_delivery(contract, "e1"), first_delivery(contract, "e1"), first_delivery(contract, "e2")] == [True, False, True]

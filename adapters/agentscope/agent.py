@@ -18,9 +18,9 @@ from agentscope.middleware import MiddlewareBase
 from agentscope.state import AgentState
 from agentscope.tool import ToolBase, Toolkit
 
-from harness.faults import FaultPlan
+from harness.column_side.faults import FaultPlan
+from harness.column_side.scripted_model import ScriptedModel
 from harness.scenarios import Scenario
-from harness.scripted_model import ScriptedModel
 
 from .model import ScriptedChatModel
 

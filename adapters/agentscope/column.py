@@ -34,9 +34,9 @@ from typing import Any, ClassVar
 import agentscope
 
 from adapters.column import FrameworkColumn, SessionContext
-from harness.driver import ScenarioRun
-from harness.observables import StepFacts, invalid_call_ids
-from harness.trace_facts import facts_from_column_trace
+from harness.column_side.trace_facts import facts_from_column_trace
+from harness.records import ScenarioRun, StepFacts
+from harness.runner_side.observables import invalid_call_ids
 
 from .agent import build_agent
 from .explain import explanations

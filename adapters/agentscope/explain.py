@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from handwritten.tools import RiskClass
-from harness.driver import ScenarioRun
-from harness.scripted_model import summarize_log
-from harness.world import FIXTURE_TOOLS
+from harness.column_side.scripted_model import summarize_log
+from harness.fixture_tools import FIXTURE_TOOLS
+from harness.records import ScenarioRun
 
 CONFIRM_REFUSED = ("agentscope: Received UserConfirmResultEvent", "agentscope: Agent is not waiting for user confirmation")
 NO_EVENT = "agentscope: Agent is waiting for"

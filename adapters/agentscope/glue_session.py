@@ -23,7 +23,7 @@ from typing import Any
 from agentscope.message import ToolCallBlock
 
 from adapters.glue_blocks import Contract, resume_position
-from harness.protocol import StepOutcome
+from harness.column_side.protocol import StepOutcome
 from harness.scenarios import Scenario
 
 from .glue import Executor, ReconcileRequired, StepBound

@@ -3,7 +3,7 @@
 ``ScriptedChatModel`` subclasses ``agentscope.model.ChatModelBase`` and implements
 ``_call_api``: it formats AgentScope's messages with ``OpenAIChatFormatter`` (what an
 OpenAI-compatible model would receive, runtime-state hints included), translates them
-into the neutral chat dicts ``harness.scripted_model.ScriptedModel`` reads, and answers
+into the neutral chat dicts ``harness.column_side.scripted_model.ScriptedModel`` reads, and answers
 with a complete ``ChatResponse`` whose ``ToolCallBlock`` ids are the scenario's own call
 ids. It keeps no state: the reply depends only on the messages received.
 
@@ -28,7 +28,7 @@ WALL_CLOCK = re.compile(r"<current-time>.*?</current-time>")
 
 
 class ScriptedChatModel(ChatModelBase):
-    """``scripted`` is a ``harness.scripted_model.ScriptedModel`` (or anything with its ``complete``)."""
+    """``scripted`` is a ``harness.column_side.scripted_model.ScriptedModel`` (or anything with its ``complete``)."""
 
     def __init__(self, scripted: Any) -> None:
         super().__init__(credential=CredentialBase(), model="scripted", parameters=self.Parameters(), stream=False)

@@ -34,9 +34,10 @@ from agentscope.state import AgentState
 
 from handwritten.canonical import args_hash, canonical_json
 from handwritten.tools import RiskClass
-from harness.protocol import Decision, PendingCall, RunStatus, StepOutcome
+from harness.column_side.protocol import Decision, PendingCall, StepOutcome
+from harness.fixture_tools import FIXTURE_TOOLS
+from harness.records import RunStatus
 from harness.scenarios import Scenario
-from harness.world import FIXTURE_TOOLS
 
 from .agent import AGENT_NAME
 from .tools import Emit

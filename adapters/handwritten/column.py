@@ -17,15 +17,15 @@ from handwritten.engine import Engine, Hooks, ReconcileOutcome, RunResult
 from handwritten.events import Event
 from handwritten.idempotency import SqliteIdempotencyStore
 from handwritten.tools import ToolRegistry
-from harness.approver import APPROVAL_SECRET
 from harness.canonical_io import canonical_line
-from harness.driver import ScenarioRun, trace_path
-from harness.observables import StepFacts
-from harness.protocol import ColumnAdapter, PendingCall, StepOutcome, StepRequest
+from harness.column_side.approver import APPROVAL_SECRET
+from harness.column_side.driver import trace_path
+from harness.column_side.protocol import ColumnAdapter, PendingCall, StepOutcome, StepRequest
+from harness.column_side.scripted_model import ScriptedModel
+from harness.column_side.trace_facts import facts_from_engine_events
+from harness.column_side.world import FixtureWorld
+from harness.records import ScenarioRun, StepFacts
 from harness.scenarios import Scenario
-from harness.scripted_model import ScriptedModel
-from harness.trace_facts import facts_from_engine_events
-from harness.world import FixtureWorld
 
 
 class HandwrittenColumn(ColumnAdapter):

@@ -22,9 +22,10 @@ from adapters import checkpoint_schedule
 from adapters.langchain_tools import fixture_tools
 from adapters.scripted_chat_model import ScriptedChatModel
 from handwritten.tools import RiskClass
+from harness.column_side.scripted_model import ScriptedModel
+from harness.column_side.world import FixtureWorld
+from harness.fixture_tools import FIXTURE_TOOLS
 from harness.scenarios import Scenario
-from harness.scripted_model import ScriptedModel
-from harness.world import FIXTURE_TOOLS, FixtureWorld
 
 CHECKPOINTS = "checkpoints.sqlite"
 

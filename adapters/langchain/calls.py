@@ -13,7 +13,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
 
-from harness.protocol import PendingCall
+from harness.column_side.protocol import PendingCall
 
 
 def unanswered(messages: list[Any]) -> list[dict[str, Any]]:

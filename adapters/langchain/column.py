@@ -32,10 +32,10 @@ from typing import Any, ClassVar
 
 from adapters import checkpoint_schedule
 from adapters.column import FrameworkColumn, SessionContext
-from harness.driver import ScenarioRun
-from harness.observables import invalid_call_ids
+from harness.column_side.world import FixtureWorld
+from harness.records import ScenarioRun
+from harness.runner_side.observables import invalid_call_ids
 from harness.scenarios import Scenario
-from harness.world import FixtureWorld
 
 from .agent import build_agent, checkpointer, gated_tools
 from .explain import explanations

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from handwritten.tools import RiskClass
-from harness.driver import ScenarioRun
-from harness.world import FIXTURE_TOOLS
+from harness.fixture_tools import FIXTURE_TOOLS
+from harness.records import ScenarioRun
 
 
 def explanations(run: ScenarioRun, mode: str, invalid_ids: list[str]) -> dict[str, str]:

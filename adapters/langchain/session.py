@@ -25,7 +25,8 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.types import Command
 
 from handwritten.canonical import args_hash
-from harness.protocol import Decision, RunStatus, StepOutcome
+from harness.column_side.protocol import Decision, StepOutcome
+from harness.records import RunStatus
 
 from .calls import pending_calls, tool_messages, unanswered
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from adapters.column import FrameworkColumn, SessionContext
-from harness.driver import ScenarioRun
+from harness.records import ScenarioRun
 from harness.scenarios import Scenario
 
 from . import explain

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.driver import ScenarioRun
-from harness.observables import invalid_call_ids
-from harness.scripted_model import summarize_log
-from harness.world import FIXTURE_TOOLS
+from harness.column_side.scripted_model import summarize_log
+from harness.fixture_tools import FIXTURE_TOOLS
+from harness.records import ScenarioRun
+from harness.runner_side.observables import invalid_call_ids
 
 
 def explanations(run: ScenarioRun, mode: str) -> dict[str, str]:

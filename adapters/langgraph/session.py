@@ -27,10 +27,12 @@ from adapters.langchain_tools import fixture_tools
 from adapters.scripted_chat_model import ScriptedChatModel
 from handwritten.canonical import args_hash
 from handwritten.tools import RiskClass
-from harness.protocol import Decision, PendingCall, RunStatus, StepOutcome
+from harness.column_side.protocol import Decision, PendingCall, StepOutcome
+from harness.column_side.scripted_model import ScriptedModel
+from harness.column_side.world import FixtureWorld
+from harness.fixture_tools import FIXTURE_TOOLS
+from harness.records import RunStatus
 from harness.scenarios import Scenario
-from harness.scripted_model import ScriptedModel
-from harness.world import FIXTURE_TOOLS, FixtureWorld
 
 from . import glue
 from .graph import agent_graph, open_calls

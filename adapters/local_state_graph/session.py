@@ -13,7 +13,7 @@ from typing import Any
 
 from handwritten import events as ev
 from handwritten.idempotency import RecordState
-from harness.protocol import PendingCall, StepOutcome
+from harness.column_side.protocol import PendingCall, StepOutcome
 
 from .checkpointer import Checkpoint
 from .contract import Services, refuse, unexpected

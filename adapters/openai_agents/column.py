@@ -20,11 +20,11 @@ import agents
 from agents import Agent, Tool
 
 from adapters.column import FrameworkColumn, SessionContext
-from harness.driver import ScenarioRun
-from harness.observables import invalid_call_ids
+from harness.column_side.scripted_model import ScriptedModel
+from harness.column_side.sibling_order import sibling_orders
+from harness.records import ScenarioRun
+from harness.runner_side.observables import invalid_call_ids
 from harness.scenarios import Scenario
-from harness.scripted_model import ScriptedModel
-from harness.sibling_order import sibling_orders
 
 from .explain import explanations
 from .glue import Glue
@@ -55,7 +55,7 @@ class OpenAIAgentsColumn(FrameworkColumn):
 
     def schedules(self, scenario: Scenario, mode: str) -> tuple[str, ...]:
         """The SDK runs a turn's function tools at the same time (``asyncio.to_thread``), so a kill inside one call
-        races its siblings: such a scenario runs once per sibling order (``harness.sibling_order``), forced where
+        races its siblings: such a scenario runs once per sibling order (``harness.column_side.sibling_order``), forced where
         the tool enters the world (``defaults``) or where the glue hands the call over (``contract``). Nothing
         else races: the SDK writes nothing in the background."""
         return sibling_orders(scenario)

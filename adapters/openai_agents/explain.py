@@ -10,9 +10,9 @@ from __future__ import annotations
 from agents.run import DEFAULT_MAX_TURNS
 
 from handwritten.tools import RiskClass
-from harness.driver import ScenarioRun
-from harness.scripted_model import summarize_log
-from harness.world import FIXTURE_TOOLS
+from harness.column_side.scripted_model import summarize_log
+from harness.fixture_tools import FIXTURE_TOOLS
+from harness.records import ScenarioRun
 
 
 def explanations(run: ScenarioRun, mode: str, invalid_ids: list[str]) -> dict[str, str]:

@@ -44,7 +44,7 @@ from adapters.glue_blocks import (
 )
 from handwritten.canonical import canonical_json
 from handwritten.idempotency import RecordState
-from harness.world import FixtureWorld
+from harness.column_side.world import FixtureWorld
 
 from .model import to_neutral
 from .tools import fixture_tools

@@ -19,7 +19,7 @@ from agents import Agent, RunState
 
 from adapters.column import SessionContext
 from adapters.glue_blocks import resume_position
-from harness.protocol import PendingCall, StepOutcome
+from harness.column_side.protocol import PendingCall, StepOutcome
 
 from .glue import Glue, ReconcileRequired
 from .session import AgentSession

@@ -25,11 +25,11 @@ from openai.types.responses import (
 )
 
 from handwritten.canonical import canonical_json
-from harness.scripted_model import ScriptedModel
+from harness.column_side.scripted_model import ScriptedModel
 
 
 class ScriptedAgentsModel(Model):
-    """``scripted``: the scenario's ``harness.scripted_model.ScriptedModel``."""
+    """``scripted``: the scenario's ``harness.column_side.scripted_model.ScriptedModel``."""
 
     def __init__(self, scripted: ScriptedModel) -> None:
         self.scripted = scripted

@@ -28,8 +28,8 @@ from agents.items import ToolApprovalItem, ToolCallOutputItem
 
 from adapters.column import SessionContext
 from handwritten.canonical import args_hash
-from harness.approver import parsed_args
-from harness.protocol import Decision, PendingCall, StepOutcome
+from harness.column_side.approver import parsed_args
+from harness.column_side.protocol import Decision, PendingCall, StepOutcome
 
 STATE = "run_state.json"  # the paused run's RunState JSON
 

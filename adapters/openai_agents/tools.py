@@ -19,7 +19,8 @@ from agents.tool_context import ToolContext
 
 from handwritten.canonical import canonical_json
 from handwritten.tools import RiskClass
-from harness.world import FIXTURE_TOOLS, FixtureWorld
+from harness.column_side.world import FixtureWorld
+from harness.fixture_tools import FIXTURE_TOOLS
 
 
 def gated(name: str) -> bool:

@@ -10,10 +10,9 @@ from typing import Any, ClassVar
 
 from pydantic_ai import Agent, DeferredToolRequests, UsageLimits
 
-from harness.driver import ScenarioRun
-from harness.observables import StepFacts
-from harness.scripted_model import ScriptedModel
-from harness.trace_facts import facts_from_column_trace
+from harness.column_side.scripted_model import ScriptedModel
+from harness.column_side.trace_facts import facts_from_column_trace
+from harness.records import ScenarioRun, StepFacts
 
 from ..column import FrameworkColumn, SessionContext
 from .glue import contract_tools

@@ -14,7 +14,8 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from adapters.glue_blocks import Contract, Failed, Ok, Reconciled, Rejected, Replay, Uncertain, admit, run_once_async
 from handwritten.canonical import canonical_json
 from handwritten.policy import Decision
-from harness.world import FIXTURE_TOOLS, FixtureWorld
+from harness.column_side.world import FixtureWorld
+from harness.fixture_tools import FIXTURE_TOOLS
 
 from .model import to_neutral
 

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelResponse, RetryPromptPart, SystemPromptPart, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from harness.scripted_model import ScriptedModel
+from harness.column_side.scripted_model import ScriptedModel
 
 SYNTHESIZED = "pydantic_ai_synthesized_tool_return"  # pydantic_ai.messages.SYNTHESIZED_TOOL_RETURN_METADATA_KEY
 

@@ -18,7 +18,8 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from adapters.column import SessionContext
 from adapters.glue_blocks import resume_position, turns_left
 from handwritten.canonical import args_hash
-from harness.protocol import Decision, PendingCall, RunStatus, StepOutcome
+from harness.column_side.protocol import Decision, PendingCall, StepOutcome
+from harness.records import RunStatus
 
 from .glue import HELD, record_reconcile, roles, save_decisions, saved_results
 from .tools import needs_approval

@@ -11,7 +11,8 @@ from pydantic_ai import RunContext, Tool
 
 from handwritten.canonical import canonical_json
 from handwritten.tools import RiskClass
-from harness.world import FIXTURE_TOOLS, FixtureWorld
+from harness.column_side.world import FixtureWorld
+from harness.fixture_tools import FIXTURE_TOOLS
 
 _TYPES: dict[str, Any] = {"string": str, "integer": int, "number": int | float, "boolean": bool}
 

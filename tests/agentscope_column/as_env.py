@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from harness.columns import ROOT, known_columns
-from harness.environments import ensure_environment
+from harness.runner_side.environments import ensure_environment
 
 
 @pytest.fixture(scope="module", name="column_python")

@@ -11,7 +11,7 @@ RUN_VARIANTS = textwrap.dedent("""
     import dataclasses, json
     from pathlib import Path
     from adapters.agentscope.column import AgentScopeColumn
-    from harness.column_main import run_raw
+    from harness.column_side.column_main import run_raw
     from harness.scenarios import load_scenarios
 
     column = AgentScopeColumn()

@@ -14,7 +14,7 @@ GLUE_CHECKS = """
     from adapters.agentscope.model import to_neutral
     from handwritten.idempotency import SqliteIdempotencyStore
     from handwritten.tools import ToolRegistry
-    from harness.world import FixtureWorld
+    from harness.column_side.world import FixtureWorld
 
     scratch = Path(TMP)
     world = FixtureWorld(scratch, [], may_kill=False)

@@ -14,7 +14,7 @@ from broken_executes_duplicate_again import AmnesiacStore
 
 from adapters.handwritten.column import HandwrittenColumn
 from harness import ledger
-from harness.protocol import StepOutcome, StepRequest
+from harness.column_side.protocol import StepOutcome, StepRequest
 from harness.scenarios import Scenario
 
 ATTEMPTS = ({"op": "delete", "call_id": "c1"}, {"op": "update", "set": {"kind": "tool_entry"}}, {"op": "execute", "sql": "DELETE FROM ledger"})

@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from adapters.handwritten.column import HandwrittenColumn
-from harness.approver import parsed_args
-from harness.protocol import StepOutcome, StepRequest
+from harness.column_side.approver import parsed_args
+from harness.column_side.protocol import StepOutcome, StepRequest
+from harness.column_side.world import FixtureWorld
 from harness.scenarios import Scenario
-from harness.world import FixtureWorld
 
 
 class Column(HandwrittenColumn):

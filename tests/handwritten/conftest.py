@@ -10,8 +10,8 @@ import pytest
 
 from handwritten.engine import Hooks
 from handwritten.policy import Policy
-from harness.faults import Fault
-from harness.world import FixtureWorld
+from harness.column_side.world import FixtureWorld
+from harness.scenarios import Fault
 from tests.handwritten.rig import MakeRig, Rig
 
 

@@ -1,7 +1,7 @@
 """One engine rig over the fixture world, the scripted model and the human approver (the fixtures are in conftest.py).
 
 No fakes: the tools are the fixture world's (side effects land in its ledger), the model is
-``harness.scripted_model.ScriptedModel`` and tokens come from ``harness.approver.HumanApprover``.
+``harness.column_side.scripted_model.ScriptedModel`` and tokens come from ``harness.column_side.approver.HumanApprover``.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from handwritten.events import Event
 from handwritten.idempotency import MemoryIdempotencyStore, SqliteIdempotencyStore
 from handwritten.policy import Policy
 from handwritten.tools import ToolRegistry
-from harness.approver import APPROVAL_SECRET, CLOCK_START, HumanApprover
-from harness.faults import FaultPlan
+from harness.column_side.approver import APPROVAL_SECRET, CLOCK_START, HumanApprover
+from harness.column_side.faults import FaultPlan
+from harness.column_side.scripted_model import ScriptedModel
+from harness.column_side.world import FixtureWorld
 from harness.ledger import ledger_counts
-from harness.scripted_model import ScriptedModel
-from harness.world import FixtureWorld
 
 SESSION = "sess-1"
 USER_INPUT = "Please help."

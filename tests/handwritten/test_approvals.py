@@ -14,7 +14,7 @@ from handwritten.canonical import args_hash, canonical_json
 from handwritten.checkpoint import AgentState, PendingCall
 from handwritten.engine import RunResult
 from handwritten.events import ApprovalGranted, ApprovalRefused
-from harness.approver import APPROVAL_SECRET, CLOCK_START, FOREIGN_SECRET, TOKEN_TTL_S
+from harness.column_side.approver import APPROVAL_SECRET, CLOCK_START, FOREIGN_SECRET, TOKEN_TTL_S
 from tests.handwritten.rig import SESSION, USER_INPUT
 
 TRANSFER = {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500}

@@ -16,7 +16,7 @@ from handwritten.events import (
     ToolResult,
 )
 from handwritten.idempotency import Record, RecordState
-from harness.faults import Fault
+from harness.scenarios import Fault
 from tests.handwritten.rig import SESSION, USER_INPUT
 
 OSLO = {"city": "Oslo"}

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from handwritten.schema import ArgsValidator, Checked, close_objects
-from harness.world import FIXTURE_TOOLS
+from harness.fixture_tools import FIXTURE_TOOLS
 
 # A schema that forgot additionalProperties everywhere: strictness must not depend on it.
 OPEN_SCHEMA = {

@@ -10,7 +10,7 @@ from handwritten.canonical import canonical_json
 from handwritten.policy import Decision, Policy
 from handwritten.schema import Checked
 from handwritten.tools import RiskClass, ToolRegistry, ToolSpec, UnknownTool
-from harness.world import FIXTURE_TOOLS
+from harness.fixture_tools import FIXTURE_TOOLS
 
 R, W, H, D = RiskClass.READ_ONLY, RiskClass.REVERSIBLE_WRITE, RiskClass.HIGH_RISK, RiskClass.ALWAYS_DENY
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from harness.check import diff_documents
 from harness.columns import ROOT
+from harness.runner_side.check import diff_documents
 
 
 def _document() -> dict[str, Any]:

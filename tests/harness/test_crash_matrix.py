@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 from adapters.handwritten.column import HandwrittenColumn
-from harness.driver import run_scenario
-from harness.faults import FAULT_POINTS, Fault
-from harness.scenarios import load_scenarios
+from harness.column_side.driver import run_scenario
+from harness.scenarios import FAULT_POINTS, Fault, load_scenarios
 
 pytestmark = pytest.mark.slow  # a real process death per fault point
 

@@ -15,9 +15,9 @@ from typing import Any, ClassVar
 import pytest
 
 from adapters.column import FrameworkColumn, SessionContext
-from harness.approver import HumanApprover
-from harness.driver import run_scenario
-from harness.protocol import Decision, InboundEvent, PendingCall, StepOutcome, StepRequest
+from harness.column_side.approver import HumanApprover
+from harness.column_side.driver import run_scenario
+from harness.column_side.protocol import Decision, InboundEvent, PendingCall, StepOutcome, StepRequest
 from harness.scenarios import SCENARIO_DIR, load_scenario
 
 SCENARIO = load_scenario(SCENARIO_DIR / "decisions_out_of_order.json")

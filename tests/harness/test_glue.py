@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.glue import code_lines, count_glue_lines
+from harness.runner_side.glue import code_lines, count_glue_lines
 
 BLOCKS = '''\
 """Shared glue blocks (module docstring: not code)."""

@@ -21,12 +21,16 @@ from adapters.glue_blocks import (
     Replay,
     Uncertain,
     admit,
+    first_delivery,
     run_once,
     run_once_async,
     turns_left,
+    verify_approval,
 )
+from handwritten.approvals import ApprovalAuthority
 from handwritten.idempotency import MemoryIdempotencyStore
 from handwritten.tools import RiskClass, ToolRegistry, ToolSpec
+from harness.column_side.approver import APPROVAL_SECRET, CLOCK_START, HumanApprover
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"], "additionalProperties": False}
 
@@ -116,3 +120,16 @@ def test_the_step_bound_counts_model_turns_since_the_last_user_input(tmp_path: P
     assert turns_left(c, ["user", "assistant", "tool", "assistant", "tool"]) == 1  # a resume continues the count
     assert turns_left(c, ["user", "assistant", "assistant", "assistant", "assistant"]) == 0
     assert turns_left(c, ["user", "assistant", "assistant", "user"]) == 3  # a new input starts a new run
+
+
+def test_tokens_are_verified_bound_and_single_use_and_events_claimed_once(tmp_path: Path) -> None:
+    c = _contract(tmp_path, [])
+    authority = ApprovalAuthority(APPROVAL_SECRET, clock=lambda: CLOCK_START, new_token_id=lambda: "unused")
+    args = {"n": 5}
+    approver = HumanApprover()
+    good = approver.approve(CLOCK_START, "s1", "pay", args)
+    misuses = ("other_args", "other_session", "expired", "forged")
+    refusals = [verify_approval(c, authority, "pay", args, approver.misuse(kind, CLOCK_START, "s1", "pay", args)) for kind in misuses]
+    assert refusals == list(misuses)
+    assert [verify_approval(c, authority, "pay", args, good) for _ in range(2)] == [None, "reused"]
+    assert [first_delivery(c, "e1"), first_delivery(c, "e1"), first_delivery(c, "e2")] == [True, False, True]

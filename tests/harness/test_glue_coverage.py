@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 
 from harness.columns import ROOT, Column
-from harness.glue_coverage import check_column, compare
+from harness.runner_side.glue_coverage import check_column, compare
 
 COLUMN = '''\
 """A test-only framework column: every delivery completes at once."""
 
 from adapters.column import FrameworkColumn, SessionContext
-from harness.protocol import StepOutcome
+from harness.column_side.protocol import StepOutcome
 
 from .glue import note, tag
 

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.faults import FAULT_EXIT_CODE, Fault
+from harness.column_side.faults import FAULT_EXIT_CODE
+from harness.column_side.world import FixtureWorld
 from harness.ledger import Binding, LedgerClient, LedgerServer, bind_worker
-from harness.world import FixtureWorld
+from harness.scenarios import Fault
 
 TRANSFER = {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 100}
 

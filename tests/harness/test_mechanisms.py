@@ -6,8 +6,10 @@ import json
 
 import pytest
 
+from harness.column_side.mechanisms import locate
 from harness.errors import HarnessError
-from harness.mechanisms import ROLES, locate, missing_roles
+from harness.records import MECHANISM_ROLES as ROLES
+from harness.records import missing_roles
 
 
 def test_a_mechanism_is_located_in_its_source_file_and_line() -> None:

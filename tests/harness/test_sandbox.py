@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from harness.column_side.network_guard import ALLOWED_PROGRAMS, allowed_program
 from harness.columns import ROOT, Column
-from harness.runner import run_column
-from harness.sandbox import ALLOWED_PROGRAMS, TELEMETRY_OFF, allowed_program, allowed_starts, refused_attempts
+from harness.runner_side.runner import run_column
+from harness.runner_side.sandbox import TELEMETRY_OFF, allowed_starts, refused_attempts
 
 BROKEN_DIR = ROOT / "tests" / "broken_adapters"
 
@@ -59,7 +60,7 @@ def test_an_adapter_that_cannot_start_is_not_measured_with_the_reason(one_scenar
 PROBE_PRELUDE = """
 import json, multiprocessing.util, os, socket, subprocess, sys
 from pathlib import Path
-from harness import sandbox
+from harness.column_side import network_guard as sandbox
 sandbox.install_network_guard(Path(sys.argv[1]))
 BACKSTOP = [True]
 def backstop(event, args):

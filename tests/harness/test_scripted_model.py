@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from handwritten.model import ModelReply, ToolCall
-from harness.faults import FaultPlan
-from harness.scripted_model import EXHAUSTED_TEXT, ScriptedModel, summarize_log
-from harness.world import INJECTION_MARKER
+from harness.column_side.faults import FaultPlan
+from harness.column_side.scripted_model import EXHAUSTED_TEXT, ScriptedModel, summarize_log
+from harness.fixture_tools import INJECTION_MARKER
 
 SCRIPT = [
     {"tool_calls": [{"id": "c1", "name": "get_weather", "arguments": {"city": "Paris"}}]},

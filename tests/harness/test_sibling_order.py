@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
-from harness.faults import FAULT_EXIT_CODE, Fault
+from harness.column_side.faults import FAULT_EXIT_CODE
+from harness.column_side.sibling_order import KILL_FIRST, SIBLINGS_FIRST, killed_siblings
+from harness.column_side.world import FixtureWorld, arm_schedule
 from harness.ledger import Binding, LedgerServer, bind_worker
-from harness.sibling_order import KILL_FIRST, SIBLINGS_FIRST, killed_siblings
-from harness.world import FixtureWorld, arm_schedule
+from harness.scenarios import Fault
 
 NOTE = {"key": "k", "text": "t"}
 KILL_C1 = Fault("tool.kill_after_effect", call_id="c1")
@@ -89,7 +90,7 @@ def test_only_a_kill_inside_a_tool_with_siblings_has_sibling_orders() -> None:
 
 
 def _kill_with_a_failing_hook(path: str) -> None:
-    from harness.faults import FaultPlan, open_faults_db
+    from harness.column_side.faults import FaultPlan, open_faults_db
 
     plan = FaultPlan([KILL_C1], open_faults_db(path), may_kill=True)
 
@@ -101,7 +102,7 @@ def _kill_with_a_failing_hook(path: str) -> None:
 
 
 def test_a_kill_hook_that_cannot_force_its_order_ends_the_worker_with_the_reason_never_a_retry(tmp_path: Path) -> None:
-    from harness.faults import SCHEDULE_FAILED_EXIT_CODE, schedule_failures
+    from harness.column_side.faults import SCHEDULE_FAILED_EXIT_CODE, schedule_failures
 
     path = str(tmp_path / "faults.sqlite")
     worker = multiprocessing.get_context("fork").Process(target=_kill_with_a_failing_hook, args=(path,))

@@ -9,7 +9,7 @@ python, run_in_column = lc_env.python, lc_env.run_in_column  # the column's inte
 
 RUNS = """
 from adapters.langchain.column import LangChainColumn
-from harness.column_main import run_raw
+from harness.column_side.column_main import run_raw
 from harness.scenarios import SCENARIO_DIR, load_scenario
 
 committed = load_scenario(SCENARIO_DIR / "decisions_out_of_order.json")  # reject c2 (email), then approve c1 (transfer)

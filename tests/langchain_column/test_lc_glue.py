@@ -13,7 +13,7 @@ from adapters.langchain.calls import unanswered
 from adapters.langchain.glue import ContractMiddleware, stopped_by_bound
 from handwritten.idempotency import SqliteIdempotencyStore
 from handwritten.tools import ToolRegistry
-from harness.world import FixtureWorld
+from harness.column_side.world import FixtureWorld
 
 world = FixtureWorld(TMP, [], may_kill=False)
 events = []

@@ -8,7 +8,7 @@ import subprocess
 import textwrap
 
 from harness.columns import ROOT, known_columns
-from harness.environments import ensure_environment
+from harness.runner_side.environments import ensure_environment
 
 RUNS = textwrap.dedent(
     """
@@ -16,7 +16,7 @@ RUNS = textwrap.dedent(
     from pathlib import Path
     sys.path.insert(0, sys.argv[1])
     from adapters.langchain.column import LangChainColumn
-    from harness.column_main import run_raw
+    from harness.column_side.column_main import run_raw
     from harness.scenarios import load_scenarios
 
     column = LangChainColumn()

@@ -10,8 +10,8 @@ python, run_in_column = lc_env.python, lc_env.run_in_column  # the column's inte
 
 RUNS = """
 from adapters.langchain.column import LangChainColumn
-from harness.column_main import run_raw
-from harness.faults import Fault
+from harness.column_side.column_main import run_raw
+from harness.scenarios import Fault
 from harness.scenarios import SCENARIO_DIR, load_scenario
 
 def weather(call_id):

@@ -14,7 +14,7 @@ RUN = textwrap.dedent("""
     import dataclasses, json
     from pathlib import Path
     from adapters.langgraph.column import LangGraphColumn
-    from harness.column_main import run_raw
+    from harness.column_side.column_main import run_raw
     from harness.scenarios import load_scenarios
 
     base = {s.id: s for s in load_scenarios()}["decisions_out_of_order"]

@@ -14,7 +14,7 @@ CONTRACT = """
     from pathlib import Path
     from handwritten.idempotency import SqliteIdempotencyStore
     from handwritten.tools import ToolRegistry
-    from harness.world import FixtureWorld
+    from harness.column_side.world import FixtureWorld
     from adapters.glue_blocks import Contract
     from adapters.langgraph import glue
 

@@ -20,7 +20,7 @@ SCENARIO_RUNS = textwrap.dedent("""
     import json
     from pathlib import Path
     from adapters.langgraph.column import LangGraphColumn
-    from harness.column_main import run_raw
+    from harness.column_side.column_main import run_raw
     from harness.scenarios import load_scenarios
 
     column = LangGraphColumn()

@@ -23,8 +23,8 @@ from handwritten.canonical import args_hash
 from handwritten.events import Event
 from handwritten.idempotency import MemoryIdempotencyStore
 from handwritten.tools import RiskClass, ToolContext, ToolRegistry, ToolSpec
-from harness.faults import FaultPlan
-from harness.scripted_model import ScriptedModel
+from harness.column_side.faults import FaultPlan
+from harness.column_side.scripted_model import ScriptedModel
 
 SESSION = "sess-1"
 SECRET = b"test secret"

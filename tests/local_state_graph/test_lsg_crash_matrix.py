@@ -14,9 +14,8 @@ from pathlib import Path
 import pytest
 
 from adapters.local_state_graph.column import LocalStateGraphColumn
-from harness.driver import run_scenario
-from harness.faults import FAULT_POINTS, Fault
-from harness.scenarios import load_scenarios
+from harness.column_side.driver import run_scenario
+from harness.scenarios import FAULT_POINTS, Fault, load_scenarios
 
 pytestmark = pytest.mark.slow  # a real process death per fault point
 

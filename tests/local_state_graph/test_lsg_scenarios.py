@@ -11,10 +11,11 @@ import pytest
 from adapters.local_state_graph.checkpointer import MemorySaver
 from adapters.local_state_graph.column import LocalStateGraphColumn
 from adapters.local_state_graph.contract import contract_graph
-from harness.driver import ScenarioRun, run_scenario
-from harness.observables import observe
+from harness.column_side.driver import run_scenario
+from harness.column_side.scripted_model import summarize_log
+from harness.records import ScenarioRun
+from harness.runner_side.observables import observe
 from harness.scenarios import Scenario, load_scenarios
-from harness.scripted_model import summarize_log
 
 adapter = LocalStateGraphColumn()
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 
 from harness.columns import ROOT, known_columns
-from harness.environments import ensure_environment
+from harness.runner_side.environments import ensure_environment
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ GLUE = """
     from agents import SQLiteSession
     from handwritten.idempotency import SqliteIdempotencyStore
     from handwritten.tools import ToolRegistry
-    from harness.world import FixtureWorld
+    from harness.column_side.world import FixtureWorld
     from adapters.glue_blocks import Contract
     from adapters.openai_agents.glue import Glue, ReconcileRequired
     from adapters.openai_agents.tools import fixture_tools

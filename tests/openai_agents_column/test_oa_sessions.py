@@ -16,10 +16,10 @@ DRIVE = """
     import json, sys
     from functools import partial
     from pathlib import Path
-    from harness.driver import run_scenario
-    from harness.faults import Fault
+    from harness.column_side.driver import run_scenario
+    from harness.scenarios import Fault
     from harness.scenarios import Scenario
-    from harness.scripted_model import summarize_log
+    from harness.column_side.scripted_model import summarize_log
     from adapters.openai_agents.column import OpenAIAgentsColumn
 
     def drive(mode, max_steps, script, driver, faults=()):

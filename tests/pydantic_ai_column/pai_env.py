@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from harness.columns import ROOT, known_columns
-from harness.environments import ensure_environment
+from harness.runner_side.environments import ensure_environment
 
 IN_ENV = ROOT / "tests" / "pydantic_ai_column" / "in_env"
 _BOOT = (

@@ -17,10 +17,10 @@ from adapters.pydantic_ai.model import SYNTHESIZED, scripted_function_model
 from adapters.pydantic_ai.tools import fixture_tools
 from handwritten.idempotency import SqliteIdempotencyStore
 from handwritten.tools import ToolRegistry
-from harness.faults import Fault
+from harness.column_side.scripted_model import ScriptedModel
+from harness.column_side.world import FixtureWorld
 from harness.ledger import ledger_counts
-from harness.scripted_model import ScriptedModel
-from harness.world import FixtureWorld
+from harness.scenarios import Fault
 
 TOOLS = ["put_note", "drop_database", "transfer_funds", "send_email"]
 NOTE = {"key": "k", "text": "t"}

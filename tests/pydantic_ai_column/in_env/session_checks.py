@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from adapters.pydantic_ai.column import PydanticAIColumn
-from harness.driver import run_scenario
-from harness.faults import Fault
-from harness.scenarios import Scenario
-from harness.scripted_model import summarize_log
+from harness.column_side.driver import run_scenario
+from harness.column_side.scripted_model import summarize_log
+from harness.scenarios import Fault, Scenario
 
 
 def drive(tmp: Path, mode: str, max_steps: int, script: list[Any], driver: list[Any], faults: tuple[Fault, ...] = ()) -> dict[str, Any]:

@@ -9,7 +9,7 @@ when it is glue wherever it sits:
   column's files, and in any shared ``adapters/*.py`` the column imports, directly or through
   another shared module (``../column.py``: the base ``FrameworkColumn``, so its marked regions
   count for every framework column);
-- the whole of any other shared ``adapters/glue*.py`` the column imports (``../glue_common.py``);
+- the whole of any other shared ``adapters/glue*.py`` the column imports (none today);
 - the blocks of ``adapters/glue_blocks.py`` (``# contract glue block: <name>`` ... ``# contract
   glue block end``) the column uses (``../glue_blocks.py#<name>``): a block counts when a file of
   the column, or a shared module it imports (the base among them), takes from ``glue_blocks`` a
@@ -19,7 +19,7 @@ when it is glue wherever it sits:
 Nothing ``defaults`` runs may be counted: a mode test (``if contract is not None:``) runs in both
 modes, so it stays outside the markers and only its body goes inside.
 
-``glue_parts`` gives the counted line numbers themselves (``harness.glue_coverage`` checks them
+``glue_parts`` gives the counted line numbers themselves (``harness.runner_side.glue_coverage`` checks them
 against what each mode runs); ``count_glue_lines`` gives the numbers the evidence reports.
 """
 

@@ -1,7 +1,7 @@
-"""The glue coverage check: the glue count (``harness.glue``) against the lines each mode actually runs.
+"""The glue coverage check: the glue count (``harness.runner_side.glue``) against the lines each mode actually runs.
 
-The column's scenarios run once per mode, each mode in its own column process (``harness.column_main``
-in the column's environment, as the runner starts it) with line tracing (``harness.line_trace``) of the
+The column's scenarios run once per mode, each mode in its own column process (``harness.column_side.column_main``
+in the column's environment, as the runner starts it) with line tracing (``harness.column_side.line_trace``) of the
 functions under ``adapters/``. Only what the column runs while the framework plays a driver step is
 traced: the worker's ``perform``. Glue is what runs while the framework plays the step; the ``facts``,
 ``detail`` and explanations the column process computes from a finished run report on the run, they do
@@ -37,20 +37,19 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .columns import ROOT, Column
-from .glue import counted_lines, glue_parts
-from .ledger import LedgerServer
-from .line_trace import read_lines
-from .sandbox import clean_environment
+from harness.columns import ROOT, Column
+from harness.ledger import LedgerServer
+from harness.runner_side.glue import counted_lines, glue_parts
+from harness.runner_side.sandbox import clean_environment
 
 MODES = ("defaults", "contract")
 TRACE_TIMEOUT_S = 300.0  # per scenario: tracing slows a framework's own code down several times
 DECLARATION = "defaults_never_reaches"  # the column class attribute: {"<file>:<function>": "<why>"}
 BOOTSTRAP = (
     "import sys; sys.path[:0] = sys.argv[1].split(':'); "
-    "from harness.line_trace import install; install(sys.argv[2], sys.argv[3]); "
-    "from harness.glue_coverage import write_declared; write_declared(sys.argv[4], sys.argv[5]); "
-    "from harness.column_main import main; sys.exit(main(sys.argv[6:]))"
+    "from harness.column_side.line_trace import install; install(sys.argv[2], sys.argv[3]); "
+    "from harness.runner_side.glue_coverage import write_declared; write_declared(sys.argv[4], sys.argv[5]); "
+    "from harness.column_side.column_main import main; sys.exit(main(sys.argv[6:]))"
 )
 Lines = dict[Path, set[int]]
 
@@ -254,3 +253,13 @@ def _sources(adapter_dir: Path) -> dict[Path, bytes]:
     """The text of every file the comparison reads: the column's folder and the shared ``adapters/*.py``."""
     adapter_dir = adapter_dir.resolve()
     return {p: p.read_bytes() for p in [*adapter_dir.rglob("*.py"), *adapter_dir.parent.glob("*.py")]}
+
+
+def read_lines(out: Path) -> dict[Path, set[int]]:
+    """What ``harness.column_side.line_trace.install`` recorded: the lines run, per file."""
+    runs: dict[Path, set[int]] = {}
+    if out.exists():
+        for entry in out.read_text(encoding="utf-8").splitlines():
+            number, _, name = entry.partition("\t")
+            runs.setdefault(Path(name), set()).add(int(number))
+    return runs

@@ -11,20 +11,21 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib
 import time
 from pathlib import Path
 from typing import Any
 
-from .canonical_io import write_json
-from .columns import load_column
-from .driver import SCENARIO_TIMEOUT_S, run_scenario
-from .ledger import Binding, LedgerClient
-from .mechanisms import locate
-from .observation import raw_record
-from .protocol import ColumnAdapter
-from .sandbox import install_network_guard
-from .scenarios import Scenario, load_scenarios
-from .scripted_model import summarize_log
+from harness.canonical_io import write_json
+from harness.column_side.driver import run_scenario
+from harness.column_side.mechanisms import locate
+from harness.column_side.network_guard import install_network_guard
+from harness.column_side.protocol import ColumnAdapter
+from harness.column_side.scripted_model import summarize_log
+from harness.errors import HarnessError
+from harness.ledger import Binding, LedgerClient
+from harness.records import SCENARIO_TIMEOUT_S, raw_record, run_key
+from harness.scenarios import Scenario, load_scenarios
 
 
 def run_raw(
@@ -51,9 +52,13 @@ def run_raw(
     return raw_record(run, column.facts(run, mode), model, detail)
 
 
-def run_key(mode: str, key: str, again: bool = False) -> str:
-    """How a run's ledger entries are tagged (and where its scratch directory is): ``<mode>/<scenario>``."""
-    return f"{mode}/{key}{'.again' if again else ''}"
+def load_column(entry: str) -> ColumnAdapter:
+    """Import a column's class (``module:Class``) and make the one instance its column process uses."""
+    module_name, _, class_name = entry.partition(":")
+    cls = getattr(importlib.import_module(module_name), class_name or "Column", None)
+    if not (isinstance(cls, type) and issubclass(cls, ColumnAdapter)):
+        raise HarnessError(f"{entry} is not a ColumnAdapter class")
+    return cls()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,19 +1,15 @@
-"""The sandbox around every column process: a cleaned environment and an audit-hook guard.
+"""The network guard of a column process: an audit hook installed before any framework is imported.
 
-Columns run as ``python -I`` (no ``PYTHONPATH``, no user site) with an environment that
-holds nothing of the caller's but a minimal PATH: no API keys, and every framework's
-tracing and telemetry switched off. Inside, an audit hook refuses (``PermissionError``)
-every connection, datagram and name or address lookup that is not loopback or AF_UNIX,
-and every start of another program or replacement of the process (``os.fork`` stays
-allowed: the harness forks its own workers) unless it runs one of ``ALLOWED_PROGRAMS``.
-Each attempt is appended to a JSON-lines log as ``["refused", what]`` or
-``["allowed", what]``, so a framework that phones home or shells out is a finding in the
-evidence, never a silent call. ``what`` is deterministic: no pids, and of a program only
-its name and its arguments, with absolute paths relative to the repository when under it
-and reduced to their last part otherwise (no temporary directory).
+It refuses (``PermissionError``) every connection, datagram and name or address lookup that is not
+loopback or AF_UNIX, and every start of another program or replacement of the process (``os.fork``
+stays allowed: the harness forks its own workers) unless it runs one of ``ALLOWED_PROGRAMS``, and
+appends each attempt to a JSON-lines log as ``["refused", what]`` or ``["allowed", what]`` (read by
+``harness.runner_side.sandbox``). ``what`` is deterministic: no pids, and of a program only its
+name and its arguments, with absolute paths relative to the repository when under it and reduced
+to their last part otherwise.
 
-Audit hooks see what CPython reports: a hostname inside a connect or sendto address is
-resolved before the event is raised (the connection itself is still refused).
+Audit hooks see what CPython reports: a hostname inside a connect or sendto address is resolved
+before the event is raised (the connection itself is still refused).
 """
 
 from __future__ import annotations
@@ -29,24 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .columns import ROOT
-
-TELEMETRY_OFF = {
-    "LANGSMITH_TRACING": "false",
-    "LANGCHAIN_TRACING_V2": "false",
-    "LANGCHAIN_TRACING": "false",
-    "LANGSMITH_OTEL_ENABLED": "false",
-    "OPENAI_AGENTS_DISABLE_TRACING": "1",
-    "OTEL_SDK_DISABLED": "true",
-    "OTEL_TRACES_EXPORTER": "none",
-    "OTEL_METRICS_EXPORTER": "none",
-    "OTEL_LOGS_EXPORTER": "none",
-    "DO_NOT_TRACK": "1",
-    "ANONYMIZED_TELEMETRY": "False",
-    "HF_HUB_OFFLINE": "1",
-    "HF_HUB_DISABLE_TELEMETRY": "1",
-    "SCARF_NO_ANALYTICS": "true",
-}
+from harness.columns import ROOT
 
 # The harness's own programs a column may start (a framework's stdio MCP client starting
 # the harness's MCP server): absolute paths of scripts in this repository.
@@ -56,18 +35,6 @@ ALLOWED_PROGRAMS: tuple[Path, ...] = (ROOT / "scripts" / "serve_mcp.py",)
 # spawn and forkserver start methods and its resource tracker call directly; the guard
 # wraps it to raise this one (subprocess.Popen raises its own event before calling it).
 FORK_EXEC_EVENT = "harness.fork_exec"
-
-
-def clean_environment(home: Path) -> dict[str, str]:
-    """The whole environment a column process gets: nothing inherited but a minimal PATH."""
-    return {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": str(home),
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-        "TZ": "UTC",
-        **TELEMETRY_OFF,
-    }
 
 
 def _is_loopback_host(host: Any) -> bool:
@@ -186,18 +153,3 @@ def install_network_guard(log_path: Path) -> None:
     _audit_fork_exec()
 
 
-def _recorded(log_path: Path, verdict: str) -> list[str]:
-    if not log_path.exists():
-        return []
-    entries = (json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines() if line)
-    return sorted({what for kind, what in entries if kind == verdict})
-
-
-def refused_attempts(log_path: Path) -> list[str]:
-    """Distinct refused attempts, sorted (deterministic for the evidence)."""
-    return _recorded(log_path, "refused")
-
-
-def allowed_starts(log_path: Path) -> list[str]:
-    """Distinct allowed starts of the harness's own programs, sorted."""
-    return _recorded(log_path, "allowed")

@@ -8,8 +8,7 @@ write (``call_admitted``, ``tool_result``, ``approval_granted``, ``duplicate_eve
 
 from __future__ import annotations
 
-from .driver import ScenarioRun
-from .observables import StepFacts
+from harness.records import ScenarioRun, StepFacts
 
 
 def facts_from_engine_events(run: ScenarioRun) -> list[StepFacts]:

@@ -17,20 +17,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .column_main import run_key
-from .columns import ROOT, Column, measured_exceptions
-from .driver import SCENARIO_TIMEOUT_S
-from .errors import HarnessError
-from .ledger import LedgerServer, LedgerStore
-from .mechanisms import missing_roles
-from .observation import observation
-from .sandbox import clean_environment, refused_attempts
-from .scenarios import Scenario, load_scenarios
+from harness.columns import ROOT, Column, measured_exceptions
+from harness.errors import HarnessError
+from harness.ledger import LedgerServer, LedgerStore
+from harness.records import SCENARIO_TIMEOUT_S, missing_roles, run_key
+from harness.runner_side.observation import observation
+from harness.runner_side.sandbox import clean_environment, refused_attempts
+from harness.scenarios import Scenario, load_scenarios
 
 # -I ignores PYTHONPATH and the user site; the bootstrap puts the repository first on sys.path.
 BOOTSTRAP = (
     "import sys; sys.path[:0] = sys.argv[1].split(':'); "
-    "from harness.column_main import main; sys.exit(main(sys.argv[2:]))"
+    "from harness.column_side.column_main import main; sys.exit(main(sys.argv[2:]))"
 )
 START_MARGIN_S = 120.0
 
@@ -47,7 +45,7 @@ class ColumnResult:
     network: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     mechanisms: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """role -> where the framework keeps it (``harness.mechanisms``), read in the column's environment."""
+    """role -> where the framework keeps it (``harness.column_side.mechanisms``), read in the column's environment."""
     undeclared_races: list[str] = field(default_factory=list)
     """``<column>/<mode>/<scenario>/<part>`` for every part of a record that differed between two runs."""
 
@@ -76,7 +74,7 @@ def run_column(
     versions: dict[str, str] = {}
     python = Path(sys.executable)
     if column.environment == "isolated":
-        from .environments import ensure_environment  # only isolated columns need uv
+        from harness.runner_side.environments import ensure_environment  # only isolated columns need uv
 
         try:
             env = ensure_environment(column.adapter_dir, log=log)

@@ -16,50 +16,21 @@ import os
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .approver import CLOCK_START, HumanApprover
-from .errors import HarnessError
-from .faults import FAULT_EXIT_CODE, FAULTS_FILE, SCHEDULE_FAILED_EXIT_CODE, fired_faults, schedule_failures
-from .ledger import Binding, LedgerServer, bind_worker
-from .protocol import InboundEvent, StepOutcome, StepRequest
-from .scenarios import Scenario
-from .sibling_order import killed_siblings
-from .world import arm_schedule
-
-SCENARIO_TIMEOUT_S = 120.0  # wall clock for all steps of one scenario: a hidden loop must never hang a run
+from harness.column_side.approver import CLOCK_START, HumanApprover
+from harness.column_side.faults import FAULT_EXIT_CODE, FAULTS_FILE, SCHEDULE_FAILED_EXIT_CODE, fired_faults, schedule_failures
+from harness.column_side.protocol import InboundEvent, StepOutcome, StepRequest
+from harness.column_side.sibling_order import killed_siblings
+from harness.column_side.world import arm_schedule
+from harness.errors import HarnessError
+from harness.ledger import Binding, LedgerServer, bind_worker
+from harness.records import SCENARIO_TIMEOUT_S, ScenarioRun, StepRecord
+from harness.scenarios import Scenario
 
 Perform = Callable[[Scenario, Path, StepRequest], StepOutcome]
 """Runs one driver step inside a worker (a column's ``perform`` with its mode bound)."""
-
-
-@dataclass
-class StepRecord:
-    """One driver step as the supervisor saw it. ``ledger`` (the counts after the step) is filled in from
-    the ledger's own file by whoever keeps it: the runner, or ``run_scenario`` when it keeps a private one."""
-
-    index: int
-    action: str
-    status: str  # a run status, or crashed / error
-    session_status: str
-    refusal: str | None = None
-    error: str | None = None
-    raised: str | None = None  # the type of the exception that ended the step (``module.Name``, builtins bare)
-    killed: bool = False  # the worker died by a kill fault (a column may also report ``crashed`` of a state it finds)
-    pending: list[dict[str, Any]] = field(default_factory=list)
-    ledger: dict[str, dict[str, Any]] = field(default_factory=dict)
-    trace: list[dict[str, Any]] = field(default_factory=list)
-
-
-@dataclass
-class ScenarioRun:
-    """Everything a column's run of one scenario left behind."""
-
-    scenario: Scenario
-    scratch: Path
-    steps: list[StepRecord]
 
 
 def run_scenario(

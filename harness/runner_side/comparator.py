@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .observables import NA, OBSERVABLES
+from harness.runner_side.observables import NA, OBSERVABLES
 
 Explain = Callable[[str, Any, Any], "str | None"]
 """An adapter's own words for a difference: (observable, hand-written, framework) -> reason or None."""

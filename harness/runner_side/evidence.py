@@ -15,11 +15,11 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from .columns import REFERENCE, ROOT
-from .comparator import Explain, compare_scenario, summarize
-from .glue import count_glue_lines
-from .observables import OBSERVABLES
-from .runner import ColumnResult
+from harness.columns import REFERENCE, ROOT
+from harness.runner_side.comparator import Explain, compare_scenario, summarize
+from harness.runner_side.glue import count_glue_lines
+from harness.runner_side.observables import OBSERVABLES
+from harness.runner_side.runner import ColumnResult
 
 SCHEMA_VERSION = 1
 SCHEMA_PATH = ROOT / "evidence" / "evidence.schema.json"

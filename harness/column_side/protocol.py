@@ -14,14 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from harness.records import RunStatus
+
 if TYPE_CHECKING:
-    from .driver import ScenarioRun
-    from .observables import StepFacts
-    from .scenarios import Scenario
+    from harness.records import ScenarioRun, StepFacts
+    from harness.scenarios import Scenario
 
 Action = Literal["run", "deliver_again", "approve", "misuse_token", "reject", "resume", "reconcile", "snapshot", "restore"]
-RunStatus = Literal["completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "refused", "crashed", "error"]
-STATUSES: tuple[RunStatus, ...] = ("completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "refused", "crashed", "error")
 
 
 @dataclass(frozen=True)
@@ -111,7 +110,7 @@ class ColumnAdapter(ABC):
     modes: ClassVar[tuple[str, ...]]
     mechanisms: ClassVar[dict[str, str]] = {}
     """Where the framework keeps its loop, tool dispatch, message assembly, approval and persistence:
-    role -> ``module:qualname`` of the framework's own code (``harness.mechanisms``); empty for our own columns."""
+    role -> ``module:qualname`` of the framework's own code (``harness.column_side.mechanisms``); empty for our own columns."""
 
     def prepare(self, mode: str) -> None:  # noqa: B027 (an optional hook: doing nothing is the default)
         """Imports and warm-up done once in the column process, so forked workers do not pay them again."""

@@ -16,12 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from handwritten.canonical import canonical_json
 from handwritten.model import ModelReply, ToolCall
-
-from .faults import FaultPlan
-from .world import INJECTION_MARKER
+from harness.column_side.faults import FaultPlan
+from harness.fixture_tools import INJECTION_MARKER
 
 if TYPE_CHECKING:
-    from .scenarios import Scenario
+    from harness.scenarios import Scenario
 
 EXHAUSTED_TEXT = "[scripted model: no scripted turn left]"
 

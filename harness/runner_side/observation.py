@@ -12,19 +12,9 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from .driver import ScenarioRun, StepRecord
-from .observables import STATUSES, StepFacts, observe
-from .scenarios import Scenario
-
-
-def raw_record(run: ScenarioRun, facts: list[StepFacts], model: dict[str, Any], detail: dict[str, Any]) -> dict[str, Any]:
-    """What a column process sends back for one scenario (plain JSON)."""
-    return {
-        "steps": [dataclasses.asdict(s) for s in run.steps],
-        "facts": [dataclasses.asdict(f) for f in facts],
-        "model": model,
-        "detail": detail,
-    }
+from harness.records import STATUSES, ScenarioRun, StepFacts, StepRecord
+from harness.runner_side.observables import observe
+from harness.scenarios import Scenario
 
 
 def observation(scenario: Scenario, raw: dict[str, Any], measured_exceptions: frozenset[str] = frozenset()) -> dict[str, Any]:

@@ -10,27 +10,16 @@ import os
 import sqlite3
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from handwritten.storage import connect
-
-from .errors import HarnessError
+from harness.errors import HarnessError
+from harness.fixture_tools import InjectedToolError
+from harness.scenarios import Fault
 
 FAULT_EXIT_CODE = 86
 SCHEDULE_FAILED_EXIT_CODE = 87  # a schedule's ordering could not be forced: the step is an error, not a measurement
 FAULTS_FILE = "faults.sqlite"  # in the run's scratch directory: which faults fired
-
-# point -> (what it does, the field that selects where it fires)
-FAULT_POINTS: dict[str, tuple[str, str]] = {
-    "model.kill_before_turn": ("kill", "turn"),  # before the scripted model answers turn N (0-based)
-    "tool.raise_before_effect": ("raise", "call_id"),  # the executor raises after entry, before any effect
-    "tool.kill_before_effect": ("kill", "call_id"),  # process death after executor entry, before the effect
-    "tool.kill_after_effect": ("kill", "call_id"),  # process death after the effect committed, before returning
-    "tool.timeout_after_effect": ("timeout", "call_id"),  # TimeoutError after the effect committed
-    "engine.kill_after_checkpoint": ("kill", "call_id"),  # engine-only: after the intent checkpoint, before the executor
-}
-
 
 def open_faults_db(path: str) -> sqlite3.Connection:
     """The file where fault firings are committed (autocommit, WAL)."""
@@ -38,29 +27,6 @@ def open_faults_db(path: str) -> sqlite3.Connection:
     conn.execute("CREATE TABLE IF NOT EXISTS faults_fired (fault_index INTEGER PRIMARY KEY, point TEXT NOT NULL)")
     conn.execute("CREATE TABLE IF NOT EXISTS schedule_failures (seq INTEGER PRIMARY KEY AUTOINCREMENT, message TEXT NOT NULL)")
     return conn
-
-
-class InjectedToolError(RuntimeError):
-    """The failure ``tool.raise_before_effect`` raises: nothing happened, a retry may run."""
-
-
-
-
-@dataclass(frozen=True)
-class Fault:
-    """One scheduled fault: a point and its selector (a call id or a model turn)."""
-
-    point: str
-    call_id: str | None = None
-    turn: int | None = None
-
-    @property
-    def action(self) -> str:
-        return FAULT_POINTS[self.point][0]
-
-    @staticmethod
-    def from_json(data: dict[str, Any]) -> Fault:
-        return Fault(point=data["point"], call_id=data.get("call_id"), turn=data.get("turn"))
 
 
 class FaultPlan:

@@ -1,4 +1,4 @@
-"""Line tracing of a column process, for the glue coverage check (``harness.glue_coverage``).
+"""Line tracing of a column process, for the glue coverage check (``harness.runner_side.glue_coverage``).
 
 ``install`` makes the workers this process forks (and the threads they start) record every line
 they run in a function of a file under the traced folder: each new ``<line>\\t<file>`` is appended
@@ -56,13 +56,3 @@ def install(out: str | Path, folder: str | Path) -> None:
 
     threading.settrace(calls)
     sys.settrace(calls)
-
-
-def read_lines(out: Path) -> dict[Path, set[int]]:
-    """What ``install`` recorded: the lines run, per file."""
-    runs: dict[Path, set[int]] = {}
-    if out.exists():
-        for entry in out.read_text(encoding="utf-8").splitlines():
-            number, _, name = entry.partition("\t")
-            runs.setdefault(Path(name), set()).add(int(number))
-    return runs

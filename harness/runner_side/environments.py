@@ -43,7 +43,7 @@ from packaging.utils import canonicalize_name
 
 from harness.errors import HarnessError
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 CACHE_ENV_VAR = "AGENT_BENCH_ENV_CACHE"
 LOCK_NAME = "requirements.lock"
 REQUIREMENTS_IN_NAME = "requirements.in"

@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .faults import FaultPlan
+from harness.column_side.faults import FaultPlan
 
 SIBLINGS_FIRST, KILL_FIRST = "siblings_first", "kill_first"
 ORDERS = (SIBLINGS_FIRST, KILL_FIRST)

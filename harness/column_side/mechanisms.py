@@ -16,19 +16,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .errors import HarnessError
-
-ROLES = ("loop", "tool_dispatch", "message_assembly", "approval", "persistence")
+from harness.errors import HarnessError
 
 
 def locate(mechanisms: dict[str, str]) -> dict[str, dict[str, Any]]:
     """``role -> {"ref", "file", "line"}`` for every named mechanism; raises when one cannot be found."""
     return {role: _locate(role, ref) for role, ref in sorted(mechanisms.items())}
-
-
-def missing_roles(mechanisms: dict[str, str]) -> list[str]:
-    """The roles a third-party column must name and did not."""
-    return [role for role in ROLES if role not in mechanisms]
 
 
 def _locate(role: str, ref: str) -> dict[str, Any]:

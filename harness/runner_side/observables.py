@@ -8,17 +8,14 @@ is ``"n/a"``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from handwritten.schema import ArgsValidator
 from handwritten.tools import RiskClass
-
-from .driver import ScenarioRun
-from .world import FIXTURE_TOOLS
+from harness.fixture_tools import FIXTURE_TOOLS
+from harness.records import ScenarioRun, StepFacts
 
 NA = "n/a"
-STATUSES = ("completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "refused", "crashed", "error")
 RESUME_POSITIONS = ("model_turn", "awaiting_approval", "before_execute", "after_execute", "reconcile")
 OBSERVABLES = (
     "status",
@@ -35,26 +32,6 @@ DECISIONS = ("approve", "reject", "misuse_token")
 CONTRACT_COLUMNS = ("schema_failure_side_effects", "pre_approval_state", "idempotent_replay", "checkpoint_after_interrupt")
 
 _VALIDATORS = {name: ArgsValidator(tool.schema) for name, tool in FIXTURE_TOOLS.items()}
-
-
-@dataclass
-class StepFacts:
-    """What a column's own mechanisms report about one driver step.
-
-    ``results``: tool results delivered to the model (call id, status, content);
-    ``approvals_granted``: call ids approved; ``resumed``: where a resume continued
-    (position, pending call, approvals still held); ``dedup``: the column deduplicated a
-    delivery (a replayed result or an ignored duplicate event), ``dedup_by`` says whether
-    its framework or its contract glue did; ``validated_before_pause``: the pending calls' arguments were
-    validated before the run paused for approval.
-    """
-
-    results: list[dict[str, Any]] = field(default_factory=list)
-    approvals_granted: list[str] = field(default_factory=list)
-    resumed: dict[str, Any] | None = None
-    dedup: bool = False
-    dedup_by: str = "framework"  # who deduplicated when ``dedup``: the framework itself, or contract glue
-    validated_before_pause: bool | None = None
 
 
 def observe(run: ScenarioRun, facts: list[StepFacts], model: dict[str, Any]) -> dict[str, Any]:
