@@ -15,6 +15,10 @@ from harness.runner_side.observation import observation
 from harness.scenarios import load_scenarios
 
 
+# A column's in-environment tests import its framework: they run on its own interpreter (tests/in_env.py).
+collect_ignore_glob = ["*/in_env/*"]
+
+
 @dataclass(frozen=True)
 class HandwrittenRun:
     """One scenario's observation record from the hand-written column; ``actual`` are its observables."""
