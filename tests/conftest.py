@@ -14,9 +14,8 @@ from harness.column_side.column_main import run_raw
 from harness.runner_side.observation import observation
 from harness.scenarios import load_scenarios
 
-
 # A column's in-environment tests import its framework: they run on its own interpreter (tests/in_env.py).
-collect_ignore_glob = ["*/in_env/*"]
+collect_ignore_glob = ["*/in_env", "*/in_env/*"]
 
 
 @dataclass(frozen=True)
