@@ -1,0 +1,76 @@
+"""The OpenAI Agents SDK column driven step by step through the harness's driver (worker processes, a private
+ledger), on scenarios these tests bring: a turn's decisions given one at a time in reverse order, and the
+contract's step bound across a resume."""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapters.openai_agents.column import OpenAIAgentsColumn
+from harness.column_side.driver import run_scenario
+from harness.column_side.scripted_model import summarize_log
+from harness.scenarios import Fault, Scenario
+
+
+def drive(tmp: Path, mode: str, max_steps: int, script: list[Any], driver: list[Any], faults: tuple[Fault, ...] = ()) -> dict[str, Any]:
+    """Each step's status, error, pending call ids and effects by call id, and the model's calls per turn."""
+    scenario = Scenario(
+        id="probe", file="probe.json", description="", covers=(), tools=("transfer_funds", "send_email", "get_weather"),
+        session_id="sess-probe", user_input="Pay, mail and look.", system_prompt=None, max_steps=max_steps,
+        model_script=tuple(script), driver=tuple(driver), faults=faults,
+    )
+    column = OpenAIAgentsColumn()
+    column.prepare(mode)
+    run = run_scenario(scenario, partial(column.perform, mode=mode), tmp / mode)
+    steps = [{"status": s.status, "error": s.error, "pending": sorted(p["call_id"] for p in s.pending),
+              "effects": {cid: c["effects"] for cid, c in sorted(s.ledger.items())}} for s in run.steps]
+    return {"steps": steps, "asked": summarize_log(run.scratch / "model_log.jsonl", len(script))["calls_per_turn"]}
+
+
+def transfer(cid: str, cents: int) -> dict[str, Any]:
+    return {"id": cid, "name": "transfer_funds", "arguments": {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": cents}}
+
+
+def weather(cid: str) -> dict[str, Any]:
+    return {"tool_calls": [{"id": cid, "name": "get_weather", "arguments": {"city": "Paris"}}]}
+
+
+@pytest.mark.parametrize("mode", ["defaults", "contract"])
+def test_a_turns_calls_decided_one_at_a_time_in_reverse_order_each_reach_their_own_call(tmp_path: Path, mode: str) -> None:
+    """Three high-risk calls in one turn; the driver approves c3, rejects c2, approves c1, resuming the run after each
+    decision. The SDK runs a decided call at once and pauses again on the undecided ones."""
+    email = {"id": "c2", "name": "send_email", "arguments": {"to": "a@b.c", "subject": "s", "body": "b"}}
+    run = drive(tmp_path, mode, 8, [{"tool_calls": [transfer("c1", 100), email, transfer("c3", 300)]}, {"text": "Paid twice, mailed nobody."}],
+                [{"action": "run", "event_id": "e1"}, {"action": "approve", "call_id": "c3"},
+                 {"action": "reject", "call_id": "c2", "reason": "no mail"}, {"action": "approve", "call_id": "c1"}])
+    assert [s["error"] for s in run["steps"]] == [None] * 4
+    assert [(s["status"], s["pending"], s["effects"]) for s in run["steps"]] == [
+        ("awaiting_approval", ["c1", "c2", "c3"], {}),
+        ("awaiting_approval", ["c1", "c2"], {"c3": 1}),
+        ("awaiting_approval", ["c1"], {"c3": 1}),
+        ("completed", [], {"c1": 1, "c3": 1}),
+    ]
+    assert run["asked"] == {"0": 1, "1": 1}  # the model saw the turn's three answers at once
+
+
+def test_the_contract_step_bound_holds_across_a_crash_resume(tmp_path: Path) -> None:
+    """max_steps 2; the process dies as the model is asked for turn 1. The resume continues the saved conversation,
+    which already holds turn 0: the model gets turn 1 again and never turn 2."""
+    run = drive(tmp_path, "contract", 2, [weather("w1"), weather("w2"), weather("w3"), {"text": "done"}],
+                [{"action": "run", "event_id": "e1"}, {"action": "resume"}], (Fault("model.kill_before_turn", turn=1),))
+    assert [s["status"] for s in run["steps"]] == ["crashed", "stopped_max_steps"]
+    assert run["asked"] == {"0": 1, "1": 2}
+
+
+def test_the_contract_step_bound_holds_across_an_approval(tmp_path: Path) -> None:
+    """max_steps 2; turn 0 pauses for approval. After the approval the model gets turn 1 and never turn 2: the
+    resumed RunState carries the run's count."""
+    run = drive(tmp_path, "contract", 2, [{"tool_calls": [transfer("c1", 100)]}, weather("w1"), weather("w2"), {"text": "done"}],
+                [{"action": "run", "event_id": "e1"}, {"action": "approve", "call_id": "c1"}])
+    assert [s["status"] for s in run["steps"]] == ["awaiting_approval", "stopped_max_steps"]
+    assert run["asked"] == {"0": 1, "1": 1}
+    assert run["steps"][-1]["effects"] == {"c1": 1, "w1": 0}
