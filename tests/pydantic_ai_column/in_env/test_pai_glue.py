@@ -1,6 +1,5 @@
-"""Checks of the Pydantic AI column's pieces against the real framework, run on the column's interpreter
-(``tests/pydantic_ai_column/test_pai_glue.py``): the contract glue's tools, the defaults tools, the saved
-decisions and the scripted model's view of Pydantic AI's messages. Each ``check_*`` gets a scratch directory."""
+"""Unit tests of the Pydantic AI column's pieces against the real framework: the contract glue's tools, the
+defaults tools, the saved decisions and the scripted model's view of Pydantic AI's messages."""
 
 from __future__ import annotations
 
@@ -51,8 +50,8 @@ class Rig:
         return {cid: (c["tool_entries"], c["executor_entries"], c["effects"]) for cid, c in sorted(counts.items())}
 
 
-def check_invalid_or_denied_calls_are_answered_before_any_pause_and_never_enter_the_tool(tmp: Path) -> None:
-    rig = Rig(tmp, [[("c1", "put_note", {**NOTE, "priority": "2"}), ("c2", "drop_database", {"name": "prod"}),
+def test_invalid_or_denied_calls_are_answered_before_any_pause_and_never_enter_the_tool(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, [[("c1", "put_note", {**NOTE, "priority": "2"}), ("c2", "drop_database", {"name": "prod"}),
                      ("c3", "transfer_funds", {**TRANSFER, "amount_cents": "5"})]])
     result = rig.run()
     assert result.output == "done"  # nothing paused: the invalid transfer never reached the human
@@ -61,8 +60,8 @@ def check_invalid_or_denied_calls_are_answered_before_any_pause_and_never_enter_
     assert [(e["kind"], e["call_id"]) for e in rig.events] == [("schema_rejected", "c1"), ("call_admitted", "c2"), ("schema_rejected", "c3")]
 
 
-def check_an_admitted_high_risk_call_pauses_and_a_second_approval_replays(tmp: Path) -> None:
-    rig = Rig(tmp, [[("c1", "transfer_funds", TRANSFER)]])
+def test_an_admitted_high_risk_call_pauses_and_a_second_approval_replays(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, [[("c1", "transfer_funds", TRANSFER)]])
     paused = rig.run()
     assert isinstance(paused.output, DeferredToolRequests) and [c.tool_call_id for c in paused.output.approvals] == ["c1"]
     assert rig.effects() == {}
@@ -74,8 +73,8 @@ def check_an_admitted_high_risk_call_pauses_and_a_second_approval_replays(tmp: P
     assert answer(first) == answer(second) == ['{"amount_cents":5,"status":"sent","transfer_id":"tr-c1"}']  # the stored result, as is
 
 
-def check_a_valid_call_waits_with_a_sibling_that_needs_approval(tmp: Path) -> None:
-    rig = Rig(tmp, [[("c1", "put_note", NOTE), ("c2", "send_email", EMAIL)]])
+def test_a_valid_call_waits_with_a_sibling_that_needs_approval(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, [[("c1", "put_note", NOTE), ("c2", "send_email", EMAIL)]])
     paused = rig.run()
     assert [(c.tool_call_id, paused.output.metadata[c.tool_call_id][HELD]) for c in paused.output.approvals] == [("c1", True), ("c2", False)]
     assert rig.effects() == {}
@@ -83,38 +82,38 @@ def check_a_valid_call_waits_with_a_sibling_that_needs_approval(tmp: Path) -> No
     assert rig.effects() == {"c1": (1, 1, 1)}
 
 
-def check_an_uncertain_call_ends_the_run_unanswered_until_a_reconcile_settles_it(tmp: Path) -> None:
-    rig = Rig(tmp, [[("c1", "put_note", NOTE)]], faults=(Fault("tool.timeout_after_effect", call_id="c1"),))
+def test_an_uncertain_call_ends_the_run_unanswered_until_a_reconcile_settles_it(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, [[("c1", "put_note", NOTE)]], faults=(Fault("tool.timeout_after_effect", call_id="c1"),))
     stopped = rig.run()
     assert isinstance(stopped.output, DeferredToolRequests) and [c.tool_call_id for c in stopped.output.calls] == ["c1"]
-    record_reconcile(tmp, "c1", "confirmed")
+    record_reconcile(tmp_path, "c1", "confirmed")
     done = rig.run(stopped.all_messages())
     assert done.output == "done" and rig.statuses == {"c1": "reconciled"}
     assert rig.effects() == {"c1": (1, 1, 1)}  # confirmed: never run again
     assert [e["kind"] for e in rig.events if e["kind"] in ("uncertain", "reconciled")] == ["uncertain", "reconciled"]
 
 
-def check_a_resume_gets_the_saved_decisions_and_a_go_ahead_only_for_calls_that_need_no_human(tmp: Path) -> None:
-    rig = Rig(tmp, [])
-    save_decisions(tmp, {"c1": True, "c2": ToolDenied("no")})
+def test_a_resume_gets_the_saved_decisions_and_a_go_ahead_only_for_calls_that_need_no_human(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, [])
+    save_decisions(tmp_path, {"c1": True, "c2": ToolDenied("no")})
     transfer, email, note = (ToolCallPart("transfer_funds", TRANSFER, tool_call_id="c1"), ToolCallPart("send_email", EMAIL, tool_call_id="c2"),
                              ToolCallPart("put_note", NOTE, tool_call_id="c4"))
-    assert saved_results(rig.contract, tmp, [email, transfer, note]).approvals == {"c4": True, "c2": ToolDenied("no"), "c1": True}  # type: ignore[union-attr]
+    assert saved_results(rig.contract, tmp_path, [email, transfer, note]).approvals == {"c4": True, "c2": ToolDenied("no"), "c1": True}  # type: ignore[union-attr]
     undecided = ToolCallPart("transfer_funds", TRANSFER, tool_call_id="c3")
-    assert saved_results(rig.contract, tmp, [transfer, undecided]) is None and saved_results(rig.contract, tmp, []) is None
+    assert saved_results(rig.contract, tmp_path, [transfer, undecided]) is None and saved_results(rig.contract, tmp_path, []) is None
 
 
-def check_defaults_tools_coerce_and_forbid_unknown_fields_as_pydantic_does(tmp: Path) -> None:
+def test_defaults_tools_coerce_and_forbid_unknown_fields_as_pydantic_does(tmp_path: Path) -> None:
     """The finding behind validation_before_execution: Pydantic AI's lax validation turns "2" into 2 and runs the
     tool; an unknown field is a retry prompt, and the tool is never entered."""
-    rig = Rig(tmp, [[("c1", "put_note", {**NOTE, "priority": "2"})], [("c2", "put_note", {**NOTE, "color": "red"})]], contract=False)
+    rig = Rig(tmp_path, [[("c1", "put_note", {**NOTE, "priority": "2"})], [("c2", "put_note", {**NOTE, "color": "red"})]], contract=False)
     result = rig.run()
     assert rig.effects() == {"c1": (1, 1, 1)}
     answers = {p.tool_call_id: p.outcome for m in result.all_messages() for p in m.parts if isinstance(p, ToolReturnPart)}
     assert answers == {"c1": "success", "c2": "retried"}  # the validation error goes back to the model as a retry
 
 
-def check_the_scripted_model_sees_roles_and_what_pydantic_ai_made_up(tmp: Path) -> None:
+def test_the_scripted_model_sees_roles_and_what_pydantic_ai_made_up() -> None:
     history = [
         ModelRequest(parts=[UserPromptPart("go")]),
         ModelResponse(parts=[ToolCallPart("put_note", NOTE, tool_call_id="c1"), ToolCallPart("put_note", {}, tool_call_id="c2")]),
