@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelResponse, RetryPromptPart, SystemPromptPart, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import ModelMessage, ModelResponse, RetryFeedbackPart, RetryPromptPart, SystemPromptPart, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from harness.column_side.scripted_model import ScriptedModel
@@ -42,6 +42,8 @@ def to_neutral(messages: list[ModelMessage]) -> list[dict[str, Any]]:
                 case ToolReturnPart():
                     role = "framework" if (part.metadata or {}).get(SYNTHESIZED) else "tool"
                     out.append({"role": role, "tool_call_id": part.tool_call_id, "content": part.model_response_str()})
+                case RetryFeedbackPart():  # Pydantic AI's own feedback on an unusable response: never bound to a call
+                    out.append({"role": "framework", "content": part.model_response()})
                 case RetryPromptPart():  # bound to a call: its answer; otherwise a prompt of Pydantic AI's own
                     out.append({"role": "tool" if part.tool_name else "framework", "tool_call_id": part.tool_call_id, "content": part.model_response()})
                 case _:
