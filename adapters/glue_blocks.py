@@ -100,8 +100,9 @@ class Rejected:
     output: dict[str, Any]
 
 
-def admit(contract: Contract, tool: str, call_id: str, raw_args: Any) -> Admitted | Rejected:
-    """Schema (strict, on the raw arguments: a JSON string is parsed, never coerced), then policy."""
+def admit(contract: Contract, tool: str, call_id: str, raw_args: Any, announce: bool = True) -> Admitted | Rejected:
+    """Schema (strict, on the raw arguments: a JSON string is parsed, never coerced), then policy. ``announce=False``
+    checks again without tracing (a call already admitted, checked once more where its tool runs)."""
     if tool not in contract.registry:
         return Rejected("error", {"error": f"unknown tool {tool!r}"})
     try:
@@ -110,10 +111,12 @@ def admit(contract: Contract, tool: str, call_id: str, raw_args: Any) -> Admitte
         return Rejected("error", {"error": f"arguments are not JSON: {exc.msg}"})
     checked = contract.registry.validator(tool).check(args)
     if not checked.ok:
-        contract.emit({"kind": "schema_rejected", "call_id": call_id, "errors": list(checked.errors)})
+        if announce:
+            contract.emit({"kind": "schema_rejected", "call_id": call_id, "errors": list(checked.errors)})
         return Rejected("error", {"error": "invalid arguments", "details": list(checked.errors)})
     decision = contract.decide(tool)
-    contract.emit({"kind": "call_admitted", "call_id": call_id, "decision": decision.value})
+    if announce:
+        contract.emit({"kind": "call_admitted", "call_id": call_id, "decision": decision.value})
     if decision is Decision.DENY:
         return Rejected("refused", {"error": f"refused by policy: {tool} is never allowed"})
     return Admitted(args, decision is Decision.NEEDS_APPROVAL)

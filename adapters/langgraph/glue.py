@@ -26,7 +26,6 @@ from langgraph.types import interrupt
 
 from adapters.glue_blocks import Admitted, Contract, Failed, Ok, Reconciled, Rejected, Replay, admit, resume_position, run_once, turns_left
 from handwritten.idempotency import RecordState
-from handwritten.policy import Decision
 
 from .graph import ToolCall, tool_message
 
@@ -35,11 +34,11 @@ ROLES = {"human": "user", "ai": "assistant"}
 
 
 def asks(contract: Contract) -> Callable[[ToolCall], bool]:
-    """Ask only about calls the policy holds for approval and whose raw arguments pass the schema."""
+    """Admit every call of the turn (schema, then policy) where the graph routes it, one call after another, and ask
+    only about those the policy holds for approval. Admitting here, not in the ToolNode's threads, keeps the trace
+    in the model's order (a rejected call is answered by the guard when the turn runs)."""
 
     def asked(call: ToolCall) -> bool:
-        if call["name"] not in contract.registry or contract.decide(call["name"]) is not Decision.NEEDS_APPROVAL:
-            return False  # the guard answers it when the turn runs
         verdict = admit(contract, call["name"], call["id"], call["args"])
         return isinstance(verdict, Admitted) and verdict.needs_approval
 
@@ -70,7 +69,7 @@ class ToolGuard:
     def __call__(self, request: Any, execute: Callable[[Any], Any]) -> Any:
         call = request.tool_call
         with self._contract.handover(call["id"]):  # the harness's sibling order (a schedule), around the call
-            verdict = admit(self._contract, call["name"], call["id"], call["args"])
+            verdict = admit(self._contract, call["name"], call["id"], call["args"], announce=False)  # traced where it was routed
             if isinstance(verdict, Rejected):
                 return tool_message(call, verdict.status, verdict.output)
             messages: list[Any] = []
