@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 from abc import abstractmethod
 from collections.abc import Awaitable
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ from harness.records import ScenarioRun, StepFacts
 from harness.scenarios import Scenario
 
 from .glue_blocks import Contract, first_delivery, reconcile_gate, verify_approval
+from .held_decisions import HeldDecisions
 
 T = TypeVar("T")
 MaybeAwaitable: TypeAlias = Union[T, Awaitable[T]]  # noqa: UP007  (a generic alias: mypy wants Union here)
@@ -161,6 +161,14 @@ class _Step:
         return self.loop.run(value) if inspect.isawaitable(value) else value  # type: ignore[arg-type]
 
     def play(self, session: Session) -> StepOutcome:
+        outcome = self._play(session)
+        return self.held.visible(outcome) if self.column.batched_decisions else outcome
+
+    @property
+    def held(self) -> HeldDecisions:
+        return HeldDecisions(self.context.scratch)
+
+    def _play(self, session: Session) -> StepOutcome:
         request, contract, trace = self.context.request, self.context.contract, self.context.trace
         match request.action:
             case "run" | "deliver_again":
@@ -188,14 +196,17 @@ class _Step:
                 return self.wait(session.reconcile(request.call_id, request.outcome))
                 # contract glue: end
             case "snapshot":
+                self.held.snapshot(self._snapshot_path())
                 return self.wait(session.snapshot(self._snapshot_path()))
             case "restore":
+                self.held.restore(self._snapshot_path())
                 return self.wait(session.restore(self._snapshot_path()))
 
     def _decide(self, session: Session) -> StepOutcome:
         request, trace = self.context.request, self.context.trace
         assert request.call_id is not None
-        now = self.wait(session.outcome())
+        framework_now = self.wait(session.outcome())
+        now = self.held.visible(framework_now) if self.column.batched_decisions else framework_now
         if self.context.contract is not None:
             # contract glue: start
             if (why := self._refusal(now)) is not None:
@@ -203,7 +214,7 @@ class _Step:
                 return now.refused(why)
             # contract glue: end
         decision = Decision(request.call_id, request.action != "reject", request.reason if request.action == "reject" else None)
-        decisions = self._batch(now, decision) if self.column.batched_decisions else [decision]
+        decisions = self._batch(framework_now, decision) if self.column.batched_decisions else [decision]
         if not decisions:  # held until the driver has decided the turn's other calls
             trace.emit({"kind": "decision_held", "call_id": decision.call_id})
             return now
@@ -229,19 +240,17 @@ class _Step:
 
     def _batch(self, now: StepOutcome, decision: Decision) -> list[Decision]:
         """The turn's decisions, in the framework's order, once every pending call has one; [] while some are
-        missing. A decision on a call that is not pending goes to the framework alone, as the driver gave it."""
+        missing. A decision on a call that is not pending goes to the framework alone, as the driver gave it;
+        in ``defaults`` a second decision on a held call replaces the first (the review screen's, not yet sent)."""
         pending = [p.call_id for p in now.pending]
         if decision.call_id not in pending or len(pending) == 1:
             return [decision]
-        held_file = self.context.scratch / "held_decisions.json"
-        saved = json.loads(held_file.read_text(encoding="utf-8")) if held_file.exists() else {}
-        held = saved.get("decisions", {}) if saved.get("turn") == sorted(pending) else {}  # a decision for another turn is void
-        held[decision.call_id] = {"approve": decision.approve, "reason": decision.reason}
+        held = {**self.held.of_turn(pending), decision.call_id: decision}
         if set(held) != set(pending):
-            held_file.write_text(json.dumps({"turn": sorted(pending), "decisions": held}), encoding="utf-8")
+            self.held.hold(pending, held)
             return []
-        held_file.unlink(missing_ok=True)
-        return [Decision(call_id, held[call_id]["approve"], held[call_id]["reason"]) for call_id in pending]
+        self.held.clear()
+        return [held[call_id] for call_id in pending]
 
     def _snapshot_path(self) -> Path:
         snapshots = self.context.scratch / "snapshots"

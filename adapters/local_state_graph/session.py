@@ -14,6 +14,7 @@ from typing import Any
 from handwritten import events as ev
 from handwritten.idempotency import RecordState
 from harness.column_side.protocol import PendingCall, StepOutcome
+from harness.records import RunStatus
 
 from .checkpointer import Checkpoint
 from .contract import Services, refuse, unexpected
@@ -22,7 +23,8 @@ from .graph import END, CompiledGraph, GraphError
 
 def outcome_of(state: Checkpoint, refusal: str | None = None) -> StepOutcome:
     """What one call on a session ended with: the session's status, or ``refused`` with the reason."""
-    session_status = state.values["status"]
+    # A thread left "running" was interrupted mid-run (a kill): reporting it as running would hide that.
+    session_status: RunStatus = state.values["status"] if state.values["status"] != "running" else "crashed"
     pending = tuple(PendingCall(c["call_id"], c["tool"], c["args"]) for c in state.values["pending_approval"])
     return StepOutcome("refused" if refusal else session_status, session_status, refusal, pending)
 

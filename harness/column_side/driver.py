@@ -104,8 +104,8 @@ def _play(
         fired_before = set(fired_faults(str(scratch / FAULTS_FILE)))
         binding = dataclasses.replace(ledger, step=index)
         record = _in_worker(perform, scenario, scratch, request, binding, max(0.0, deadline - time.monotonic()))
-        if record.status == "crashed":
-            _assert_kill_fired(scenario, scratch, fired_before)
+        if record.killed:  # the worker died with the fault exit code: a kill fault must have fired (a column may
+            _assert_kill_fired(scenario, scratch, fired_before)  # also report ``crashed`` of a state it finds)
         if token is not None and record.status not in ("refused", "error"):
             approver.last_used = token  # whatever token the column accepted is now a used token
         record.trace, trace_read = _trace_since(scratch, trace_read, index)

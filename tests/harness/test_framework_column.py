@@ -51,6 +51,14 @@ class FileSession:
         status = "awaiting_approval" if pending else "completed"
         return StepOutcome(status, status, pending=pending)
 
+    def snapshot(self, path: Path) -> StepOutcome:
+        path.write_text(self.file.read_text())
+        return self.outcome()
+
+    def restore(self, path: Path) -> StepOutcome:
+        self.file.write_text(path.read_text())
+        return self.outcome()
+
     def close(self) -> None:
         pass
 
@@ -130,3 +138,29 @@ def test_contract_refuses_a_decision_on_a_call_that_is_not_pending_and_reconcile
     assert _step(column, tmp_path, StepRequest(2, "reconcile", 0.0, call_id="c1", outcome="confirmed"), "defaults").refusal == (
         "not supported by toy_one_at_a_time"
     )
+
+
+def test_a_held_call_is_decided_so_deciding_it_again_is_refused_in_contract_and_replaces_it_in_defaults(tmp_path: Path) -> None:
+    column = Batched()
+    for mode in ("contract", "defaults"):
+        scratch = tmp_path / mode
+        scratch.mkdir()
+        _step(column, scratch, _run(0), mode)
+        held = _step(column, scratch, StepRequest(1, "reject", 0.0, call_id="c1"), mode)
+        assert [p.call_id for p in held.pending] == ["c2"]  # the held call waits for nobody: not pending
+        again = _step(column, scratch, StepRequest(2, "reject", 0.0, call_id="c1", reason="changed my mind"), mode)
+        assert (again.status, again.refusal) == (("refused", "not_pending") if mode == "contract" else ("awaiting_approval", None))
+        _step(column, scratch, StepRequest(3, "reject", 0.0, call_id="c2"), mode)
+        received = json.loads((scratch / "toy_session.json").read_text())["received"]
+        assert received == [[["c2", False], ["c1", False]]]
+
+
+def test_a_restore_brings_back_the_decisions_held_at_the_snapshot_and_no_later_one(tmp_path: Path) -> None:
+    column = Batched()
+    _step(column, tmp_path, _run(0))
+    _step(column, tmp_path, StepRequest(1, "snapshot", 0.0, name="s0"))
+    assert [p.call_id for p in _step(column, tmp_path, StepRequest(2, "reject", 0.0, call_id="c1")).pending] == ["c2"]
+    restored = _step(column, tmp_path, StepRequest(3, "restore", 0.0, name="s0"))
+    assert [p.call_id for p in restored.pending] == ["c2", "c1"]  # the rejection was given after the snapshot
+    assert _step(column, tmp_path, StepRequest(4, "reject", 0.0, call_id="c2")).status == "awaiting_approval"
+    assert json.loads((tmp_path / "toy_session.json").read_text())["received"] == []
