@@ -7,6 +7,7 @@ own order (the reverse of the model's) and records every ``decide`` call it rece
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 from pathlib import Path
@@ -164,3 +165,20 @@ def test_a_restore_brings_back_the_decisions_held_at_the_snapshot_and_no_later_o
     assert [p.call_id for p in restored.pending] == ["c2", "c1"]  # the rejection was given after the snapshot
     assert _step(column, tmp_path, StepRequest(4, "reject", 0.0, call_id="c2")).status == "awaiting_approval"
     assert json.loads((tmp_path / "toy_session.json").read_text())["received"] == []
+
+
+class CrashedOnResume(OneAtATime):
+    """Reports the state it finds after a resume as ``crashed`` (a session left running), with no kill at all."""
+
+    name = "toy_crashed"
+
+    def open_session(self, context: SessionContext) -> FileSession:
+        session = FileSession(context)
+        session.resume = lambda: StepOutcome("crashed", "crashed")  # type: ignore[attr-defined]
+        return session
+
+
+def test_a_crashed_state_the_column_finds_is_not_taken_for_a_kill(tmp_path: Path) -> None:
+    scenario = dataclasses.replace(SCENARIO, driver=({"action": "run", "event_id": "e1"}, {"action": "resume"}))
+    run = run_scenario(scenario, functools.partial(CrashedOnResume().perform, mode="defaults"), tmp_path)
+    assert [(s.status, s.killed, s.error) for s in run.steps] == [("awaiting_approval", False, None), ("crashed", False, None)]
