@@ -217,7 +217,7 @@ class _Step:
         decisions = self._batch(framework_now, decision) if self.column.batched_decisions else [decision]
         if not decisions:  # held until the driver has decided the turn's other calls
             trace.emit({"kind": "decision_held", "call_id": decision.call_id})
-            return now
+            return framework_now  # play() shows it without the held calls, this one included
         for d in decisions:
             if d.approve:
                 trace.emit({"kind": "approval_granted", "call_id": d.call_id})

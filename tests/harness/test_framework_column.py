@@ -182,3 +182,13 @@ def test_a_crashed_state_the_column_finds_is_not_taken_for_a_kill(tmp_path: Path
     scenario = dataclasses.replace(SCENARIO, driver=({"action": "run", "event_id": "e1"}, {"action": "resume"}))
     run = run_scenario(scenario, functools.partial(CrashedOnResume().perform, mode="defaults"), tmp_path)
     assert [(s.status, s.killed, s.error) for s in run.steps] == [("awaiting_approval", False, None), ("crashed", False, None)]
+
+
+def test_every_held_call_of_a_turn_is_left_out_of_the_pending_calls(tmp_path: Path) -> None:
+    calls = SCENARIO.model_script[0]["tool_calls"]
+    three = dataclasses.replace(SCENARIO, model_script=({"tool_calls": [*calls, {**calls[0], "id": "c3"}]}, *SCENARIO.model_script[1:]))
+    column = Batched()
+    assert [p.call_id for p in column.perform(three, tmp_path, _run(0), "contract").pending] == ["c3", "c2", "c1"]
+    pending = [[p.call_id for p in column.perform(three, tmp_path, StepRequest(i, "reject", 0.0, call_id=c), "contract").pending]
+               for i, c in ((1, "c3"), (2, "c1"))]
+    assert pending == [["c2", "c1"], ["c2"]]

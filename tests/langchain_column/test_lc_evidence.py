@@ -27,12 +27,13 @@ def test_only_the_explained_runs_fail() -> None:
         assert {sid: f for sid, f in failed.items() if f} == ({sid: [why] for sid, why in FAILED_RUNS.items()} if mode == "defaults" else {})
 
 
-def test_contract_mode_differs_only_where_the_deduplication_is_glue_or_decisions_wait_for_the_batch() -> None:
+def test_contract_mode_differs_only_where_the_deduplication_is_glue() -> None:
     scenarios = _evidence()["modes"]["contract"]["scenarios"]
     unequal = {(sid, name) for sid, s in scenarios.items() for name, c in s["columns"].items() if c["equal"] is False}
     replayed = {(sid, "idempotent_replay") for sid in ("duplicate_call_id", "duplicate_event", "resume_same_state_twice")}
-    assert unequal == replayed | {("decisions_out_of_order", "pre_approval_state")}
+    assert unequal == replayed
     for sid, name in replayed:
         assert "contract glue" in scenarios[sid]["columns"][name]["reason"]
-    # batched HITL: the first decision of the turn waits for the second, and the call stays pending meanwhile
-    assert "batched" in scenarios["decisions_out_of_order"]["columns"]["pre_approval_state"]["reason"]
+    # batched HITL: the first decision of the turn is held for the second, and the held call is decided, not pending
+    pauses = scenarios["decisions_out_of_order"]["columns"]["pre_approval_state"]["framework"]["pauses"]
+    assert [[p["call_id"] for p in pause["pending"]] for pause in pauses] == [["c1", "c2"], ["c1"]]

@@ -11,7 +11,6 @@ from harness.columns import ROOT
 
 EVIDENCE = ROOT / "evidence" / "pydantic_ai.json"
 GLUE_DEDUP = {("duplicate_call_id", "idempotent_replay"), ("duplicate_event", "idempotent_replay"), ("resume_same_state_twice", "idempotent_replay")}
-BATCHED = {("decisions_out_of_order", "pre_approval_state")}  # a turn's results go to Pydantic AI at once
 
 
 def _mode(mode: str) -> dict[str, Any]:
@@ -32,12 +31,12 @@ def test_the_mechanisms_are_pydantic_ais_own_and_nothing_races() -> None:
 def test_contract_mode_differs_only_where_pydantic_ai_cannot_express_the_contract() -> None:
     scenarios = _mode("contract")
     unequal = {(sid, name) for sid, s in scenarios.items() for name, c in s["columns"].items() if c["equal"] is False}
-    assert unequal == GLUE_DEDUP | BATCHED
+    assert unequal == GLUE_DEDUP
     for sid, name in GLUE_DEDUP:  # the same results and effects as the engine's; only the deduplication is the glue's
         cell = scenarios[sid]["columns"][name]
         assert {c: {**v, "provided_by": "glue"} for c, v in cell["handwritten"].items()} == cell["framework"]
     pauses = scenarios["decisions_out_of_order"]["columns"]["pre_approval_state"]["framework"]["pauses"]
-    assert [[p["call_id"] for p in pause["pending"]] for pause in pauses] == [["c1", "c2"], ["c1", "c2"]]  # the rejection is held
+    assert [[p["call_id"] for p in pause["pending"]] for pause in pauses] == [["c1", "c2"], ["c1"]]  # the rejection is held: decided
 
 
 def test_defaults_findings_are_the_measured_ones() -> None:

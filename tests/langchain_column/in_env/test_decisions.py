@@ -36,8 +36,9 @@ def test_each_decision_reaches_its_own_call_whatever_order_the_driver_decides_in
     committed, flipped = run(tmp_path, mode, "committed"), run(tmp_path, mode, "flipped")
     for seen in (committed, flipped):
         assert seen["statuses"] == ["awaiting_approval", "awaiting_approval", "completed"]
-        # the interrupt lists the turn's calls in the model's order; the first decision waits for the second
-        assert seen["pending"] == [["c1", "c2"], ["c1", "c2"], []]
+        # the interrupt lists the turn's calls in the model's order; the first decision is held for the second and
+        # its call, decided, is no longer pending
+        assert seen["pending"] == [["c1", "c2"], ["c1"], []]
     assert committed["held"] == ["c2"] and flipped["held"] == ["c2"]
     # rejected email never entered, approved transfer ran once ...
     assert committed["effects"] == {"c1": 1} and committed["results"] == {"c1": "ok", "c2": "error"}

@@ -46,8 +46,8 @@ def test_decisions_one_at_a_time_in_reverse_order(tmp_path: Path, mode: str) -> 
     run = drive(tmp_path, mode, 8, [{"tool_calls": [transfer("c1", 100), email, transfer("c3", 300)]}, {"text": "Paid twice, mailed nobody."}],
                 [{"action": "run", "event_id": "e1"}, {"action": "approve", "call_id": "c3"},
                  {"action": "reject", "call_id": "c2", "reason": "no mail"}, {"action": "approve", "call_id": "c1"}])
-    waiting = ("awaiting_approval", ["c1", "c2", "c3"], {})
-    assert run["steps"] == [waiting, waiting, waiting, ("completed", [], {"c1": 1, "c3": 1})], run
+    waiting = [("awaiting_approval", pending, {}) for pending in (["c1", "c2", "c3"], ["c1", "c2"], ["c1"])]  # held: decided
+    assert run["steps"] == [*waiting, ("completed", [], {"c1": 1, "c3": 1})], run
     assert run["asked"] == {"0": 1, "1": 1}
 
 
