@@ -29,13 +29,13 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langgraph.types import interrupt
 
 from adapters.glue_blocks import Contract, Failed, Ok, Reconciled, Rejected, Replay, admit, run_once, turns_left
+from adapters.scripted_chat_model import to_neutral
 from handwritten.canonical import canonical_json
 
 from .calls import unanswered
 
 SYNC_WRITES = {"durability": "sync"}  # LangGraph's own option: wait for each checkpoint (pregel/main.py)
 STEP_BOUND = "contract_step_bound"  # the name on the closing message of a run the step bound ended
-_ROLES = {"human": "user", "ai": "assistant"}
 
 
 def answer(call: dict[str, Any], status: str, output: Any, encoded: bool = False) -> ToolMessage:
@@ -76,7 +76,7 @@ class ContractMiddleware(AgentMiddleware):
 
     @hook_config(can_jump_to=["end"])
     def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
-        roles = [_ROLES.get(m.type, m.type) for m in state["messages"]]
+        roles = [to_neutral(m)["role"] for m in state["messages"]]  # the roles the scripted model sees
         if turns_left(self.contract, roles) > 0:
             return None
         closing = AIMessage(content=f"Stopped: the run reached max_steps ({self.contract.max_steps} model turns).", name=STEP_BOUND)

@@ -25,12 +25,12 @@ from langgraph.graph import END
 from langgraph.types import interrupt
 
 from adapters.glue_blocks import Admitted, Contract, Failed, Ok, Reconciled, Rejected, Replay, admit, resume_position, run_once, turns_left
+from adapters.scripted_chat_model import to_neutral
 from handwritten.idempotency import RecordState
 
 from .graph import ToolCall, tool_message
 
 DURABILITY: Literal["sync"] = "sync"  # the checkpoint after the step that names a call (its intent) is on disk before the tool runs
-ROLES = {"human": "user", "ai": "assistant"}
 
 
 def asks(contract: Contract) -> Callable[[ToolCall], bool]:
@@ -47,7 +47,7 @@ def asks(contract: Contract) -> Callable[[ToolCall], bool]:
 
 def turns(contract: Contract, messages: list[AnyMessage]) -> int:
     """Model turns left since the last user input, counted from the saved conversation."""
-    return turns_left(contract, [ROLES.get(m.type, m.type) for m in messages])
+    return turns_left(contract, [to_neutral(m)["role"] for m in messages])  # the roles the scripted model sees
 
 
 def next_turn(contract: Contract) -> Callable[[list[AnyMessage]], str]:
