@@ -1,0 +1,106 @@
+"""The probes behind the findings: declared in ``probes/<framework>/*.py``, run in the framework's pinned
+environment, their printed counts compared with the column's ``defaults`` evidence.
+
+A probe declares ``SCENARIO`` and ``SHOWS`` as literals (read here with ``ast``: the framework is not
+importable from the project's environment) and prints ``{"scenario", "counts"}`` as its last line (``harness/column_side/probe_kit.py``).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.columns import ROOT
+from harness.runner_side.observables import OBSERVABLES
+from harness.runner_side.sandbox import clean_environment
+
+PROBES_DIR = ROOT / "probes"
+PROBE_TIMEOUT_S = 180.0
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One probe: its framework, its file (relative to the repository), the scenario key it reproduces and
+    the observables its counts belong to."""
+
+    framework: str
+    file: str
+    scenario: str
+    shows: tuple[str, ...]
+
+
+class ProbeError(ValueError):
+    """A probe file that does not declare what it shows."""
+
+
+def declared_probes(root: Path = PROBES_DIR) -> list[Probe]:
+    """Every probe under ``root``, sorted by file."""
+    probes = []
+    for path in sorted(root.glob("*/*.py")):
+        names = _literals(path)
+        scenario, shows = names.get("SCENARIO"), names.get("SHOWS")
+        if not isinstance(scenario, str) or not isinstance(shows, tuple) or not shows or not set(shows) <= set(OBSERVABLES):
+            raise ProbeError(f"{path.relative_to(ROOT)}: SCENARIO must be a string and SHOWS a non-empty tuple of observables")
+        probes.append(Probe(path.parent.name, str(path.relative_to(ROOT)), scenario, shows))
+    return probes
+
+
+def _literals(path: Path) -> dict[str, Any]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            try:
+                found[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+    return found
+
+
+def run_probe(probe: Probe, python: Path) -> dict[str, Any]:
+    """Run one probe in its framework's interpreter (cleaned environment, ``-I``) and return its counts."""
+    with tempfile.TemporaryDirectory(prefix="probe-home-") as home:
+        done = subprocess.run([str(python), "-I", str(ROOT / probe.file)], cwd=ROOT, env=clean_environment(Path(home)),
+                              capture_output=True, text=True, timeout=PROBE_TIMEOUT_S)
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        raise ProbeError(f"{probe.file} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
+    printed = json.loads(lines[-1])
+    if printed.get("scenario") != probe.scenario or not printed.get("counts"):
+        raise ProbeError(f"{probe.file} printed no counts for {probe.scenario}: {lines[-1]}")
+    return dict(printed["counts"])
+
+
+def disagreements(probe: Probe, measured: dict[str, Any], evidence: dict[str, Any]) -> list[str]:
+    """Where the probe's counts differ from the column's defaults evidence (empty when they all agree)."""
+    record = evidence["modes"].get("defaults", {}).get("scenarios", {}).get(probe.scenario)
+    if record is None:
+        return [f"no defaults record for {probe.scenario} in the evidence"]
+    found = []
+    for path, value in sorted(measured.items()):
+        observable, *keys = path.split(".")
+        if observable not in probe.shows:
+            found.append(f"{path}: {observable} is not in SHOWS {probe.shows}")
+            continue
+        recorded = _at(record["columns"][observable]["framework"], keys)
+        if recorded != value:
+            found.append(f"{path}: probe {json.dumps(value)}, evidence {json.dumps(recorded)}")
+    shown = {path.split(".")[0] for path in measured}
+    found += [f"{name}: in SHOWS but no count printed" for name in probe.shows if name not in shown]
+    return found
+
+
+def _at(value: Any, keys: list[str]) -> Any:
+    for key in keys:
+        if isinstance(value, list) and key.isdigit() and int(key) < len(value):
+            value = value[int(key)]
+        elif isinstance(value, dict) and key in value:
+            value = value[key]
+        else:
+            return "<absent>"
+    return value
