@@ -5,12 +5,13 @@ Documented API only: ``StateGraph`` with ``MessagesState``, ``ToolNode`` and ``t
 (``GenericFakeChatModel`` from ``langchain_core.language_models.fake_chat_models``).
 """
 
+from typing import Annotated
+
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.tools import InjectedToolCallId, tool
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
-from typing_extensions import Annotated
 
 from harness.column_side.probe_kit import counts, report, world
 
