@@ -1,4 +1,4 @@
-"""LangGraph bounds a run by super-steps (``recursion_limit``, 25 by default), not by model turns: a model
+"""LangGraph bounds a run by super-steps (``recursion_limit``; the pinned default is in the evidence's ``constants``), not by model turns: a model
 that keeps calling tools gets every turn of the script and one more, well past the scenario's bound of 3.
 
 Documented API only: ``StateGraph`` with ``MessagesState``, ``ToolNode`` and ``tools_condition``
