@@ -1,0 +1,89 @@
+"""An approval given before a crash is lost when LangGraph's checkpoint after it had not landed: the resume starts
+from the paused checkpoint, ``HumanInTheLoopMiddleware`` asks about c1 again, and the run ends waiting for a
+decision it was already given (no transfer).
+
+Schedule ``write_held``: the default ``durability="async"`` writes a checkpoint from a background thread while the
+next super-step runs, so the kill in the tool races the write that saved the approval (in plain runs of this
+probe it was lost about 1 time in 10). The approving run passes ``durability="exit"`` (writes land when the run
+exits; a killed run never does) to pin the lost side; the other runs use the default.
+
+Documented API only: under https://docs.langchain.com/oss/python/ the pages langchain/human-in-the-loop,
+langchain/short-term-memory (``SqliteSaver``), langgraph/durable-execution (a resume is ``invoke(None)``),
+langchain/tools, langchain/test/unit-testing (a chat model whose ``bind_tools`` returns itself); the durability
+modes: https://reference.langchain.com/python/langgraph/types/Durability.
+"""
+
+import sqlite3
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+from langchain.agents import create_agent
+from langchain.agents.middleware import HumanInTheLoopMiddleware
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.tools import InjectedToolCallId, tool
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.types import Command
+
+from harness.column_side.probe_kit import FAULT_EXIT_CODE, Fault, counts, in_child, report, world
+
+SCENARIO = "kill_before_effect@write_held"
+SHOWS = ("checkpoint_after_interrupt", "side_effects", "status", "step_statuses")
+
+fixture = world(Fault(point="tool.kill_before_effect", call_id="c1"))  # the process dies inside the executor
+DB = Path(tempfile.mkdtemp()) / "checkpoints.sqlite"
+CONFIG = {"configurable": {"thread_id": "sess-kill_before_effect"}}
+ARGS = {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500}
+SCRIPT = [AIMessage("", tool_calls=[{"id": "c1", "name": "transfer_funds", "args": ARGS}]), AIMessage("Sent 25.00 from ACC-1 to ACC-2.")]
+
+
+class Scripted(BaseChatModel):
+    """The script's turn numbered by the AI messages already in the conversation."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    def bind_tools(self, tools, **kwargs):
+        return self
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        return ChatResult(generations=[ChatGeneration(message=SCRIPT[sum(isinstance(m, AIMessage) for m in messages)])])
+
+
+@tool
+def transfer_funds(from_account: str, to_account: str, amount_cents: int, call_id: Annotated[str, InjectedToolCallId]) -> str:
+    """Move money between accounts. High risk: needs a human approval."""
+    return str(fixture.call("transfer_funds", call_id, {"from_account": from_account, "to_account": to_account, "amount_cents": amount_cents}))
+
+
+def agent():
+    """The agent over the checkpoint file, with a connection of this process's own."""
+    return create_agent(Scripted(), tools=[transfer_funds], middleware=[HumanInTheLoopMiddleware(interrupt_on={"transfer_funds": True})],
+                        checkpointer=SqliteSaver(sqlite3.connect(DB, check_same_thread=False)))
+
+
+def status(state) -> str:  # as the framework leaves the thread: a decision asked for, tasks left, or finished
+    return "awaiting_approval" if state.interrupts else "crashed" if state.tasks else "completed"
+
+
+agent().invoke({"messages": [{"role": "user", "content": "Send 25.00 from ACC-1 to ACC-2."}]}, CONFIG)
+statuses = [status(agent().get_state(CONFIG))]
+code = in_child(lambda: agent().invoke(Command(resume={"decisions": [{"type": "approve"}]}), CONFIG, durability="exit"))
+statuses.append("crashed" if code == FAULT_EXIT_CODE else status(agent().get_state(CONFIG)))
+before = counts()["c1"]  # the ledger when the resume starts
+agent().invoke(None, CONFIG)  # the driver's resume
+after = agent().get_state(CONFIG)
+statuses.append(status(after))
+
+ledger = counts()
+# where the resume continued, read from what it did: asked about c1 again, ran c1's executor again, or neither
+ran_again = ledger["c1"]["executor_entries"] > before["executor_entries"]
+interrupt = {"resume_position": "awaiting_approval" if after.interrupts else "before_execute" if ran_again else "model_turn",
+             "approval_survives": not after.interrupts, "effects_before_resume": {"c1": before["effects"]}}
+found = {f"checkpoint_after_interrupt.interrupts.0.{k}": v for k, v in interrupt.items()}
+found |= {"checkpoint_after_interrupt.effects_after_resume": {"c1": ledger["c1"]["effects"]}, "checkpoint_after_interrupt.final_status": status(after)}
+found |= {f"side_effects.c1.{k}": ledger["c1"][k] for k in ("tool_entries", "executor_entries", "effects")}
+report(SCENARIO, found | {f"step_statuses.{i}": s for i, s in enumerate(statuses)} | {"status": status(after)})
