@@ -35,6 +35,8 @@ from harness.runner_side.evidence import (  # noqa: E402
     handwritten_document,
     validation_errors,
 )
+from harness.runner_side.findings import render as render_findings  # noqa: E402
+from harness.runner_side.probes import declared_probes  # noqa: E402
 from harness.runner_side.runner import ColumnResult, run_column  # noqa: E402
 from harness.scenarios import SCENARIO_DIR, load_expectations, load_scenarios  # noqa: E402
 
@@ -155,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         if name == REFERENCE:
             documents[name] = handwritten_document(result, expectations, files)
         else:
-            documents[name] = column_document(result, reference, files)
+            documents[name] = column_document(result, reference, {s.id: s for s in scenarios})
     previous = _read(args.output / "availability.json") or {"columns": {}}
     entries = {n: e for n, e in previous["columns"].items() if n in known_columns()}
     entries.update({n: availability_entry(r) for n, r in results.items()})
@@ -165,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         if errors:
             raise AssertionError(f"harness bug: {file_name} breaks the evidence schema: {errors[:3]}")
         write_json(target / file_name, document)
+    findings = findings_text(documents, args.output)
+    (target / FINDINGS).write_text(findings, encoding="utf-8")
     timings = {n: r.timings for n, r in results.items()}
     (target / "timings.json").write_text(json.dumps(timings, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
@@ -174,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     failures = report(args, results, documents)
     if args.check:
         drift = [line for name, document in documents_to_write.items() for line in diff_documents(name, _read(args.output / name), document)]
+        drift += diff_text(FINDINGS, args.output / FINDINGS, findings)
         print(f"\n--check against {args.output}: " + ("no drift" if not drift else f"{len(drift)} drifted:"))
         for line in drift:
             print(f"  {line}")
@@ -200,7 +205,8 @@ def report(args: argparse.Namespace, results: dict[str, ColumnResult], documents
                     bad = [sid for sid, r in body["scenarios"].items() if not r["equal"]]
                     failures.append(f"handwritten differs from the expectations of {', '.join(bad)}")
             else:
-                print(f"{name}/{mode}: {summary['equal_cells']}/{summary['applicable_cells']} applicable cells equal to handwritten ({summary['errors']} errors)")
+                print(f"{name}/{mode}: {summary['equal_cells']}/{summary['applicable_cells']} applicable cells equal to handwritten "
+                      f"({summary['errors']} errors, {summary['unexplained_cells']} differences no rule explains)")
     errored = [(name, mode, key, record["error"]) for name, document in documents.items()
                for mode, body in sorted(document.get("modes", {}).items()) for key, record in body["scenarios"].items() if record["status"] == "error"]  # fmt: skip
     for name, mode, key, error in errored:
@@ -217,8 +223,26 @@ def report(args: argparse.Namespace, results: dict[str, ColumnResult], documents
             print(f"\n!!! {name} was NOT MEASURED: {result.reason}", file=sys.stderr)
             if not args.allow_not_measured or name == REFERENCE:
                 failures.append(f"{name} not measured")
-    print(f"\nevidence written to {args.output if not args.check else 'a temporary directory (--check)'}")
+    print(f"\nevidence written to {args.output if not args.check else 'a temporary directory (--check)'}; what each framework hides: {args.output / FINDINGS}")
     return failures
+
+
+FINDINGS = "FINDINGS.md"
+
+
+def findings_text(documents: dict[str, dict[str, Any]], committed: Path) -> str:
+    """FINDINGS.md from this run's documents and, for a column this run did not measure, its committed evidence."""
+    everything = {p.stem: d for p in sorted(committed.glob("*.json")) if (d := _read(p)) and "framework" in d}
+    return render_findings({**everything, **documents}, declared_probes())
+
+
+def diff_text(name: str, committed: Path, fresh: str) -> list[str]:
+    """The first lines of a unified diff between a committed text file and a fresh one (empty when equal)."""
+    import difflib
+
+    old = committed.read_text(encoding="utf-8") if committed.exists() else ""
+    changed = list(difflib.unified_diff(old.splitlines(), fresh.splitlines(), f"committed {name}", f"fresh {name}", lineterm="", n=0))
+    return [f"{name}: {line}" for line in changed[:40]] + ([f"{name}: … {len(changed) - 40} more diff lines"] if len(changed) > 40 else [])
 
 
 def _read(path: Path) -> dict[str, Any] | None:

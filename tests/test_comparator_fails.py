@@ -11,6 +11,7 @@ from harness.columns import ROOT, Column, known_columns
 from harness.runner_side.comparator import cell, compare_scenario, describe_difference
 from harness.runner_side.evidence import column_document, validation_errors
 from harness.runner_side.runner import ColumnResult, run_column
+from harness.scenarios import Scenario, load_scenarios
 
 BROKEN_DIR = Path(__file__).resolve().parent / "broken_adapters"
 # broken column -> (the scenario that exposes it, the contract cell that must turn false)
@@ -32,6 +33,10 @@ def scenarios_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory
 
 
+def _scenarios(directory: Path) -> dict[str, Scenario]:
+    return {s.id: s for s in load_scenarios(directory)}
+
+
 @pytest.fixture(scope="module")
 def reference(scenarios_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> ColumnResult:
     result = run_column(known_columns()["handwritten"], ["contract"], scenarios_dir, tmp_path_factory.mktemp("ref"), scenario_count=len(CASES))
@@ -46,7 +51,7 @@ def test_a_broken_column_turns_its_cell_false(broken: str, scenarios_dir: Path, 
     column = Column(broken, broken, "project", "test-only broken adapter")
     result = run_column(column, ["contract"], scenarios_dir, tmp_path, scenario_count=len(CASES), extra_sys_path=[BROKEN_DIR])
     assert result.status == "measured", result.reason
-    document = column_document(result, reference, {s: f"{s}.json" for s, _ in CASES.values()})
+    document = column_document(result, reference, _scenarios(scenarios_dir))
     assert validation_errors(document) == []
     the_cell = document["modes"]["contract"]["scenarios"][scenario_id]["columns"][contract_column]
     assert the_cell["equal"] is False, the_cell
@@ -58,7 +63,7 @@ def _cell(broken: str, scenarios_dir: Path, reference: ColumnResult, tmp_path: P
     column = Column(broken, broken, "project", "test-only broken adapter")
     result = run_column(column, ["contract"], scenarios_dir, tmp_path, scenario_count=len(CASES), extra_sys_path=[BROKEN_DIR])
     assert result.status == "measured", result.reason
-    return column_document(result, reference, {s: f"{s}.json" for s, _ in CASES.values()})["modes"]["contract"]["scenarios"][scenario_id]["columns"][name]
+    return column_document(result, reference, _scenarios(scenarios_dir))["modes"]["contract"]["scenarios"][scenario_id]["columns"][name]
 
 
 @pytest.mark.slow  # column processes through the runner
@@ -83,7 +88,7 @@ def test_the_honest_engine_through_the_same_path_is_equal_everywhere(scenarios_d
     """The control: the same runner and comparator on the unbroken engine find no difference."""
     column = Column("handwritten_again", "adapters.handwritten.column:HandwrittenColumn", "project", "the reference, compared with itself")
     result = run_column(column, ["contract"], scenarios_dir, tmp_path, scenario_count=len(CASES))
-    document = column_document(result, reference, {s: f"{s}.json" for s, _ in CASES.values()})
+    document = column_document(result, reference, _scenarios(scenarios_dir))
     summary = document["modes"]["contract"]["summary"]
     assert (summary["not_equal_cells"], summary["errors"], summary["equal_cells"]) == (0, 0, summary["applicable_cells"])
 
@@ -95,7 +100,9 @@ def test_cells() -> None:
         "handwritten": {"c1": {"effects": 1}},
         "framework": {"c1": {"effects": 2}},
         "equal": False,
-        "reason": "side_effects.c1.effects: hand-written 1, framework 2",
+        "reason": "side_effects.c1.effects: hand-written 1, framework 2. no rule explains this difference at side_effects.c1.effects",
+        "rules": [],
+        "unexplained": True,
     }
     assert describe_difference([1, 2], [1, 3]) == "[1]: hand-written 2, framework 3"
 

@@ -36,10 +36,8 @@ import agentscope
 from adapters.column import FrameworkColumn, SessionContext
 from harness.column_side.trace_facts import facts_from_column_trace
 from harness.records import ScenarioRun, StepFacts
-from harness.runner_side.observables import invalid_call_ids
 
 from .agent import build_agent
-from .explain import explanations
 from .session import STATE, AgentSession, load_state, save_state
 from .tools import CallIdObserver, fixture_tools
 
@@ -68,6 +66,7 @@ class AgentScopeColumn(FrameworkColumn):
         "approval": "agentscope.agent:Agent._handle_incoming_event",
         "persistence": "agentscope.state:AgentState",
     }
+    constants: ClassVar[dict[str, str]] = {"step_limit": "agentscope.agent._config:ReActConfig(max_iters)"}
     defaults_never_reaches: ClassVar[dict[str, str]] = {
         **{f"tools.py:fixture_tools.{tool}": NEVER_APPROVED for tool in ("get_weather", "get_balance", "search_kb", "fetch_page", "calculator", "put_note")},
         "session.py:AgentSession.position": (
@@ -125,5 +124,4 @@ class AgentScopeColumn(FrameworkColumn):
                 "cur_iter": state.cur_iter,
                 "bytes": len(state.model_dump_json()) if saved else 0,
             },
-            "explanations": explanations(run, mode, invalid_call_ids(run)),
         }

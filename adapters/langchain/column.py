@@ -34,11 +34,9 @@ from adapters import checkpoint_schedule
 from adapters.column import FrameworkColumn, SessionContext
 from harness.column_side.world import FixtureWorld
 from harness.records import ScenarioRun
-from harness.runner_side.observables import invalid_call_ids
 from harness.scenarios import Scenario
 
 from .agent import build_agent, checkpointer, gated_tools
-from .explain import explanations
 from .session import AgentSession
 
 
@@ -120,7 +118,6 @@ class LangChainColumn(FrameworkColumn):
                 "mermaid": graph.draw_mermaid(),
             },
             "checkpoint": _final_state(history),
-            "explanations": explanations(run, mode, invalid_call_ids(run)),
         }
 
 

@@ -25,8 +25,6 @@ from adapters.column import FrameworkColumn, SessionContext
 from harness.records import ScenarioRun
 from harness.scenarios import Scenario
 
-from . import explain
-
 
 class LangGraphColumn(FrameworkColumn):
     """LangGraph ``StateGraph`` + ``SqliteSaver`` + ``interrupt()``, per call."""
@@ -39,6 +37,7 @@ class LangGraphColumn(FrameworkColumn):
         "approval": "langgraph.types:interrupt",
         "persistence": "langgraph.checkpoint.sqlite:SqliteSaver",
     }
+    constants: ClassVar[dict[str, str]] = {"step_limit": "langgraph._internal._config:DEFAULT_RECURSION_LIMIT"}
 
     def prepare(self, mode: str) -> None:
         """Import LangGraph once in the column process: forked workers inherit it."""
@@ -60,7 +59,7 @@ class LangGraphColumn(FrameworkColumn):
 
     def detail(self, run: ScenarioRun, mode: str) -> dict[str, Any]:
         """The graph's shape (nodes, edges, conditional edges, Mermaid), the super-steps this scenario took, the
-        final checkpoint's ``next``, and explanations of what LangGraph did, from this run's own trace."""
+        final checkpoint's ``next``."""
         from .session import shape
 
         self.check_mode(mode)
@@ -69,5 +68,4 @@ class LangGraphColumn(FrameworkColumn):
         return {
             "graph": {**shape(run.scenario, mode), "super_steps": super_steps},
             "final_next": final[-1]["next"] if final else None,
-            "explanations": explain.explanations(run, mode),
         }

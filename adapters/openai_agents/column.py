@@ -23,10 +23,8 @@ from adapters.column import FrameworkColumn, SessionContext
 from harness.column_side.scripted_model import ScriptedModel
 from harness.column_side.sibling_order import sibling_orders
 from harness.records import ScenarioRun
-from harness.runner_side.observables import invalid_call_ids
 from harness.scenarios import Scenario
 
-from .explain import explanations
 from .glue import Glue
 from .glue_session import ContractSession
 from .model import ScriptedAgentsModel
@@ -46,6 +44,7 @@ class OpenAIAgentsColumn(FrameworkColumn):
         "approval": "agents.run_internal.tool_execution:resolve_approval_status",
         "persistence": "agents.run_state:RunState.to_json",
     }
+    constants = {"step_limit": "agents.run_config:DEFAULT_MAX_TURNS"}
 
     def prepare(self, mode: str) -> None:
         """Import the SDK (and openai) once in the column process, tracing off: forked workers inherit both."""
@@ -75,7 +74,6 @@ class OpenAIAgentsColumn(FrameworkColumn):
         return {
             "run_state": run_state_detail(run.scratch / STATE),
             "session_items": session_items(run.scratch / "session.sqlite"),
-            "explanations": explanations(run, mode, invalid_call_ids(run)),
         }
 
 

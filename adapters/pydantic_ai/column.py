@@ -33,6 +33,7 @@ class PydanticAIColumn(FrameworkColumn):
         "approval": "pydantic_ai._tool_execution:_ToolCallProcessor._collect_deferred_calls",
         "persistence": "pydantic_ai.run:AgentRunResult.all_messages_json",
     }
+    constants: ClassVar[dict[str, str]] = {"step_limit": "pydantic_ai.usage:UsageLimits(request_limit)"}
 
     def facts(self, run: ScenarioRun, mode: str) -> list[StepFacts]:
         """A pause's calls were validated: the glue admitted them (``contract``), or Pydantic AI listed them for

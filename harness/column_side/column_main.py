@@ -18,7 +18,7 @@ from typing import Any
 
 from harness.canonical_io import write_json
 from harness.column_side.driver import run_scenario
-from harness.column_side.mechanisms import locate
+from harness.column_side.mechanisms import locate, read_constants
 from harness.column_side.network_guard import install_network_guard
 from harness.column_side.protocol import ColumnAdapter
 from harness.column_side.scripted_model import summarize_log
@@ -79,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     column = load_column(args.column)
     imported = time.perf_counter()
     mechanisms = locate(column.mechanisms)  # a name the pinned version lacks fails the column here, loudly
+    constants = read_constants(column.constants)
     scenarios = load_scenarios(args.scenarios)
     results: dict[str, dict[str, Any]] = {}
     timings: dict[str, float] = {"import_s": imported - started}
@@ -99,5 +100,5 @@ def main(argv: list[str] | None = None) -> int:
                 records[key] = {**record, "scenario": scenario.id, "schedule": schedule}
         results[mode] = records
         timings[f"{mode}_s"] = time.perf_counter() - mode_started
-    write_json(args.out, {"column": column.name, "mechanisms": mechanisms, "modes": results, "timings": timings})
+    write_json(args.out, {"column": column.name, "mechanisms": mechanisms, "constants": constants, "modes": results, "timings": timings})
     return 0

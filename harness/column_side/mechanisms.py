@@ -41,6 +41,31 @@ def _locate(role: str, ref: str) -> dict[str, Any]:
     return {"ref": ref, "file": _installed_path(source), "line": line}
 
 
+def read_constants(constants: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """``role -> {"ref", "value"}`` for every framework constant a column names, read in the pinned environment.
+
+    A reference is ``module:qualname`` (the value of that attribute) or ``module:qualname(parameter)`` (the
+    default of that parameter of a callable, a class's constructor included): a step limit or a retry
+    count is quoted from the version that ran, never typed from memory."""
+    return {role: {"ref": ref, "value": _constant(role, ref)} for role, ref in sorted(constants.items())}
+
+
+def _constant(role: str, ref: str) -> Any:
+    path, _, parameter = ref.partition("(")
+    module_name, _, qualname = path.partition(":")
+    try:
+        target: Any = importlib.import_module(module_name)
+        for part in qualname.split("."):
+            target = getattr(target, part)
+        if parameter:
+            target = inspect.signature(target).parameters[parameter.rstrip(")")].default
+    except (ImportError, AttributeError, KeyError, ValueError) as exc:
+        raise HarnessError(f"constant {role}: {ref} does not exist in the pinned environment ({exc})") from exc
+    if not isinstance(target, (int, float, str, bool)) or target is inspect.Parameter.empty:
+        raise HarnessError(f"constant {role}: {ref} is not a plain value ({target!r})")
+    return target if isinstance(target, (str, bool, float)) else int(target)
+
+
 def _installed_path(source: Path) -> str:
     """The source file relative to the ``sys.path`` entry it was imported from (site-packages, say): no
     absolute path, which would differ between machines."""

@@ -111,6 +111,9 @@ class ColumnAdapter(ABC):
     mechanisms: ClassVar[dict[str, str]] = {}
     """Where the framework keeps its loop, tool dispatch, message assembly, approval and persistence:
     role -> ``module:qualname`` of the framework's own code (``harness.column_side.mechanisms``); empty for our own columns."""
+    constants: ClassVar[dict[str, str]] = {}
+    """The framework's constants a reason may quote (``step_limit``: the bound on its loop when none is given):
+    role -> ``module:qualname`` or ``module:qualname(parameter)``, read in the pinned environment (``harness.column_side.mechanisms.read_constants``)."""
 
     def prepare(self, mode: str) -> None:  # noqa: B027 (an optional hook: doing nothing is the default)
         """Imports and warm-up done once in the column process, so forked workers do not pay them again."""

@@ -7,13 +7,10 @@ never the scenario's ``expected`` block. A cell a scenario does not exercise is
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from harness.runner_side.observables import NA, OBSERVABLES
-
-Explain = Callable[[str, Any, Any], "str | None"]
-"""An adapter's own words for a difference: (observable, hand-written, framework) -> reason or None."""
+from harness.runner_side.reasons import Reason, Run, explain
 
 
 def describe_difference(reference: Any, value: Any, path: str = "", limit: int = 3) -> str:
@@ -43,39 +40,39 @@ def _short(value: Any, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def cell(name: str, reference: Any, value: Any, explain: Explain | None = None) -> dict[str, Any]:
-    """One contract column of one scenario."""
+def cell(name: str, reference: Any, value: Any, found: list[Reason] | None = None) -> dict[str, Any]:
+    """One contract column of one scenario; a not-equal cell carries the measured difference, the reasons the
+    rule table derives for it (``harness.runner_side.reasons``) and the ids of the rules behind them."""
     if reference == NA and value == NA:
         return {"handwritten": NA, "framework": NA, "equal": None}
     if reference == value:
         return {"handwritten": reference, "framework": value, "equal": True}
-    reason = (explain(name, reference, value) if explain else None) or describe_difference(reference, value, name)
-    return {"handwritten": reference, "framework": value, "equal": False, "reason": reason}
+    said, rules, explained = explain(name, reference, value, found or [])
+    out = {"handwritten": reference, "framework": value, "equal": False, "reason": f"{describe_difference(reference, value, name)}. {said}", "rules": rules}
+    return out | ({} if explained else {"unexplained": True})
 
 
-def compare_scenario(reference: dict[str, Any] | None, record: dict[str, Any], explain: Explain | None = None) -> dict[str, dict[str, Any]]:
+def run_of(record: dict[str, Any]) -> Run:
+    """The part of an observation record the rules read."""
+    return Run(record["observables"], record["facts"], record["steps"])
+
+
+def compare_scenario(reference: dict[str, Any] | None, record: dict[str, Any], found: list[Reason] | None = None) -> dict[str, dict[str, Any]]:
     """Every observable of one scenario record against the reference record."""
     mine = record["observables"]
     if reference is None or reference["status"] != "ok":
         why = "the hand-written reference did not run this scenario cleanly"
-        return {n: {"handwritten": None, "framework": mine[n], "equal": False, "reason": why} for n in OBSERVABLES}
+        return {n: {"handwritten": None, "framework": mine[n], "equal": False, "reason": why, "rules": []} for n in OBSERVABLES}
     theirs = reference["observables"]
     if record["status"] == "error":
         why = f"the column errored: {record['error']}"
-        return {n: {"handwritten": theirs[n], "framework": mine[n], "equal": False, "reason": why} for n in OBSERVABLES}
-    explanations = (record.get("detail") or {}).get("explanations", {})
-
-    def explained(name: str, reference: Any, value: Any) -> str | None:
-        own = explain(name, reference, value) if explain else None
-        measured = describe_difference(reference, value, name)
-        said = own or explanations.get(name)
-        return f"{measured}. {said}" if said else None
-
-    return {n: cell(n, theirs[n], mine[n], explained) for n in OBSERVABLES}
+        return {n: {"handwritten": theirs[n], "framework": mine[n], "equal": False, "reason": why, "rules": []} for n in OBSERVABLES}
+    return {n: cell(n, theirs[n], mine[n], found) for n in OBSERVABLES}
 
 
 def summarize(scenarios: dict[str, dict[str, Any]]) -> dict[str, int]:
-    """Counts over a mode's scenarios; only applicable cells (equal is not null) count as cells."""
+    """Counts over a mode's scenarios; only applicable cells (equal is not null) count as cells. A not-equal cell
+    with a differing leaf no rule explains is counted in ``unexplained_cells``."""
     cells = [c for s in scenarios.values() for c in s["columns"].values() if c["equal"] is not None]
     return {
         "scenarios": len(scenarios),
@@ -83,4 +80,5 @@ def summarize(scenarios: dict[str, dict[str, Any]]) -> dict[str, int]:
         "applicable_cells": len(cells),
         "equal_cells": sum(c["equal"] is True for c in cells),
         "not_equal_cells": sum(c["equal"] is False for c in cells),
+        "unexplained_cells": sum(bool(c.get("unexplained")) for c in cells),
     }

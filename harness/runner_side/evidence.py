@@ -16,14 +16,16 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from harness.columns import REFERENCE, ROOT
-from harness.runner_side.comparator import Explain, compare_scenario, summarize
+from harness.runner_side.comparator import compare_scenario, run_of, summarize
 from harness.runner_side.glue import count_glue_lines
 from harness.runner_side.observables import OBSERVABLES
+from harness.runner_side.reasons import Case, reasons
 from harness.runner_side.runner import ColumnResult
+from harness.scenarios import Scenario
 
 SCHEMA_VERSION = 1
 SCHEMA_PATH = ROOT / "evidence" / "evidence.schema.json"
-_RECORD_EXTRAS = ("steps", "trace", "model_requests", "detail")
+_RECORD_EXTRAS = ("steps", "facts", "trace", "model_requests", "detail")
 
 
 def _header(result: ColumnResult) -> dict[str, Any]:
@@ -39,6 +41,8 @@ def _header(result: ColumnResult) -> dict[str, Any]:
         header["reason"] = result.reason
     if result.mechanisms:
         header["mechanisms"] = result.mechanisms
+    if result.constants:
+        header["constants"] = result.constants
     return header
 
 
@@ -69,20 +73,27 @@ def handwritten_document(result: ColumnResult, expectations: dict[str, dict[str,
     return {**_header(result), "modes": modes}
 
 
-def column_document(result: ColumnResult, reference: ColumnResult, files: dict[str, str], explain: Explain | None = None) -> dict[str, Any]:
-    """Per mode and scenario: every observable beside the hand-written engine's measured value."""
+def column_document(result: ColumnResult, reference: ColumnResult, scenarios_by_id: dict[str, Scenario]) -> dict[str, Any]:
+    """Per mode and scenario: every observable beside the hand-written engine's measured value, each not-equal
+    cell with the reasons the rule table derives from the two runs' facts."""
     reference_records = reference.modes.get("contract", {})
+    mechanisms = {role: m["ref"] for role, m in result.mechanisms.items()}
     modes = {}
     for mode, records in result.modes.items():
         scenarios = {}
         for key, record in records.items():  # a key is a scenario id, or <scenario>@<schedule> for a sub-case
+            engine = reference_records.get(record["scenario"])
+            scenario = scenarios_by_id[record["scenario"]]
+            ok = engine is not None and engine["status"] == "ok" and record["status"] == "ok"
+            found = reasons(Case(scenario, run_of(engine), run_of(record), mechanisms, result.constants)) if ok and engine else []
             scenarios[key] = {
-                "file": files[record["scenario"]],
+                "file": scenario.file,
                 "scenario": record["scenario"],
                 "schedule": record["schedule"],
                 "status": record["status"],
                 "error": record["error"],
-                "columns": compare_scenario(reference_records.get(record["scenario"]), record, explain),
+                "columns": compare_scenario(engine, record, found),
+                "reasons": [{"rule": r.rule, "text": r.text} for r in dict.fromkeys(found)],
                 **{k: record[k] for k in _RECORD_EXTRAS},
             }
         modes[mode] = {"summary": summarize(scenarios), "scenarios": scenarios}

@@ -14,6 +14,7 @@ from handwritten.schema import ArgsValidator
 from handwritten.tools import RiskClass
 from harness.fixture_tools import FIXTURE_TOOLS
 from harness.records import ScenarioRun, StepFacts
+from harness.scenarios import Scenario
 
 NA = "n/a"
 RESUME_POSITIONS = ("model_turn", "awaiting_approval", "before_execute", "after_execute", "reconcile")
@@ -53,13 +54,19 @@ def observe(run: ScenarioRun, facts: list[StepFacts], model: dict[str, Any]) -> 
 
 def invalid_call_ids(run: ScenarioRun) -> list[str]:
     """Scripted calls whose arguments break their tool's strict schema (or that name no fixture tool)."""
-    invalid = []
-    for turn in run.scenario.model_script:
+    return sorted(invalid_call_ids_of(run.scenario))
+
+
+def invalid_call_ids_of(scenario: Scenario) -> dict[str, str]:
+    """Scripted calls whose arguments break their tool's strict schema (or that name no fixture tool), with the first error."""
+    invalid: dict[str, str] = {}
+    for turn in scenario.model_script:
         for call in turn.get("tool_calls", ()):
             validator = _VALIDATORS.get(call["name"])
-            if validator is None or not validator.check(call["arguments"]).ok:
-                invalid.append(call["id"])
-    return sorted(set(invalid))
+            errors = validator.check(call["arguments"]).errors if validator else (f"no fixture tool {call['name']}",)
+            if errors:
+                invalid.setdefault(call["id"], errors[0])
+    return dict(sorted(invalid.items()))
 
 
 def _schema_failure(run: ScenarioRun, ledger: dict[str, dict[str, Any]]) -> Any:

@@ -35,9 +35,41 @@ def observation(scenario: Scenario, raw: dict[str, Any], measured_exceptions: fr
         "observables": observables,
         "steps": [{"action": s.action, "status": s.status, "refusal": s.refusal, "error": s.error.splitlines()[0] if s.error else None} for s in steps],
         "trace": [{"driver_step": s.index, **e} for s in steps for e in s.trace],
+        "facts": step_facts(steps, [StepFacts(**f) for f in raw["facts"]]),
         "model_requests": raw["model"]["requests"],
         "detail": raw["detail"],
     }
+
+
+_COUNTS = (("entered", "tool_entries"), ("executed", "executor_entries"), ("effects", "effects"))
+
+
+def step_facts(steps: list[StepRecord], facts: list[StepFacts]) -> list[dict[str, Any]]:
+    """What each driver step did, in neutral terms (the material the reasons are derived from; empty parts left out):
+    the ledger counts it added per call id (``entered`` the tool function, ``executed`` the body, ``effects``
+    committed), whether the worker was ``killed``, the calls left ``pending``, the approvals it ``granted``, the tool
+    ``results`` it delivered (``[call id, status]`` in order), where a resume continued (``resumed``) and who
+    deduplicated a delivery (``dedup_by``)."""
+    out: list[dict[str, Any]] = []
+    before: dict[str, dict[str, Any]] = {}
+    for step, fact in zip(steps, facts, strict=True):
+        entry: dict[str, Any] = {"step": step.index, "action": step.action}
+        for name, key in _COUNTS:
+            added = {cid: c[key] - before.get(cid, {}).get(key, 0) for cid, c in sorted(step.ledger.items())}
+            if any(added.values()):
+                entry[name] = {cid: n for cid, n in added.items() if n}
+        parts = {
+            "killed": step.killed,
+            "pending": sorted(p["call_id"] for p in step.pending),
+            "granted": sorted(fact.approvals_granted),
+            "results": [[r["call_id"], r["status"]] for r in fact.results],
+            "resumed": fact.resumed["position"] if fact.resumed else None,
+            "dedup_by": fact.dedup_by if fact.dedup else None,
+        }
+        entry.update({k: v for k, v in parts.items() if v})
+        before = step.ledger
+        out.append(entry)
+    return out
 
 
 def _measured(step: StepRecord, measured_exceptions: frozenset[str]) -> StepRecord:

@@ -44,9 +44,10 @@ def declared_probes(root: Path = PROBES_DIR) -> list[Probe]:
     for path in sorted(root.glob("*/*.py")):
         names = _literals(path)
         scenario, shows = names.get("SCENARIO"), names.get("SHOWS")
+        where = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
         if not isinstance(scenario, str) or not isinstance(shows, tuple) or not shows or not set(shows) <= set(OBSERVABLES):
-            raise ProbeError(f"{path.relative_to(ROOT)}: SCENARIO must be a string and SHOWS a non-empty tuple of observables")
-        probes.append(Probe(path.parent.name, str(path.relative_to(ROOT)), scenario, shows))
+            raise ProbeError(f"{where}: SCENARIO must be a string and SHOWS a non-empty tuple of observables")
+        probes.append(Probe(path.parent.name, where, scenario, shows))
     return probes
 
 

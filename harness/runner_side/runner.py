@@ -46,6 +46,8 @@ class ColumnResult:
     timings: dict[str, float] = field(default_factory=dict)
     mechanisms: dict[str, dict[str, Any]] = field(default_factory=dict)
     """role -> where the framework keeps it (``harness.column_side.mechanisms``), read in the column's environment."""
+    constants: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """role -> a framework constant (``ref``, ``value``) read in the column's environment (a step limit, a retry count)."""
     undeclared_races: list[str] = field(default_factory=list)
     """``<column>/<mode>/<scenario>/<part>`` for every part of a record that differed between two runs."""
 
@@ -121,7 +123,8 @@ def run_column(
     if column.environment == "isolated" and (missing := missing_roles({r: m["ref"] for r, m in mechanisms.items()})):
         return ColumnResult(column, "not-measured", reason=f"the column names no mechanism for {', '.join(missing)}", versions=versions)
     return ColumnResult(
-        column, "measured", versions=versions, modes=modes_out, network=network, timings=timings, mechanisms=mechanisms, undeclared_races=races
+        column, "measured", versions=versions, modes=modes_out, network=network, timings=timings, mechanisms=mechanisms,
+        constants=document["constants"], undeclared_races=races
     )
 
 

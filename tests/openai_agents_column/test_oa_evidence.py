@@ -38,9 +38,9 @@ def test_contract_mode_differs_only_where_the_sdk_cannot_express_the_contract() 
     unequal = {(sid, name) for sid, s in scenarios.items() for name, c in s["columns"].items() if c["equal"] is False}
     assert unequal == NOT_EXPRESSIBLE | GLUE_DEDUP
     for sid, name in GLUE_DEDUP:
-        assert "contract glue" in scenarios[sid]["columns"][name]["reason"]
-    for sid, name in unequal:  # every difference carries the SDK behaviour behind it, from the run's own records
-        assert name in scenarios[sid]["detail"]["explanations"], (sid, name)
+        assert "deduplicated_by_glue" in scenarios[sid]["columns"][name]["rules"]
+    for sid, name in unequal:  # every difference carries a rule's reason, derived from the run's own records
+        assert scenarios[sid]["columns"][name]["rules"] and "unexplained" not in scenarios[sid]["columns"][name], (sid, name)
 
 
 def test_every_defaults_difference_is_explained() -> None:
@@ -48,4 +48,4 @@ def test_every_defaults_difference_is_explained() -> None:
     for sid, s in scenarios.items():
         for name, cell in s["columns"].items():
             if cell["equal"] is False:
-                assert name in s["detail"]["explanations"], (sid, name)
+                assert cell["rules"] and "unexplained" not in cell, (sid, name)

@@ -1,0 +1,97 @@
+"""Why a framework's cell differs from the engine's: one rule table, shared by every column.
+
+Each rule reads the two runs' measured facts (the observables, and ``facts``: what each driver step
+added to the ledger, killed, left pending, granted, delivered, resumed) and, when its condition holds,
+says what happened with the call ids, steps and counts inline. A framework contributes nothing but
+the names of its mechanisms (``module:qualname``) and the constants read from its pinned environment.
+Every reason names the differing leaves it accounts for (``claims``: path prefixes, ``*`` matching any
+key); a leaf of a not-equal cell that no reason claims is reported as "no rule explains this difference".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from harness.runner_side import rules as r
+from harness.runner_side.rule_facts import Case, Path, Reason, Run
+
+__all__ = ["CONSEQUENCES", "RULES", "TITLES", "UNEXPLAINED", "Case", "Reason", "Run", "explain", "reasons"]
+UNEXPLAINED = "no rule explains this difference"
+
+
+Rule = Callable[[Case], Iterator[Reason]]
+
+
+def differing_paths(a: Any, b: Any, where: Path = ()) -> list[Path]:
+    """Every leaf where two values differ (dicts key by key, lists of one length item by item)."""
+    if a == b:
+        return []
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [p for key in sorted(set(a) | set(b)) for p in differing_paths(a.get(key, "<absent>"), b.get(key, "<absent>"), (*where, str(key)))]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [p for i, (x, y) in enumerate(zip(a, b, strict=True)) for p in differing_paths(x, y, (*where, str(i)))]
+    return [where]
+
+
+def claimed(path: Path, claims: tuple[Path, ...]) -> bool:
+    """A claim explains a differing leaf when the leaf's path starts with it (``*`` matches any key)."""
+    return any(len(path) >= len(c) and all(k in ("*", p) for k, p in zip(c, path, strict=False)) for c in claims)
+
+
+RULES: tuple[Rule, ...] = (
+    r.executed_again, r.denied_tool_ran, r.invalid_args_ran, r.paused_before_validation, r.asked_about_other_calls, r.misused_approval,
+    r.redelivered_as_new_turn, r.step_bound_not_enforced, r.fault_never_fired, r.resumed_differently, r.uncertain_not_stopped,
+    r.decision_reached_other_call, r.tool_error_not_retried, r.step_refused, r.ran_less_often, r.repeat_not_answered,
+    r.stopped_by_own_bound, r.model_asked_again, r.model_turns_differ, r.decisions_met_other_effects, r.deduplicated_by_glue,
+)
+
+
+def reasons(case: Case) -> list[Reason]:
+    """Every reason the rule table derives for this case, in the table's order."""
+    return [reason for rule in RULES for reason in rule(case)]
+
+
+def explain(name: str, engine_value: Any, framework_value: Any, found: list[Reason]) -> tuple[str, list[str], bool]:
+    """A not-equal cell's reason text, the rules behind it, and whether every differing leaf is explained."""
+    paths = [(name, *p) for p in differing_paths(engine_value, framework_value)]
+    used = [r for r in found if any(claimed(p, r.claims) for p in paths)]
+    loose = [p for p in paths if not any(claimed(p, r.claims) for r in used)]
+    said = [r.text for r in dict.fromkeys(used)]
+    if loose:
+        said.append(f"{UNEXPLAINED} at {', '.join('.'.join(p) for p in loose[:3])}")
+    return "; ".join(said), sorted({r.rule for r in used}), not loose
+
+
+TITLES: dict[str, str] = {
+    "denied_tool_ran": "Runs a tool the contract always denies",
+    "invalid_args_ran": "Hands arguments that break the tool's strict schema to the tool",
+    "paused_before_validation": "Pauses for approval before validating the arguments",
+    "asked_about_other_calls": "Asks for approval of calls the contract does not ask about",
+    "ran_without_asking": "Runs a high-risk call without asking for approval",
+    "effect_before_decision": "Runs a turn's other calls before the pending call is decided",
+    "misused_approval_accepted": "Takes a misused approval (other arguments, session, expired, forged, reused) as an approval",
+    "misused_approval_ignored": "Neither refuses nor acts on a misused approval",
+    "decision_reached_other_call": "Applies a decision about one call to another call",
+    "executed_again": "Runs a tool call again (a repeated call id, a resumed or restored state)",
+    "repeat_not_answered": "Drops a call id the model sends again",
+    "redelivered_as_new_turn": "Takes the same event delivered again as new input",
+    "resumed_differently": "Resumes a killed run somewhere else than the engine, or loses its approval",
+    "fault_never_fired": "Never reaches a fault point the engine meets",
+    "uncertain_not_stopped": "Does not stop for reconciliation when a call's outcome is unknown",
+    "tool_error_not_retried": "Does not retry a tool that failed before its effect",
+    "step_bound_not_enforced": "Does not stop at the scenario's step bound",
+    "stopped_by_own_bound": "Stops at its own step bound",
+    "model_asked_again": "Asks the model again for a turn it already answered",
+    "turns_beyond_script": "Asks the model for turns beyond the script",
+    "model_saw_other_messages": "Sends the model messages of its own",
+    "deduplicated_by_glue": "Keeps no record of executed calls: contract glue deduplicates",
+    # consequences of the behaviours above: they explain cells, they are not findings of their own
+    "ran_less_often": "A call runs fewer times than in the engine's run",
+    "turns_never_asked": "Scripted turns are never asked for",
+    "step_refused": "A driver step is refused",
+}
+"""Every rule id the table yields, with the behaviour it names (the headings of ``evidence/FINDINGS.md``)."""
+CONSEQUENCES = frozenset({"ran_less_often", "turns_never_asked", "step_refused"})
+"""Rules that describe what followed from another behaviour (a run that ended early ran less): they explain
+cells and are kept in the evidence, but ``evidence/FINDINGS.md`` does not list them as findings."""

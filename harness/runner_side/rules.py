@@ -1,0 +1,330 @@
+"""The rules: each reads a case's measured facts and, when its condition holds, yields the reason with the call
+ids, steps and counts inline and the differing leaves it accounts for. Nothing here is written per framework or
+per scenario; a framework contributes only its mechanisms' names and its constants (``Case``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from handwritten.tools import RiskClass
+from harness.runner_side.observables import invalid_call_ids_of
+from harness.runner_side.rule_facts import Case, Path, Reason, at, call_claims, clip, count, later, mechanism, risk_of, steps_with, tool_of
+
+_UNCERTAIN_CAUSES = {
+    "tool.timeout_after_effect": "a timeout after {}'s effect",
+    "tool.kill_before_effect": "{}'s executor was entered before a kill, so whether it took effect is unknown",
+    "tool.kill_after_effect": "{}'s executor was entered before a kill, so whether it took effect is unknown",
+}
+
+
+def executed_again(case: Case) -> Iterator[Reason]:
+    """A call's executor ran more often, or took effect more often, than the engine's."""
+    fw, engine = case.framework, case.engine
+    for cid in sorted(fw.observables["side_effects"]):
+        runs, effects = count(fw, cid, "executor_entries"), count(fw, cid, "effects")
+        engine_runs, engine_effects = count(engine, cid, "executor_entries"), count(engine, cid, "effects")
+        if (effects > engine_effects and effects > 1) or (runs > engine_runs and runs > 1):
+            yield Reason("executed_again", (
+                f"{cid} ({tool_of(case.scenario, cid)}) ran its executor {runs} times with {effects} effects where the engine ran it "
+                f"{engine_runs} times with {engine_effects}: executed at {at(steps_with(fw, 'executed', cid))}{mechanism(case, 'tool_dispatch')}"
+            ), call_claims(cid))
+
+
+def denied_tool_ran(case: Case) -> Iterator[Reason]:
+    """A tool the contract always denies entered its executor."""
+    for cid in sorted(case.framework.observables["side_effects"]):
+        if risk_of(case.scenario, cid) == RiskClass.ALWAYS_DENY.value and count(case.framework, cid, "executor_entries"):
+            yield Reason("denied_tool_ran", (
+                f"{cid} ({tool_of(case.scenario, cid)}, always denied by the contract) ran: {count(case.framework, cid, 'executor_entries')} executor "
+                f"entries, {count(case.framework, cid, 'effects')} effects at {at(steps_with(case.framework, 'executed', cid))}; no policy stage stopped it"
+                f"{mechanism(case, 'tool_dispatch')}"
+            ), call_claims(cid))
+
+
+def invalid_args_ran(case: Case) -> Iterator[Reason]:
+    """A call whose arguments break the tool's strict schema reached the tool function."""
+    for cid, error in invalid_call_ids_of(case.scenario).items():
+        entered = count(case.framework, cid, "tool_entries")
+        if entered:
+            yield Reason("invalid_args_ran", (
+                f"{cid}'s arguments break {tool_of(case.scenario, cid)}'s strict schema ({error}) yet reached the tool: {entered} tool entries, "
+                f"{count(case.framework, cid, 'executor_entries')} executor entries, {count(case.framework, cid, 'effects')} effects"
+                f"{mechanism(case, 'tool_dispatch')}"
+            ), (("schema_failure_side_effects", cid), *call_claims(cid)))
+
+
+def paused_before_validation(case: Case) -> Iterator[Reason]:
+    """The run paused for approval before the pending calls' arguments were validated."""
+    state = case.framework.observables["pre_approval_state"]
+    pauses = [p for p in state["pauses"] if not p["args_validated"]] if isinstance(state, dict) else []
+    if pauses:
+        steps = ", ".join(f"step {p['step']} ({', '.join(c['call_id'] for c in p['pending'])})" for p in pauses)
+        yield Reason("paused_before_validation", (
+            f"{len(pauses)} of {len(state['pauses'])} pauses came before the pending calls' arguments were validated: {steps}"
+            f"{mechanism(case, 'approval')}"
+        ), (("pre_approval_state", "pauses", "*", "args_validated"),))
+
+
+def asked_about_other_calls(case: Case) -> Iterator[Reason]:
+    """The framework paused for calls the contract runs without approval, or ran without pausing calls the contract holds."""
+    fw_asked = {c for f in case.framework.facts for c in f.get("pending", ())}
+    engine_asked = {c for f in case.engine.facts for c in f.get("pending", ())}
+    extra = sorted(fw_asked - engine_asked)
+    missing = sorted(c for c in engine_asked - fw_asked if count(case.framework, c, "executor_entries"))  # ran with no pause
+    if extra:
+        kinds = ", ".join(f"{c} ({tool_of(case.scenario, c)}, {risk_of(case.scenario, c)})" for c in extra)
+        first = min(f["step"] for f in case.framework.facts if set(f.get("pending", ())) & set(extra))
+        yield Reason("asked_about_other_calls", (
+            f"the run paused for approval of {kinds}, calls the contract does not ask about (it runs read-only and reversible calls and refuses "
+            f"always-denied ones): first at step {first}{mechanism(case, 'approval')}"
+        ), (("pre_approval_state",), *later(case, first), *(c for cid in extra for c in call_claims(cid))))
+    if missing:
+        kinds = ", ".join(f"{c} ({tool_of(case.scenario, c)}, {risk_of(case.scenario, c)})" for c in missing)
+        yield Reason("ran_without_asking", f"the run never paused for {kinds}, which the contract holds for approval, and ran it",
+                     (("pre_approval_state",), *(c for cid in missing for c in call_claims(cid))))
+
+
+def misused_approval(case: Case) -> Iterator[Reason]:
+    """A misused approval (a token for other arguments, session, after expiry, forged or reused) was not refused."""
+    taken, ignored, claims = [], [], list[Path]()
+    for fact, step in zip(case.framework.facts, case.framework.steps, strict=True):
+        if fact["action"] != "misuse_token" or step["status"] == "refused":
+            continue
+        driven = case.scenario.driver[fact["step"]]
+        effects = fact.get("effects", {})
+        what = f"{driven.get('misuse')} for {driven['call_id']} at step {fact['step']}"
+        if fact.get("granted") or effects:
+            granted = f"granted {', '.join(fact['granted'])}" if fact.get("granted") else "granted nothing"
+            taken.append(f"{what} ({granted}, effects {', '.join(f'{c}: {n}' for c, n in effects.items()) or 'none'})")
+        else:
+            ignored.append(f"{what} (ended {step['status']})")
+        claims += [*later(case, fact["step"]), *(c for cid in effects for c in call_claims(cid))]
+    if taken:
+        yield Reason("misused_approval_accepted", f"misused approvals were taken as approvals: {'; '.join(taken)}{mechanism(case, 'approval')}", tuple(claims))
+    if ignored:
+        yield Reason("misused_approval_ignored", f"misused approvals were neither refused nor acted on: {'; '.join(ignored)}", tuple(claims))
+
+
+def redelivered_as_new_turn(case: Case) -> Iterator[Reason]:
+    """The same event delivered again was not recognised: the framework took it as new input."""
+    for fact, step in zip(case.framework.facts, case.framework.steps, strict=True):
+        if fact["action"] != "deliver_again" or fact.get("dedup_by") or step["status"] == "refused":
+            continue
+        ran = {cid: n for cid, n in fact.get("executed", {}).items()}
+        yield Reason("redelivered_as_new_turn", (
+            f"the event delivered again at step {fact['step']} was taken as new input: the step ended "
+            f"{step['status']}, executors ran {sum(ran.values())} times in it ({', '.join(f'{c} x{n}' for c, n in ran.items()) or 'none'}) and the model was asked again"
+            f"{mechanism(case, 'message_assembly')}"
+        ), (*later(case, fact["step"]), ("model",), ("idempotent_replay",), *(c for cid in ran for c in call_claims(cid))))
+
+
+def step_bound_not_enforced(case: Case) -> Iterator[Reason]:
+    """The engine stopped at max_steps; the framework went on."""
+    engine_stopped = [f["step"] for f, s in zip(case.engine.facts, case.engine.steps, strict=True) if s["status"] == "stopped_max_steps"]
+    last = max(map(int, case.framework.observables["model"]["calls_per_turn"]), default=-1)
+    if not engine_stopped or any(s["status"] == "stopped_max_steps" for s in case.framework.steps) or last < case.scenario.max_steps:
+        return  # a run that ended before the bound never met it
+    limit = case.constants.get("step_limit")
+    own = f"; its own default bound is {limit['value']} (`{limit['ref']}`, read from the pinned environment)" if limit else ""
+    yield Reason("step_bound_not_enforced", (
+        f"max_steps={case.scenario.max_steps} stopped the engine at step {engine_stopped[0]}; the framework's run was not bounded by it and asked the "
+        f"model for turns 0 to {last}{own}{mechanism(case, 'loop')}"
+    ), (*later(case, engine_stopped[0]), ("model",), ("side_effects",)))
+
+
+def fault_never_fired(case: Case) -> Iterator[Reason]:
+    """A kill the engine met never happened in the framework's run (a fault point it never passes)."""
+    engine_kills = [f["step"] for f in case.engine.facts if f.get("killed")]
+    if not engine_kills or any(f.get("killed") for f in case.framework.facts):
+        return
+    points = ", ".join(f"{f.point} ({f.call_id or f.turn})" for f in case.scenario.faults if f.action == "kill")
+    engine_only = [f.point for f in case.scenario.faults if f.point.startswith("engine.")]
+    why = (f"{', '.join(engine_only)} is a point only the engine passes (after its intent checkpoint, before the executor)"
+           if engine_only else "the framework never reached it")
+    yield Reason("fault_never_fired", (
+        f"the kill at {points} ended the engine's step {engine_kills[0]} but never fired in the framework's run: {why}"
+    ), (("checkpoint_after_interrupt", "interrupts"), *later(case, engine_kills[0]), ("side_effects",)))
+
+
+def resumed_differently(case: Case) -> Iterator[Reason]:
+    """After the same kill, the framework's resume continued elsewhere, lost an approval or could not continue."""
+    fw, engine = case.framework.observables["checkpoint_after_interrupt"], case.engine.observables["checkpoint_after_interrupt"]
+    if not isinstance(fw, dict) or not isinstance(engine, dict):
+        return
+    for i, (mine, theirs) in enumerate(zip(fw["interrupts"], engine["interrupts"], strict=False)):
+        said = []
+        if mine["resume_position"] != theirs["resume_position"] or mine["pending_call"] != theirs["pending_call"]:
+            call = (mine["pending_call"] or {}).get("call_id")
+            said.append(f"resumed at {mine['resume_position']}{f' with {call} pending' if call else ''} (engine: {theirs['resume_position']})")
+        if mine["approval_survives"] is False and theirs["approval_survives"] is not False:
+            said.append("the approval given before the kill did not survive: the run asked for it again")
+        if mine["resumable"] != theirs["resumable"]:
+            said.append("could not continue" if not mine["resumable"] else "continued")
+        if said:
+            yield Reason("resumed_differently", (
+                f"after the kill at step {mine['step']} the framework {'; '.join(said)}{mechanism(case, 'persistence')}"
+            ), (("checkpoint_after_interrupt", "interrupts", str(i)), *later(case, mine["step"] + 1), ("pre_approval_state",)))
+
+
+def uncertain_not_stopped(case: Case) -> Iterator[Reason]:
+    """A timeout after the effect stopped the engine for reconciliation; the framework did not stop there."""
+    engine_steps = [f["step"] for f, s in zip(case.engine.facts, case.engine.steps, strict=True) if s["status"] == "reconcile_required"]
+    if not engine_steps or any(s["status"] == "reconcile_required" for s in case.framework.steps):
+        return
+    step = engine_steps[0]
+    fw_step = case.framework.steps[step]
+    error = f" ({fw_step['error']})" if fw_step.get("error") else ""
+    causes = [_UNCERTAIN_CAUSES[f.point].format(f.call_id) for f in case.scenario.faults if f.point in _UNCERTAIN_CAUSES]
+    yield Reason("uncertain_not_stopped", (
+        f"the engine stopped at step {step} for an explicit reconciliation ({'; '.join(causes) or 'an uncertain outcome'}); the framework's "
+        f"step {step} ended {fw_step['status']}{error}"
+    ), later(case, step))
+
+
+
+def tool_error_not_retried(case: Case) -> Iterator[Reason]:
+    """A tool that raised before its effect was retried by the engine under the same key; the framework did otherwise."""
+    for cid in (f.call_id for f in case.scenario.faults if f.point == "tool.raise_before_effect" and f.call_id):
+        runs, engine_runs = count(case.framework, cid, "executor_entries"), count(case.engine, cid, "executor_entries")
+        if runs >= engine_runs or not runs:  # a call never entered was not retried or not: another rule says why it never ran
+            continue
+        failed = next((i for i, s in enumerate(case.framework.steps) if s["status"] == "error"), None)
+        ended = f"; the error ended the run at step {failed} ({case.framework.steps[failed]['error'] or 'the framework raised'})" if failed is not None else ""
+        yield Reason("tool_error_not_retried", (
+            f"{cid}'s executor raised before its effect; the engine retried it under the same key ({engine_runs} executor entries, "
+            f"{count(case.engine, cid, 'effects')} effect), the framework entered it {runs} times with {count(case.framework, cid, 'effects')} effects{ended}"
+        ), (*call_claims(cid), *later(case, failed if failed is not None else 0)))
+
+
+def step_refused(case: Case) -> Iterator[Reason]:
+    """A driver step the engine performed was refused in the framework's run (a step it has no way to perform,
+    or nothing to act on)."""
+    for i, (step, engine_step) in enumerate(zip(case.framework.steps, case.engine.steps, strict=False)):
+        if step["refusal"] and step["refusal"] != engine_step["refusal"]:
+            yield Reason("step_refused", f"step {i} ({step['action']}) was refused: {step['refusal']}", later(case, i))
+
+
+def ran_less_often(case: Case) -> Iterator[Reason]:
+    """A call the engine ran (or ran again) reached the framework's executor fewer times."""
+    raised = {f.call_id for f in case.scenario.faults if f.point == "tool.raise_before_effect"}
+    for cid in sorted(case.engine.observables["side_effects"]):
+        runs, engine_runs = count(case.framework, cid, "executor_entries"), count(case.engine, cid, "executor_entries")
+        if runs < engine_runs and not (cid in raised and runs):
+            yield Reason("ran_less_often", (
+                f"{cid} ({tool_of(case.scenario, cid)}) ran its executor {runs} times with {count(case.framework, cid, 'effects')} effects; the engine ran it "
+                f"{engine_runs} times with {count(case.engine, cid, 'effects')}, at {at(steps_with(case.engine, 'executed', cid))}, and the framework's run "
+                f"ended {case.framework.observables['status']}"
+            ), call_claims(cid))
+
+
+def repeat_not_answered(case: Case) -> Iterator[Reason]:
+    """A call id the model sent again got fewer results than the engine gave (one of them replayed)."""
+    fw, engine = case.framework.observables["idempotent_replay"], case.engine.observables["idempotent_replay"]
+    if not isinstance(fw, dict) or not isinstance(engine, dict):
+        return
+    for cid in sorted(fw):
+        if len(fw[cid]["results"]) < len(engine.get(cid, {}).get("results", ())):
+            sent = sum(c["id"] == cid for t in case.scenario.model_script for c in t.get("tool_calls", ()))
+            yield Reason("repeat_not_answered", (
+                f"the model sent {cid} {sent} times; the framework delivered {len(fw[cid]['results'])} result for it, the engine "
+                f"{len(engine[cid]['results'])} (the repeat replayed from its record)"
+            ), (("idempotent_replay", cid),))
+
+
+def stopped_by_own_bound(case: Case) -> Iterator[Reason]:
+    """The framework stopped at its own step bound where the engine did not stop."""
+    stopped = [i for i, s in enumerate(case.framework.steps) if s["status"] == "stopped_max_steps"]
+    if not stopped or any(s["status"] == "stopped_max_steps" for s in case.engine.steps[: stopped[0] + 1]):
+        return
+    limit = case.constants.get("step_limit")
+    own = f" (its default: {limit['value']}, `{limit['ref']}`)" if limit else ""
+    calls = case.framework.observables["model"]["calls_per_turn"]
+    yield Reason("stopped_by_own_bound", (
+        f"the framework's run stopped at its step bound{own} at step {stopped[0]}, the model asked {calls} times per turn, where the engine's "
+        f"step {stopped[0]} ended {case.engine.steps[stopped[0]]['status']}{mechanism(case, 'loop')}"
+    ), later(case, stopped[0]))
+
+
+def model_asked_again(case: Case) -> Iterator[Reason]:
+    """The model was asked for a scripted turn more often than by the engine."""
+    fw, engine = case.framework.observables["model"]["calls_per_turn"], case.engine.observables["model"]["calls_per_turn"]
+    again = {t: n for t, n in sorted(fw.items()) if n > engine.get(t, 0) and t in engine}
+    if again:
+        yield Reason("model_asked_again", (
+            "the model was asked again for " + ", ".join(f"turn {t} ({n} times, engine {engine[t]})" for t, n in again.items())
+            + mechanism(case, "loop")
+        ), tuple(("model", "calls_per_turn", t) for t in again))
+
+
+def model_turns_differ(case: Case) -> Iterator[Reason]:
+    """The run asked the model for turns beyond the script, or never asked for some, or sent it messages of its own."""
+    fw, engine = case.framework.observables["model"], case.engine.observables["model"]
+    if fw["missing_turns"] != engine["missing_turns"]:
+        beyond = f"the model was asked for turns {fw['missing_turns']} (counting from 0) beyond the script's {len(case.scenario.model_script)}"
+        yield Reason("turns_beyond_script", beyond, (("model", "missing_turns"), ("model", "calls_per_turn")))
+    unasked = sorted(set(fw["unused_turns"]) - set(engine["unused_turns"]))
+    if unasked:
+        last = case.framework.steps[-1]
+        yield Reason("turns_never_asked", (
+            f"scripted turns {unasked} were never asked for: the framework's run ended {case.framework.observables['status']} "
+            f"(last step {len(case.framework.steps) - 1}: {last['status']})"
+        ), (("model", "unused_turns"), *(("model", "calls_per_turn", str(t)) for t in unasked)))
+    if fw["injected"] != engine["injected"] or fw["marker_roles"] != engine["marker_roles"]:
+        yield Reason("model_saw_other_messages", (
+            f"the model received {len(fw['injected'])} messages neither the script nor a tool wrote ({'; '.join(clip(m) for m in fw['injected'][:2]) or 'none'}); "
+            f"the injected instruction reached it as {fw['marker_roles'] or 'nothing'} (engine: {engine['marker_roles'] or 'nothing'})"
+            f"{mechanism(case, 'message_assembly')}"
+        ), (("model", "injected"), ("model", "marker_roles")))
+
+
+def decisions_met_other_effects(case: Case) -> Iterator[Reason]:
+    """When the run paused, or a decision was given, another call of the turn had already taken effect without
+    any approval (calls granted by an earlier decision are another rule's)."""
+    fw, engine = case.framework.observables["pre_approval_state"], case.engine.observables["pre_approval_state"]
+    if not isinstance(fw, dict) or not isinstance(engine, dict):
+        return
+
+    def unasked(effects: dict[str, int], before: dict[str, int], step: int, deciding: set[str]) -> dict[str, int]:
+        granted = {c for f in case.framework.facts if f["step"] < step for c in f.get("granted", ())}
+        return {c: n for c, n in effects.items() if n > before.get(c, 0) and c not in granted | deciding}
+
+    for i, (pause, engine_pause) in enumerate(zip(fw["pauses"], engine["pauses"], strict=False)):
+        pending = {c["call_id"] for c in pause["pending"]}
+        if ran := unasked(pause["non_read_only_effects"], engine_pause["non_read_only_effects"], pause["step"], pending):
+            yield Reason("effect_before_decision", (
+                f"when the run paused at step {pause['step']} for {', '.join(sorted(pending))}, {', '.join(f'{c} had {n} effects' for c, n in ran.items())} "
+                f"(engine: none yet)"
+            ), (("pre_approval_state", "pauses", str(i), "non_read_only_effects"),))
+    for i, (mine, theirs) in enumerate(zip(fw["decisions"], engine["decisions"], strict=False)):
+        if ran := unasked(mine["effects_before"], theirs["effects_before"], mine["step"], {mine["call_id"]}):
+            yield Reason("effect_before_decision", (
+                f"before the {mine['action']} of {mine['call_id']} at step {mine['step']}, {', '.join(f'{c} had {n} effects' for c, n in ran.items())} "
+                f"(engine: none yet)"
+            ), (("pre_approval_state", "decisions", str(i), "effects_before"),))
+
+
+def decision_reached_other_call(case: Case) -> Iterator[Reason]:
+    """A decision about one call let another call run."""
+    for fact in case.framework.facts:
+        driven = case.scenario.driver[fact["step"]]
+        if fact["action"] not in ("approve", "misuse_token", "reject") or not driven.get("call_id"):
+            continue
+        others = {c: n for c, n in fact.get("effects", {}).items() if c != driven["call_id"] and risk_of(case.scenario, c) == RiskClass.HIGH_RISK.value}
+        if others:
+            yield Reason("decision_reached_other_call", (
+                f"the {fact['action']} of {driven['call_id']} at step {fact['step']} ran "
+                f"{', '.join(f'{c} ({tool_of(case.scenario, c)}, {n} effects)' for c, n in others.items())}"
+                f"{mechanism(case, 'approval')}"
+            ), (*later(case, fact["step"]), *(c for cid in others for c in call_claims(cid))))
+
+
+def deduplicated_by_glue(case: Case) -> Iterator[Reason]:
+    """The framework's run did not repeat an effect only because contract glue kept a record of it."""
+    replay = case.framework.observables["idempotent_replay"]
+    glued = sorted(cid for cid, c in replay.items() if c["provided_by"] == "glue") if isinstance(replay, dict) else []
+    if glued:
+        steps = [f for f in case.framework.facts if f.get("dedup_by") == "glue"]
+        yield Reason("deduplicated_by_glue", (
+            f"the deduplication of {', '.join(glued)} (at {at(steps)}) is contract glue keyed by session and tool call id: "
+            f"the framework keeps no record of executed calls{mechanism(case, 'persistence')}"
+        ), tuple(("idempotent_replay", cid, "provided_by") for cid in glued))

@@ -1,0 +1,69 @@
+"""evidence/FINDINGS.md is generated from the evidence, and a probe stands behind every defaults finding."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.columns import ROOT
+from harness.runner_side.findings import collect, missing_probes, render
+from harness.runner_side.probes import ProbeError, declared_probes, disagreements
+
+EVIDENCE = ROOT / "evidence"
+
+
+def _documents() -> dict[str, dict[str, Any]]:
+    return {p.stem: d for p in sorted(EVIDENCE.glob("*.json")) if "framework" in (d := json.loads(p.read_text(encoding="utf-8")))}
+
+
+def test_the_committed_findings_are_what_the_evidence_and_the_probes_generate() -> None:
+    assert (EVIDENCE / "FINDINGS.md").read_text(encoding="utf-8") == render(_documents(), declared_probes())
+
+
+def test_the_findings_open_with_their_scope_and_sort_what_is_shared() -> None:
+    text = render(_documents(), declared_probes())
+    assert "scripted" in text.split("\n## ")[0] and "not how well a live model plans" in text
+    assert [line for line in text.splitlines() if line.startswith("## ")][:3] == ["## Every framework", "## Some frameworks", "## One framework"]
+
+
+def test_every_defaults_finding_links_a_probe() -> None:
+    assert missing_probes(_documents(), declared_probes()) == []
+    assert "**no probe**" not in (EVIDENCE / "FINDINGS.md").read_text(encoding="utf-8")
+
+
+def test_every_probe_reproduces_a_scenario_whose_cells_it_shows_differ() -> None:
+    documents = _documents()
+    for probe in declared_probes():
+        record = documents[probe.framework]["modes"]["defaults"]["scenarios"].get(probe.scenario)
+        assert record is not None, probe
+        assert any(record["columns"][name]["equal"] is False for name in probe.shows), probe
+
+
+def test_a_finding_disappears_with_its_reason() -> None:
+    documents = _documents()
+    assert "denied_tool_ran" in collect(documents, "defaults")
+    for document in documents.values():
+        for body in document.get("modes", {}).values():
+            for record in body["scenarios"].values():
+                record["reasons"] = [r for r in record.get("reasons", ()) if r["rule"] != "denied_tool_ran"]
+    assert "denied_tool_ran" not in collect(documents, "defaults")
+    assert "(`denied_tool_ran`)" not in render(documents, declared_probes())
+
+
+def test_a_probe_count_that_differs_from_the_evidence_is_reported() -> None:
+    probe = next(p for p in declared_probes() if p.framework == "langgraph" and p.scenario == "always_deny")
+    evidence = _documents()["langgraph"]
+    recorded = evidence["modes"]["defaults"]["scenarios"]["always_deny"]["columns"]["side_effects"]["framework"]["c1"]["effects"]
+    assert disagreements(probe, {"side_effects.c1.effects": recorded}, evidence) == []
+    assert disagreements(probe, {"side_effects.c1.effects": recorded + 1}, evidence) == [f"side_effects.c1.effects: probe {recorded + 1}, evidence {recorded}"]
+    assert disagreements(probe, {"model.calls_per_turn.0": 1}, evidence)[0].startswith("model.calls_per_turn.0: model is not in SHOWS")
+
+
+def test_a_probe_that_declares_nothing_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "langgraph").mkdir()
+    (tmp_path / "langgraph" / "vague.py").write_text("SCENARIO = 'always_deny'\n", encoding="utf-8")
+    with pytest.raises(ProbeError, match="SHOWS"):
+        declared_probes(tmp_path)

@@ -1,0 +1,124 @@
+"""The rule table: reasons follow the facts (change a fact and its reason changes or goes), quote only what
+the record holds, and leave no difference of the committed evidence unexplained."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from typing import Any
+
+import pytest
+
+from harness.columns import ROOT, known_columns
+from harness.runner_side.comparator import run_of
+from harness.runner_side.reasons import UNEXPLAINED, Case, Run, explain, reasons
+from harness.scenarios import SCENARIO_DIR, load_scenarios
+
+EVIDENCE = ROOT / "evidence"
+FRAMEWORKS = sorted(n for n, c in known_columns().items() if n != "handwritten")
+SCENARIOS = {s.id: s for s in load_scenarios(SCENARIO_DIR)}
+
+
+def _document(name: str) -> dict[str, Any]:
+    return json.loads((EVIDENCE / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def _case(framework: str, mode: str, key: str) -> Case:
+    """The case the comparison built for one committed record (the engine's record from handwritten.json)."""
+    document, engine = _document(framework), _document("handwritten")["modes"]["contract"]["scenarios"]
+    record = document["modes"][mode]["scenarios"][key]
+    reference = engine[record["scenario"]]
+    observables = {name: c["framework"] for name, c in record["columns"].items()}
+    return Case(SCENARIOS[record["scenario"]], Run(reference["actual"], reference["facts"], reference["steps"]),
+                Run(observables, record["facts"], record["steps"]), {r: m["ref"] for r, m in document.get("mechanisms", {}).items()},
+                document.get("constants", {}))
+
+
+def _rules(case: Case) -> dict[str, str]:
+    return {r.rule: r.text for r in reasons(case)}
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_no_committed_difference_is_left_unexplained(framework: str) -> None:
+    for mode, body in _document(framework)["modes"].items():
+        assert body["summary"]["unexplained_cells"] == 0, (framework, mode)
+        for key, record in body["scenarios"].items():
+            for name, cell in record["columns"].items():
+                if cell["equal"] is False:
+                    assert cell["rules"] and UNEXPLAINED not in cell["reason"], (framework, mode, key, name, cell["reason"])
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_the_stored_reasons_are_what_the_rules_derive_from_the_stored_facts(framework: str) -> None:
+    """Anyone can re-derive every reason from the evidence alone."""
+    for mode, body in _document(framework)["modes"].items():
+        for key, record in body["scenarios"].items():
+            if record["status"] == "ok":
+                assert [{"rule": r.rule, "text": r.text} for r in dict.fromkeys(reasons(_case(framework, mode, key)))] == record["reasons"], (mode, key)
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_every_id_and_count_a_reason_quotes_is_in_the_record(framework: str) -> None:
+    document = _document(framework)
+    for mode, body in document["modes"].items():
+        for key, record in body["scenarios"].items():
+            scenario_text = (SCENARIO_DIR / record["file"]).read_text(encoding="utf-8")
+            haystack = json.dumps(record, sort_keys=True) + scenario_text + json.dumps(document.get("constants", {}))
+            tokens = set(re.findall(r"[\w.-]+", haystack))
+            for reason in record["reasons"]:
+                quoted = re.findall(r"\bc\d+\b|(?<![\w.])\d+(?![\w.])", reason["text"])
+                assert all(q in tokens for q in quoted), (mode, key, reason, [q for q in quoted if q not in tokens])
+
+
+def test_a_denied_tool_that_did_not_run_has_no_reason_and_one_that_ran_more_says_so() -> None:
+    case = _case("langgraph", "defaults", "always_deny")
+    assert "c1 (drop_database, always denied by the contract) ran: 1 executor entries" in _rules(case)["denied_tool_ran"]
+    ran_twice = copy.deepcopy(case.framework.observables)
+    ran_twice["side_effects"]["c1"].update(executor_entries=2, effects=2)
+    assert "ran: 2 executor entries, 2 effects" in _rules(Case(case.scenario, case.engine, Run(ran_twice, case.framework.facts, case.framework.steps)))["denied_tool_ran"]
+    never = copy.deepcopy(case.framework.observables)
+    never["side_effects"] = {}
+    assert "denied_tool_ran" not in _rules(Case(case.scenario, case.engine, Run(never, case.framework.facts, case.framework.steps)))
+
+
+def test_a_misused_approval_that_took_nothing_is_ignored_not_accepted() -> None:
+    case = _case("langgraph", "defaults", "approval_token_misuse")
+    assert "other_args for c1 at step 1 (granted c1, effects c1: 1)" in _rules(case)["misused_approval_accepted"]
+    facts = [{k: v for k, v in f.items() if k not in ("granted", "effects", "executed", "entered")} if f["action"] == "misuse_token" else f
+             for f in case.framework.facts]
+    rules = _rules(Case(case.scenario, case.engine, Run(case.framework.observables, facts, case.framework.steps)))
+    assert "misused_approval_accepted" not in rules
+    assert "other_args for c1 at step 1 (ended awaiting_approval)" in rules["misused_approval_ignored"]
+    refused = [{**s, "status": "refused"} if s["action"] == "misuse_token" else s for s in case.framework.steps]
+    rules = _rules(Case(case.scenario, case.engine, Run(case.framework.observables, facts, refused)))
+    assert "misused_approval_accepted" not in rules and "misused_approval_ignored" not in rules
+
+
+def test_the_step_limit_quoted_is_the_one_read_from_the_environment() -> None:
+    case = _case("langgraph", "defaults", "step_bound")
+    assert case.constants["step_limit"]["value"] == _document("langgraph")["constants"]["step_limit"]["value"]
+    text = _rules(case)["step_bound_not_enforced"]
+    assert f"its own default bound is {case.constants['step_limit']['value']}" in text
+    other = Case(case.scenario, case.engine, case.framework, case.mechanisms, {"step_limit": {"ref": "x:Y", "value": 7}})
+    assert "its own default bound is 7 (`x:Y`" in _rules(other)["step_bound_not_enforced"]
+    bare = Case(case.scenario, case.engine, case.framework)
+    assert "default bound" not in _rules(bare)["step_bound_not_enforced"]
+
+
+def test_a_cell_no_rule_explains_says_so_and_names_the_leaf() -> None:
+    said, rules, explained = explain("side_effects", {"c1": {"effects": 1}}, {"c1": {"effects": 2}}, [])
+    assert (said, rules, explained) == (f"{UNEXPLAINED} at side_effects.c1.effects", [], False)
+
+
+def test_a_resume_that_continued_like_the_engine_has_no_resume_reason() -> None:
+    case = _case("langgraph", "defaults", "kill_before_effect@write_landed")
+    assert "resumed at before_execute with c1 pending (engine: reconcile)" in _rules(case)["resumed_differently"]
+    same = copy.deepcopy(case.framework.observables)
+    same["checkpoint_after_interrupt"]["interrupts"] = case.engine.observables["checkpoint_after_interrupt"]["interrupts"]
+    assert "resumed_differently" not in _rules(Case(case.scenario, case.engine, Run(same, case.framework.facts, case.framework.steps)))
+
+
+def test_run_of_reads_what_the_rules_need() -> None:
+    record = {"observables": {"status": "completed"}, "facts": [{"step": 0, "action": "run"}], "steps": [{"action": "run"}]}
+    assert run_of(record) == Run({"status": "completed"}, [{"step": 0, "action": "run"}], [{"action": "run"}])
