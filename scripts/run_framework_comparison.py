@@ -178,9 +178,10 @@ def main(argv: list[str] | None = None) -> int:
     failures = report(args, results, documents)
     if args.check:
         drift = [line for name, document in documents_to_write.items() for line in diff_documents(name, _read(args.output / name), document)]
-        drift += diff_text(FINDINGS, args.output / FINDINGS, findings)
+        findings_diff = diff_text(FINDINGS, args.output / FINDINGS, findings)
+        drift += [f"{FINDINGS} differs from what the evidence generates:"] if findings_diff else []
         print(f"\n--check against {args.output}: " + ("no drift" if not drift else f"{len(drift)} drifted:"))
-        for line in drift:
+        for line in drift + findings_diff:
             print(f"  {line}")
         failures += [f"evidence drifted ({len(drift)} changes)"] if drift else []
     if not args.keep_scratch:
@@ -223,7 +224,13 @@ def report(args: argparse.Namespace, results: dict[str, ColumnResult], documents
             print(f"\n!!! {name} was NOT MEASURED: {result.reason}", file=sys.stderr)
             if not args.allow_not_measured or name == REFERENCE:
                 failures.append(f"{name} not measured")
-    print(f"\nevidence written to {args.output if not args.check else 'a temporary directory (--check)'}; what each framework hides: {args.output / FINDINGS}")
+    if args.check:
+        print("\nevidence and FINDINGS.md regenerated in a temporary directory (--check) and compared with the committed ones")
+    else:
+        print(f"\nevidence written to {args.output}; what each framework hides: {args.output / FINDINGS}")
+    unexplained = [f"{n}/{m}" for n, d in documents.items() for m, body in sorted(d.get("modes", {}).items()) if body["summary"].get("unexplained_cells")]
+    if unexplained:
+        print(f"\n!!! differences no rule explains in {', '.join(unexplained)}: listed in FINDINGS.md, \"Differences no rule explains\"", file=sys.stderr)
     return failures
 
 

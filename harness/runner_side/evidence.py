@@ -19,7 +19,7 @@ from harness.columns import REFERENCE, ROOT
 from harness.runner_side.comparator import compare_scenario, run_of, summarize
 from harness.runner_side.glue import count_glue_lines
 from harness.runner_side.observables import OBSERVABLES
-from harness.runner_side.reasons import Case, reasons
+from harness.runner_side.reasons import Case, reason_record, reasons
 from harness.runner_side.runner import ColumnResult
 from harness.scenarios import Scenario
 
@@ -93,7 +93,7 @@ def column_document(result: ColumnResult, reference: ColumnResult, scenarios_by_
                 "status": record["status"],
                 "error": record["error"],
                 "columns": compare_scenario(engine, record, found),
-                "reasons": [{"rule": r.rule, "text": r.text} for r in dict.fromkeys(found)],
+                "reasons": [reason_record(r) for r in dict.fromkeys(found)],
                 **{k: record[k] for k in _RECORD_EXTRAS},
             }
         modes[mode] = {"summary": summarize(scenarios), "scenarios": scenarios}

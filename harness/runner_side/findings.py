@@ -9,16 +9,20 @@ then the glue each contract column needed and what still differs there.
 
 from __future__ import annotations
 
+import re
+import tomllib
 from collections import defaultdict
 from typing import Any
 
-from harness.columns import known_columns
+from harness.columns import ROOT, known_columns
 from harness.runner_side.environments import direct_pins
 from harness.runner_side.probes import Probe
-from harness.runner_side.reasons import CONSEQUENCES, TITLES
+from harness.runner_side.reasons import CONSEQUENCES, TITLES, UNEXPLAINED, claimed
 
-Findings = dict[str, dict[str, list[tuple[str, list[str], str]]]]
-"""rule -> framework -> [(scenario key, observables it explains, reason text)]."""
+Entry = tuple[str, list[str], str, list[str]]
+"""(scenario key, observables the reason explains there, reason text, the leaves it claims)."""
+Findings = dict[str, dict[str, list[Entry]]]
+"""rule -> framework -> its entries."""
 
 SCOPE = (
     "**Scope.** The model is scripted: every column receives the same tool calls, decisions and faults, so these findings "
@@ -37,13 +41,17 @@ def collect(documents: dict[str, dict[str, Any]], mode: str) -> Findings:
                     continue
                 cells = sorted(n for n, c in record["columns"].items() if reason["rule"] in c.get("rules", ()))
                 if cells:
-                    found[reason["rule"]][name].append((key, cells, reason["text"]))
+                    found[reason["rule"]][name].append((key, cells, reason["text"], reason["claims"]))
     return found
 
 
-def probes_for(probes: list[Probe], framework: str, entries: list[tuple[str, list[str], str]]) -> list[Probe]:
-    """The probes of ``framework`` that reproduce one of these scenarios and print counts of an observable the finding explains there."""
-    return [p for p in probes if p.framework == framework and any(p.scenario == key and set(p.shows) & set(cells) for key, cells, _ in entries)]
+def probes_for(probes: list[Probe], framework: str, entries: list[Entry]) -> list[Probe]:
+    """The probes of ``framework`` that reproduce one of these scenarios and print a count the finding's reason accounts for there."""
+    def shows(probe: Probe, claims: list[str]) -> bool:  # a printed value holding a claimed leaf shows it too
+        paths = [tuple(path.split(".")) for path in probe.shows]
+        return any(claimed(path, (claim,)) or claimed(claim[: len(path)], (path,)) for path in paths for claim in (tuple(c.split(".")) for c in claims))
+
+    return [p for p in probes if p.framework == framework and any(p.scenario == key and shows(p, claims) for key, _, _, claims in entries)]
 
 
 def missing_probes(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> list[str]:
@@ -75,17 +83,20 @@ def render(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> str:
         rules = [r for r in TITLES if r in found and len(found[r]) in sharing]
         lines += ["", f"## {heading}", ""]
         lines += [line for rule in rules for line in _finding(rule, found[rule], probes)] or ["(none)"]
-    return "\n".join(lines + ["", *_contract(documents)]) + "\n"
+    return "\n".join(lines + ["", *_unexplained(documents), "", *_contract(documents)]) + "\n"
 
 
 def _versions(document: dict[str, Any]) -> str:
-    """The versions of the packages the column pins directly (its ``requirements.in``), as measured."""
+    """The versions of the packages the column pins directly (its ``requirements.in``), as measured, without the
+    project's own core dependencies and the pinned pytest (every environment has them)."""
     column = known_columns().get(document["framework"])
-    direct = set(direct_pins(column.adapter_dir / "requirements.in")) - {"pytest"} if column else set()
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    shared = {re.split(r"[<>=!~ \[;]", requirement, maxsplit=1)[0].lower() for requirement in project} | {"pytest"}
+    direct = set(direct_pins(column.adapter_dir / "requirements.in")) - shared if column else set()
     return ", ".join(f"{k} {v}" for k, v in sorted(document.get("versions", {}).items()) if k in direct)
 
 
-def _finding(rule: str, by_framework: dict[str, list[tuple[str, list[str], str]]], probes: list[Probe]) -> list[str]:
+def _finding(rule: str, by_framework: dict[str, list[Entry]], probes: list[Probe]) -> list[str]:
     lines = [f"### {TITLES[rule]} (`{rule}`)", ""]
     for framework, entries in sorted(by_framework.items()):
         links = ", ".join(f"[{p.file.rsplit('/', 1)[-1]}](../{p.file})" for p in probes_for(probes, framework, entries)) or "**no probe**"
@@ -94,14 +105,26 @@ def _finding(rule: str, by_framework: dict[str, list[tuple[str, list[str], str]]
     return [*lines, ""]
 
 
-def _by_scenario(entries: list[tuple[str, list[str], str]]) -> list[str]:
+def _by_scenario(entries: list[Entry]) -> list[str]:
     """One line per scenario: the observables the finding explains there and every reason it gave."""
-    keys = list(dict.fromkeys(key for key, _, _ in entries))
+    keys = list(dict.fromkeys(key for key, _, _, _ in entries))
     return [
-        f"  - `{key}` ({', '.join(sorted({c for k, cells, _ in entries if k == key for c in cells}))}): "
-        + "; ".join(text for k, _, text in entries if k == key)
+        f"  - `{key}` ({', '.join(sorted({c for k, cells, _, _ in entries if k == key for c in cells}))}): "
+        + "; ".join(text for k, _, text, _ in entries if k == key)
         for key in keys
     ]
+
+
+def _unexplained(documents: dict[str, dict[str, Any]]) -> list[str]:
+    """Every not-equal cell with a leaf no rule explains: printed, counted, never hidden."""
+    lines = ["## Differences no rule explains", ""]
+    for name, document in sorted(documents.items()):
+        for mode, body in sorted(document.get("modes", {}).items()):
+            for key, record in sorted(body.get("scenarios", {}).items()):
+                for observable, cell in record.get("columns", {}).items():
+                    if cell.get("unexplained"):
+                        lines.append(f"- **{name}**, {mode}, `{key}`, {observable}: {cell['reason'][cell['reason'].index(UNEXPLAINED):]}")
+    return lines if len(lines) > 2 else [*lines, "(none)"]
 
 
 def _contract(documents: dict[str, dict[str, Any]]) -> list[str]:
@@ -114,7 +137,7 @@ def _contract(documents: dict[str, dict[str, Any]]) -> list[str]:
         if body is None or "glue_lines" not in document:
             continue
         summary = body["summary"]
-        left = sorted({f"`{rule}` ({', '.join(dict.fromkeys(k for k, _, _ in found[rule][name]))})" for rule in found if name in found[rule]})
+        left = sorted({f"`{rule}` ({', '.join(dict.fromkeys(k for k, _, _, _ in found[rule][name]))})" for rule in found if name in found[rule]})
         lines.append(f"| {name} | {document['glue_lines']['total']} | {summary['equal_cells']}/{summary['applicable_cells']} | {'; '.join(left) or '-'} |")
     for name in sorted(documents):
         for rule in (r for r in TITLES if name in found.get(r, {})):

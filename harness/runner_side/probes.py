@@ -3,6 +3,9 @@ environment, their printed counts compared with the column's ``defaults`` eviden
 
 A probe declares ``SCENARIO`` and ``SHOWS`` as literals (read here with ``ast``: the framework is not
 importable from the project's environment) and prints ``{"scenario", "counts"}`` as its last line (``harness/column_side/probe_kit.py``).
+``SHOWS`` lists exactly the paths it prints (``side_effects.c1.effects``), so what a probe measures is known
+without running it: ``evidence/FINDINGS.md`` links a probe to a finding only when a path it prints is one the
+finding's reason accounts for.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ PROBE_TIMEOUT_S = 180.0
 @dataclass(frozen=True)
 class Probe:
     """One probe: its framework, its file (relative to the repository), the scenario key it reproduces and
-    the observables its counts belong to."""
+    the dotted paths of the counts it prints (each into the framework's value of an observable)."""
 
     framework: str
     file: str
@@ -45,8 +48,10 @@ def declared_probes(root: Path = PROBES_DIR) -> list[Probe]:
         names = _literals(path)
         scenario, shows = names.get("SCENARIO"), names.get("SHOWS")
         where = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
-        if not isinstance(scenario, str) or not isinstance(shows, tuple) or not shows or not set(shows) <= set(OBSERVABLES):
-            raise ProbeError(f"{where}: SCENARIO must be a string and SHOWS a non-empty tuple of observables")
+        if not isinstance(scenario, str) or not isinstance(shows, tuple) or not shows or any(
+            not isinstance(path, str) or path.split(".")[0] not in OBSERVABLES for path in shows
+        ):
+            raise ProbeError(f"{where}: SCENARIO must be a string and SHOWS a non-empty tuple of the paths it prints, each starting with an observable")
         probes.append(Probe(path.parent.name, where, scenario, shows))
     return probes
 
@@ -85,14 +90,13 @@ def disagreements(probe: Probe, measured: dict[str, Any], evidence: dict[str, An
     found = []
     for path, value in sorted(measured.items()):
         observable, *keys = path.split(".")
-        if observable not in probe.shows:
-            found.append(f"{path}: {observable} is not in SHOWS {probe.shows}")
+        if path not in probe.shows:
+            found.append(f"{path}: printed but not in SHOWS")
             continue
         recorded = _at(record["columns"][observable]["framework"], keys)
         if recorded != value:
             found.append(f"{path}: probe {json.dumps(value)}, evidence {json.dumps(recorded)}")
-    shown = {path.split(".")[0] for path in measured}
-    found += [f"{name}: in SHOWS but no count printed" for name in probe.shows if name not in shown]
+    found += [f"{path}: in SHOWS but no count printed" for path in probe.shows if path not in measured]
     return found
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from harness.runner_side import rules as r
 from harness.runner_side.rule_facts import Case, Path, Reason, Run
 
-__all__ = ["CONSEQUENCES", "RULES", "TITLES", "UNEXPLAINED", "Case", "Reason", "Run", "explain", "reasons"]
+__all__ = ["CONSEQUENCES", "RULES", "TITLES", "UNEXPLAINED", "Case", "Reason", "Run", "claimed", "explain", "reason_record", "reasons"]
 UNEXPLAINED = "no rule explains this difference"
 
 
@@ -40,7 +40,7 @@ def claimed(path: Path, claims: tuple[Path, ...]) -> bool:
 
 
 RULES: tuple[Rule, ...] = (
-    r.executed_again, r.denied_tool_ran, r.invalid_args_ran, r.paused_before_validation, r.asked_about_other_calls, r.misused_approval,
+    r.executed_again, r.denied_tool_ran, r.invalid_args_ran, r.paused_before_validation, r.asked_about_other_calls, r.paused_at_other_steps, r.misused_approval,
     r.redelivered_as_new_turn, r.step_bound_not_enforced, r.fault_never_fired, r.resumed_differently, r.uncertain_not_stopped,
     r.decision_reached_other_call, r.tool_error_not_retried, r.step_refused, r.ran_less_often, r.repeat_not_answered,
     r.stopped_by_own_bound, r.model_asked_again, r.model_turns_differ, r.decisions_met_other_effects, r.deduplicated_by_glue,
@@ -50,6 +50,11 @@ RULES: tuple[Rule, ...] = (
 def reasons(case: Case) -> list[Reason]:
     """Every reason the rule table derives for this case, in the table's order."""
     return [reason for rule in RULES for reason in rule(case)]
+
+
+def reason_record(reason: Reason) -> dict[str, Any]:
+    """A reason as the evidence stores it: the rule, the text and the leaves it claims (dotted, ``*`` for any key)."""
+    return {"rule": reason.rule, "text": reason.text, "claims": [".".join(c) for c in reason.claims]}
 
 
 def explain(name: str, engine_value: Any, framework_value: Any, found: list[Reason]) -> tuple[str, list[str], bool]:
@@ -78,6 +83,7 @@ TITLES: dict[str, str] = {
     "redelivered_as_new_turn": "Takes the same event delivered again as new input",
     "resumed_differently": "Resumes a killed run somewhere else than the engine, or loses its approval",
     "fault_never_fired": "Never reaches a fault point the engine meets",
+    "fault_fired_only_here": "Meets a fault point the engine never reaches",
     "uncertain_not_stopped": "Does not stop for reconciliation when a call's outcome is unknown",
     "tool_error_not_retried": "Does not retry a tool that failed before its effect",
     "step_bound_not_enforced": "Does not stop at the scenario's step bound",
@@ -90,8 +96,9 @@ TITLES: dict[str, str] = {
     "ran_less_often": "A call runs fewer times than in the engine's run",
     "turns_never_asked": "Scripted turns are never asked for",
     "step_refused": "A driver step is refused",
+    "paused_at_other_steps": "A driver step leaves other calls waiting for a decision than the engine's",
 }
 """Every rule id the table yields, with the behaviour it names (the headings of ``evidence/FINDINGS.md``)."""
-CONSEQUENCES = frozenset({"ran_less_often", "turns_never_asked", "step_refused"})
+CONSEQUENCES = frozenset({"ran_less_often", "turns_never_asked", "step_refused", "paused_at_other_steps"})
 """Rules that describe what followed from another behaviour (a run that ended early ran less): they explain
 cells and are kept in the evidence, but ``evidence/FINDINGS.md`` does not list them as findings."""

@@ -56,7 +56,7 @@ def steps_with(run: Run, kind: str, call_id: str) -> list[dict[str, Any]]:
 
 
 def at(facts: list[dict[str, Any]]) -> str:
-    return ", ".join(f"step {f['step']} ({f['action']})" for f in facts) or "no step"
+    return ", ".join(f"driver step {f['step']} ({f['action']})" for f in facts) or "no driver step"
 
 
 def count(run: Run, call_id: str, key: str) -> int:
@@ -87,3 +87,8 @@ def call_claims(cid: str) -> tuple[Path, ...]:
 def clip(message: Any, width: int = 80) -> str:
     text = message if isinstance(message, str) else str(message)
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def times(n: int) -> str:
+    """``never``, ``once``, ``twice`` or ``N times``."""
+    return {0: "never", 1: "once", 2: "twice"}.get(n, f"{n} times")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from handwritten.tools import RiskClass
 from harness.runner_side.observables import invalid_call_ids_of
-from harness.runner_side.rule_facts import Case, Path, Reason, at, call_claims, clip, count, later, mechanism, risk_of, steps_with, tool_of
+from harness.runner_side.rule_facts import Case, Path, Reason, at, call_claims, clip, count, later, mechanism, risk_of, steps_with, times, tool_of
 
 _UNCERTAIN_CAUSES = {
     "tool.timeout_after_effect": "a timeout after {}'s effect",
@@ -25,8 +25,8 @@ def executed_again(case: Case) -> Iterator[Reason]:
         engine_runs, engine_effects = count(engine, cid, "executor_entries"), count(engine, cid, "effects")
         if (effects > engine_effects and effects > 1) or (runs > engine_runs and runs > 1):
             yield Reason("executed_again", (
-                f"{cid} ({tool_of(case.scenario, cid)}) ran its executor {runs} times with {effects} effects where the engine ran it "
-                f"{engine_runs} times with {engine_effects}: executed at {at(steps_with(fw, 'executed', cid))}{mechanism(case, 'tool_dispatch')}"
+                f"{cid} ({tool_of(case.scenario, cid)}): {runs} executor entries and {effects} effects where the engine had "
+                f"{engine_runs} and {engine_effects}, executed at {at(steps_with(fw, 'executed', cid))}{mechanism(case, 'tool_dispatch')}"
             ), call_claims(cid))
 
 
@@ -58,7 +58,7 @@ def paused_before_validation(case: Case) -> Iterator[Reason]:
     state = case.framework.observables["pre_approval_state"]
     pauses = [p for p in state["pauses"] if not p["args_validated"]] if isinstance(state, dict) else []
     if pauses:
-        steps = ", ".join(f"step {p['step']} ({', '.join(c['call_id'] for c in p['pending'])})" for p in pauses)
+        steps = ", ".join(f"driver step {p['step']} ({', '.join(c['call_id'] for c in p['pending'])})" for p in pauses)
         yield Reason("paused_before_validation", (
             f"{len(pauses)} of {len(state['pauses'])} pauses came before the pending calls' arguments were validated: {steps}"
             f"{mechanism(case, 'approval')}"
@@ -76,33 +76,56 @@ def asked_about_other_calls(case: Case) -> Iterator[Reason]:
         first = min(f["step"] for f in case.framework.facts if set(f.get("pending", ())) & set(extra))
         yield Reason("asked_about_other_calls", (
             f"the run paused for approval of {kinds}, calls the contract does not ask about (it runs read-only and reversible calls and refuses "
-            f"always-denied ones): first at step {first}{mechanism(case, 'approval')}"
-        ), (("pre_approval_state",), *later(case, first), *(c for cid in extra for c in call_claims(cid))))
+            f"always-denied ones): first at driver step {first}{mechanism(case, 'approval')}"
+        ), (*_pauses(case), *later(case, first), *(c for cid in extra for c in call_claims(cid))))
     if missing:
         kinds = ", ".join(f"{c} ({tool_of(case.scenario, c)}, {risk_of(case.scenario, c)})" for c in missing)
         yield Reason("ran_without_asking", f"the run never paused for {kinds}, which the contract holds for approval, and ran it",
-                     (("pre_approval_state",), *(c for cid in missing for c in call_claims(cid))))
+                     (*_pauses(case), *(c for cid in missing for c in call_claims(cid))))
+
+
+def _pauses(case: Case) -> tuple[Path, ...]:
+    """The pauses and what is undecided at the end; the whole approval state when only one side has one."""
+    whole = not isinstance(case.engine.observables["pre_approval_state"], dict) or not isinstance(case.framework.observables["pre_approval_state"], dict)
+    return (("pre_approval_state",),) if whole else (("pre_approval_state", "pauses"), ("pre_approval_state", "undecided_at_end"))
+
+
+def paused_at_other_steps(case: Case) -> Iterator[Reason]:
+    """At a driver step, the two runs paused for different calls (or only one of them paused)."""
+    for fact, engine_fact, step in zip(case.framework.facts, case.engine.facts, case.framework.steps, strict=False):
+        mine, theirs = fact.get("pending", []), engine_fact.get("pending", [])
+        if mine != theirs and step["action"] not in ("snapshot", "restore"):
+            yield Reason("paused_at_other_steps", (
+                f"after driver step {fact['step']} ({fact['action']}) the engine was waiting for {', '.join(theirs) or 'nothing'}, the framework for "
+                f"{', '.join(mine) or 'nothing'} (its step ended {step['status']})"
+            ), (("step_statuses", str(fact["step"])), *_pauses(case)))
 
 
 def misused_approval(case: Case) -> Iterator[Reason]:
-    """A misused approval (a token for other arguments, session, after expiry, forged or reused) was not refused."""
-    taken, ignored, claims = [], [], list[Path]()
-    for fact, step in zip(case.framework.facts, case.framework.steps, strict=True):
+    """A misused approval (a token for other arguments, session, after expiry, forged or reused) was not refused: it was
+    taken (the call it names was pending and was decided, or took effect) or did nothing at all. One that let another
+    call run is ``decision_reached_other_call``'s."""
+    taken, ignored, claims, quiet = [], [], list[Path](), list[Path]()
+    facts = case.framework.facts
+    for i, (fact, step) in enumerate(zip(facts, case.framework.steps, strict=True)):
         if fact["action"] != "misuse_token" or step["status"] == "refused":
             continue
         driven = case.scenario.driver[fact["step"]]
-        effects = fact.get("effects", {})
-        what = f"{driven.get('misuse')} for {driven['call_id']} at step {fact['step']}"
-        if fact.get("granted") or effects:
-            granted = f"granted {', '.join(fact['granted'])}" if fact.get("granted") else "granted nothing"
-            taken.append(f"{what} ({granted}, effects {', '.join(f'{c}: {n}' for c, n in effects.items()) or 'none'})")
-        else:
-            ignored.append(f"{what} (ended {step['status']})")
-        claims += [*later(case, fact["step"]), *(c for cid in effects for c in call_claims(cid))]
+        named, effects = driven["call_id"], fact.get("effects", {})
+        before = facts[i - 1].get("pending", []) if i else []
+        what = f"{driven.get('misuse')} for {named} at driver step {fact['step']}"
+        if named in effects or (named in before and named not in fact.get("pending", ())):
+            outcome = f"{effects[named]} effects" if named in effects else "no longer pending"
+            taken.append(f"{what} ({named} was pending; after it: {outcome})")
+            claims += [*later(case, fact["step"]), *call_claims(named)]
+        elif not effects:
+            waiting = f"{named} was not pending (waiting: {', '.join(before) or 'nothing'})" if named not in before else f"{named} stayed pending"
+            ignored.append(f"{what} ({waiting}; the step ended {step['status']}, nothing ran)")
+            quiet += [("step_statuses", str(fact["step"])), ("refusals",)]
     if taken:
         yield Reason("misused_approval_accepted", f"misused approvals were taken as approvals: {'; '.join(taken)}{mechanism(case, 'approval')}", tuple(claims))
     if ignored:
-        yield Reason("misused_approval_ignored", f"misused approvals were neither refused nor acted on: {'; '.join(ignored)}", tuple(claims))
+        yield Reason("misused_approval_ignored", f"misused approvals were neither refused nor acted on: {'; '.join(ignored)}", tuple(quiet))
 
 
 def redelivered_as_new_turn(case: Case) -> Iterator[Reason]:
@@ -112,8 +135,8 @@ def redelivered_as_new_turn(case: Case) -> Iterator[Reason]:
             continue
         ran = {cid: n for cid, n in fact.get("executed", {}).items()}
         yield Reason("redelivered_as_new_turn", (
-            f"the event delivered again at step {fact['step']} was taken as new input: the step ended "
-            f"{step['status']}, executors ran {sum(ran.values())} times in it ({', '.join(f'{c} x{n}' for c, n in ran.items()) or 'none'}) and the model was asked again"
+            f"the event delivered again at driver step {fact['step']} was taken as new input: the step ended "
+            f"{step['status']}, executors entered in it: {', '.join(f'{c} {times(n)}' for c, n in ran.items()) or 'none'}, and the model was asked again"
             f"{mechanism(case, 'message_assembly')}"
         ), (*later(case, fact["step"]), ("model",), ("idempotent_replay",), *(c for cid in ran for c in call_claims(cid))))
 
@@ -127,43 +150,57 @@ def step_bound_not_enforced(case: Case) -> Iterator[Reason]:
     limit = case.constants.get("step_limit")
     own = f"; its own default bound is {limit['value']} (`{limit['ref']}`, read from the pinned environment)" if limit else ""
     yield Reason("step_bound_not_enforced", (
-        f"max_steps={case.scenario.max_steps} stopped the engine at step {engine_stopped[0]}; the framework's run was not bounded by it and asked the "
+        f"max_steps={case.scenario.max_steps} stopped the engine at driver step {engine_stopped[0]}; the framework's run was not bounded by it and asked the "
         f"model for turns 0 to {last}{own}{mechanism(case, 'loop')}"
     ), (*later(case, engine_stopped[0]), ("model",), ("side_effects",)))
 
 
 def fault_never_fired(case: Case) -> Iterator[Reason]:
-    """A kill the engine met never happened in the framework's run (a fault point it never passes)."""
-    engine_kills = [f["step"] for f in case.engine.facts if f.get("killed")]
-    if not engine_kills or any(f.get("killed") for f in case.framework.facts):
-        return
+    """A driver step the engine's run was killed in was not killed in the framework's (a fault point it never passes),
+    or the other way round."""
+    engine_kills = {f["step"] for f in case.engine.facts if f.get("killed")}
+    fw_kills = {f["step"] for f in case.framework.facts if f.get("killed")}
     points = ", ".join(f"{f.point} ({f.call_id or f.turn})" for f in case.scenario.faults if f.action == "kill")
     engine_only = [f.point for f in case.scenario.faults if f.point.startswith("engine.")]
-    why = (f"{', '.join(engine_only)} is a point only the engine passes (after its intent checkpoint, before the executor)"
-           if engine_only else "the framework never reached it")
-    yield Reason("fault_never_fired", (
-        f"the kill at {points} ended the engine's step {engine_kills[0]} but never fired in the framework's run: {why}"
-    ), (("checkpoint_after_interrupt", "interrupts"), *later(case, engine_kills[0]), ("side_effects",)))
+    for step in sorted(engine_kills - fw_kills):
+        why = (f"{', '.join(engine_only)} is a point only the engine passes (after its intent checkpoint, before the executor)"
+               if engine_only else "the framework's run did not reach a kill point there")
+        yield Reason("fault_never_fired", (
+            f"a kill (the scenario's kill points: {points}) ended the engine's driver step {step}; the framework's step {step} ended "
+            f"{case.framework.steps[step]['status']} with no kill: {why}"
+        ), (("checkpoint_after_interrupt", "interrupts"), *later(case, step), ("side_effects",)))
+    for step in sorted(fw_kills - engine_kills):
+        yield Reason("fault_fired_only_here", (
+            f"a kill (the scenario's kill points: {points}) ended the framework's driver step {step}; the engine's step {step} ended "
+            f"{case.engine.steps[step]['status']} with no kill"
+        ), (("checkpoint_after_interrupt", "interrupts"), *later(case, step), ("side_effects",)))
 
 
 def resumed_differently(case: Case) -> Iterator[Reason]:
-    """After the same kill, the framework's resume continued elsewhere, lost an approval or could not continue."""
+    """After the same kill, the framework's resume found the run elsewhere, lost an approval or could not continue."""
     fw, engine = case.framework.observables["checkpoint_after_interrupt"], case.engine.observables["checkpoint_after_interrupt"]
     if not isinstance(fw, dict) or not isinstance(engine, dict):
         return
-    for i, (mine, theirs) in enumerate(zip(fw["interrupts"], engine["interrupts"], strict=False)):
+    theirs_by_step = {i["step"]: i for i in engine["interrupts"]}
+    for i, mine in enumerate(fw["interrupts"]):
+        theirs = theirs_by_step.get(mine["step"])
+        if theirs is None:
+            continue  # a kill only one run met: fault_never_fired / fault_fired_only_here
         said = []
         if mine["resume_position"] != theirs["resume_position"] or mine["pending_call"] != theirs["pending_call"]:
             call = (mine["pending_call"] or {}).get("call_id")
-            said.append(f"resumed at {mine['resume_position']}{f' with {call} pending' if call else ''} (engine: {theirs['resume_position']})")
+            found = f"found the run at {mine['resume_position']}" if mine["resume_position"] else "found nothing to resume from"
+            said.append(f"{found}{f' with {call} pending' if call else ''} (engine: {theirs['resume_position']})")
         if mine["approval_survives"] is False and theirs["approval_survives"] is not False:
             said.append("the approval given before the kill did not survive: the run asked for it again")
         if mine["resumable"] != theirs["resumable"]:
-            said.append("could not continue" if not mine["resumable"] else "continued")
+            said.append("the run could not continue" if not mine["resumable"] else "the run continued")
         if said:
+            resume = next((f for f in case.framework.facts if f["step"] > mine["step"] and f["action"] == "resume"), None)
+            how = f" (driver step {resume['step']}, which ended {case.framework.steps[resume['step']]['status']})" if resume else ""
             yield Reason("resumed_differently", (
-                f"after the kill at step {mine['step']} the framework {'; '.join(said)}{mechanism(case, 'persistence')}"
-            ), (("checkpoint_after_interrupt", "interrupts", str(i)), *later(case, mine["step"] + 1), ("pre_approval_state",)))
+                f"after the kill at driver step {mine['step']}, the framework's resume{how} {'; '.join(said)}{mechanism(case, 'persistence')}"
+            ), (("checkpoint_after_interrupt", "interrupts", str(i)), *later(case, mine["step"] + 1), *_pauses(case)))
 
 
 def uncertain_not_stopped(case: Case) -> Iterator[Reason]:
@@ -176,8 +213,8 @@ def uncertain_not_stopped(case: Case) -> Iterator[Reason]:
     error = f" ({fw_step['error']})" if fw_step.get("error") else ""
     causes = [_UNCERTAIN_CAUSES[f.point].format(f.call_id) for f in case.scenario.faults if f.point in _UNCERTAIN_CAUSES]
     yield Reason("uncertain_not_stopped", (
-        f"the engine stopped at step {step} for an explicit reconciliation ({'; '.join(causes) or 'an uncertain outcome'}); the framework's "
-        f"step {step} ended {fw_step['status']}{error}"
+        f"the engine stopped at driver step {step} for an explicit reconciliation ({'; '.join(causes) or 'an uncertain outcome'}); the framework's "
+        f"driver step {step} ended {fw_step['status']}{error}"
     ), later(case, step))
 
 
@@ -189,10 +226,10 @@ def tool_error_not_retried(case: Case) -> Iterator[Reason]:
         if runs >= engine_runs or not runs:  # a call never entered was not retried or not: another rule says why it never ran
             continue
         failed = next((i for i, s in enumerate(case.framework.steps) if s["status"] == "error"), None)
-        ended = f"; the error ended the run at step {failed} ({case.framework.steps[failed]['error'] or 'the framework raised'})" if failed is not None else ""
+        ended = f"; the error ended the run at driver step {failed} ({case.framework.steps[failed]['error'] or 'the framework raised'})" if failed is not None else ""
         yield Reason("tool_error_not_retried", (
             f"{cid}'s executor raised before its effect; the engine retried it under the same key ({engine_runs} executor entries, "
-            f"{count(case.engine, cid, 'effects')} effect), the framework entered it {runs} times with {count(case.framework, cid, 'effects')} effects{ended}"
+            f"{count(case.engine, cid, 'effects')} effect), the framework entered it {times(runs)} with {count(case.framework, cid, 'effects')} effects{ended}"
         ), (*call_claims(cid), *later(case, failed if failed is not None else 0)))
 
 
@@ -201,7 +238,7 @@ def step_refused(case: Case) -> Iterator[Reason]:
     or nothing to act on)."""
     for i, (step, engine_step) in enumerate(zip(case.framework.steps, case.engine.steps, strict=False)):
         if step["refusal"] and step["refusal"] != engine_step["refusal"]:
-            yield Reason("step_refused", f"step {i} ({step['action']}) was refused: {step['refusal']}", later(case, i))
+            yield Reason("step_refused", f"driver step {i} ({step['action']}) was refused: {step['refusal']}", later(case, i))
 
 
 def ran_less_often(case: Case) -> Iterator[Reason]:
@@ -211,23 +248,25 @@ def ran_less_often(case: Case) -> Iterator[Reason]:
         runs, engine_runs = count(case.framework, cid, "executor_entries"), count(case.engine, cid, "executor_entries")
         if runs < engine_runs and not (cid in raised and runs):
             yield Reason("ran_less_often", (
-                f"{cid} ({tool_of(case.scenario, cid)}) ran its executor {runs} times with {count(case.framework, cid, 'effects')} effects; the engine ran it "
-                f"{engine_runs} times with {count(case.engine, cid, 'effects')}, at {at(steps_with(case.engine, 'executed', cid))}, and the framework's run "
+                f"{cid} ({tool_of(case.scenario, cid)}): {runs} executor entries and {count(case.framework, cid, 'effects')} effects; the engine had "
+                f"{engine_runs} and {count(case.engine, cid, 'effects')}, at {at(steps_with(case.engine, 'executed', cid))}, and the framework's run "
                 f"ended {case.framework.observables['status']}"
             ), call_claims(cid))
 
 
 def repeat_not_answered(case: Case) -> Iterator[Reason]:
-    """A call id the model sent again got fewer results than the engine gave (one of them replayed)."""
+    """A call id the model sent again (in turns the framework asked for) got fewer results than the engine gave."""
     fw, engine = case.framework.observables["idempotent_replay"], case.engine.observables["idempotent_replay"]
     if not isinstance(fw, dict) or not isinstance(engine, dict):
         return
+    asked = {int(t) for t in case.framework.observables["model"]["calls_per_turn"]}
     for cid in sorted(fw):
-        if len(fw[cid]["results"]) < len(engine.get(cid, {}).get("results", ())):
-            sent = sum(c["id"] == cid for t in case.scenario.model_script for c in t.get("tool_calls", ()))
+        turns = [t for t, turn in enumerate(case.scenario.model_script) if t in asked and any(c["id"] == cid for c in turn.get("tool_calls", ()))]
+        delivered, engine_delivered = len(fw[cid]["results"]), len(engine.get(cid, {}).get("results", ()))
+        if len(turns) > 1 and delivered < engine_delivered:
             yield Reason("repeat_not_answered", (
-                f"the model sent {cid} {sent} times; the framework delivered {len(fw[cid]['results'])} result for it, the engine "
-                f"{len(engine[cid]['results'])} (the repeat replayed from its record)"
+                f"the model sent {cid} in turns {', '.join(map(str, turns))}; the framework delivered {delivered} of its results, the engine "
+                f"{engine_delivered} (the repeat replayed from its record)"
             ), (("idempotent_replay", cid),))
 
 
@@ -237,11 +276,15 @@ def stopped_by_own_bound(case: Case) -> Iterator[Reason]:
     if not stopped or any(s["status"] == "stopped_max_steps" for s in case.engine.steps[: stopped[0] + 1]):
         return
     limit = case.constants.get("step_limit")
-    own = f" (its default: {limit['value']}, `{limit['ref']}`)" if limit else ""
     calls = case.framework.observables["model"]["calls_per_turn"]
+    asked = sum(calls.values())
+    # which bound it was, only when the count of model calls says so
+    which = (f" (its default, {limit['value']} model calls: `{limit['ref']}`)" if limit and asked == limit["value"]
+             else f" (max_steps={case.scenario.max_steps}, as the column passed it)" if asked == case.scenario.max_steps else "")
+    per_turn = ", ".join(f"turn {t} {times(n)}" for t, n in sorted(calls.items(), key=lambda kv: int(kv[0])))
     yield Reason("stopped_by_own_bound", (
-        f"the framework's run stopped at its step bound{own} at step {stopped[0]}, the model asked {calls} times per turn, where the engine's "
-        f"step {stopped[0]} ended {case.engine.steps[stopped[0]]['status']}{mechanism(case, 'loop')}"
+        f"the framework's run stopped at its step bound{which} at driver step {stopped[0]}, having asked the model for {per_turn}; the engine's "
+        f"driver step {stopped[0]} ended {case.engine.steps[stopped[0]]['status']}{mechanism(case, 'loop')}"
     ), later(case, stopped[0]))
 
 
@@ -251,7 +294,7 @@ def model_asked_again(case: Case) -> Iterator[Reason]:
     again = {t: n for t, n in sorted(fw.items()) if n > engine.get(t, 0) and t in engine}
     if again:
         yield Reason("model_asked_again", (
-            "the model was asked again for " + ", ".join(f"turn {t} ({n} times, engine {engine[t]})" for t, n in again.items())
+            "the model was asked again for " + ", ".join(f"turn {t} ({times(n)}, engine {times(engine[t])})" for t, n in again.items())
             + mechanism(case, "loop")
         ), tuple(("model", "calls_per_turn", t) for t in again))
 
@@ -260,45 +303,49 @@ def model_turns_differ(case: Case) -> Iterator[Reason]:
     """The run asked the model for turns beyond the script, or never asked for some, or sent it messages of its own."""
     fw, engine = case.framework.observables["model"], case.engine.observables["model"]
     if fw["missing_turns"] != engine["missing_turns"]:
-        beyond = f"the model was asked for turns {fw['missing_turns']} (counting from 0) beyond the script's {len(case.scenario.model_script)}"
+        beyond = (f"the model was asked for turns {', '.join(map(str, fw['missing_turns']))} (counting from 0) beyond the script's "
+                  f"{len(case.scenario.model_script)}")
         yield Reason("turns_beyond_script", beyond, (("model", "missing_turns"), ("model", "calls_per_turn")))
     unasked = sorted(set(fw["unused_turns"]) - set(engine["unused_turns"]))
     if unasked:
         last = case.framework.steps[-1]
         yield Reason("turns_never_asked", (
-            f"scripted turns {unasked} were never asked for: the framework's run ended {case.framework.observables['status']} "
-            f"(last step {len(case.framework.steps) - 1}: {last['status']})"
+            f"scripted turns {', '.join(map(str, unasked))} were never asked for: the framework's run ended {case.framework.observables['status']} "
+            f"(last driver step {len(case.framework.steps) - 1}: {last['status']})"
         ), (("model", "unused_turns"), *(("model", "calls_per_turn", str(t)) for t in unasked)))
     if fw["injected"] != engine["injected"] or fw["marker_roles"] != engine["marker_roles"]:
-        yield Reason("model_saw_other_messages", (
-            f"the model received {len(fw['injected'])} messages neither the script nor a tool wrote ({'; '.join(clip(m) for m in fw['injected'][:2]) or 'none'}); "
-            f"the injected instruction reached it as {fw['marker_roles'] or 'nothing'} (engine: {engine['marker_roles'] or 'nothing'})"
-            f"{mechanism(case, 'message_assembly')}"
-        ), (("model", "injected"), ("model", "marker_roles")))
+        said = []
+        if fw["injected"] != engine["injected"]:
+            said.append(f"the model received {len(fw['injected'])} messages neither the script nor a tool wrote "
+                        f"({'; '.join(clip(m) for m in fw['injected'][:2]) or 'none'}; engine: {len(engine['injected'])})")
+        if fw["marker_roles"] != engine["marker_roles"]:
+            said.append(f"the tool output's injected instruction reached the model in {', '.join(fw['marker_roles']) or 'no'} messages "
+                        f"(engine: {', '.join(engine['marker_roles']) or 'none'})")
+        yield Reason("model_saw_other_messages", "; ".join(said) + mechanism(case, "message_assembly"), (("model", "injected"), ("model", "marker_roles")))
 
 
 def decisions_met_other_effects(case: Case) -> Iterator[Reason]:
-    """When the run paused, or a decision was given, another call of the turn had already taken effect without
-    any approval (calls granted by an earlier decision are another rule's)."""
+    """When the run paused, or a decision was given, a call that never paused had already taken effect where the
+    engine's had not (calls that were asked about are the decisions' rules)."""
     fw, engine = case.framework.observables["pre_approval_state"], case.engine.observables["pre_approval_state"]
     if not isinstance(fw, dict) or not isinstance(engine, dict):
         return
 
-    def unasked(effects: dict[str, int], before: dict[str, int], step: int, deciding: set[str]) -> dict[str, int]:
-        granted = {c for f in case.framework.facts if f["step"] < step for c in f.get("granted", ())}
-        return {c: n for c, n in effects.items() if n > before.get(c, 0) and c not in granted | deciding}
+    def unasked(effects: dict[str, int], before: dict[str, int], step: int) -> dict[str, int]:
+        asked = {c for f in case.framework.facts if f["step"] <= step for c in f.get("pending", ())}
+        return {c: n for c, n in effects.items() if n > before.get(c, 0) and c not in asked}
 
     for i, (pause, engine_pause) in enumerate(zip(fw["pauses"], engine["pauses"], strict=False)):
-        pending = {c["call_id"] for c in pause["pending"]}
-        if ran := unasked(pause["non_read_only_effects"], engine_pause["non_read_only_effects"], pause["step"], pending):
+        if ran := unasked(pause["non_read_only_effects"], engine_pause["non_read_only_effects"], pause["step"]):
+            pending = ", ".join(sorted(c["call_id"] for c in pause["pending"]))
             yield Reason("effect_before_decision", (
-                f"when the run paused at step {pause['step']} for {', '.join(sorted(pending))}, {', '.join(f'{c} had {n} effects' for c, n in ran.items())} "
+                f"when the run paused at driver step {pause['step']} for {pending}, {', '.join(f'{c} had {n} effects' for c, n in ran.items())} "
                 f"(engine: none yet)"
             ), (("pre_approval_state", "pauses", str(i), "non_read_only_effects"),))
     for i, (mine, theirs) in enumerate(zip(fw["decisions"], engine["decisions"], strict=False)):
-        if ran := unasked(mine["effects_before"], theirs["effects_before"], mine["step"], {mine["call_id"]}):
+        if ran := unasked(mine["effects_before"], theirs["effects_before"], mine["step"]):
             yield Reason("effect_before_decision", (
-                f"before the {mine['action']} of {mine['call_id']} at step {mine['step']}, {', '.join(f'{c} had {n} effects' for c, n in ran.items())} "
+                f"before the {mine['action']} of {mine['call_id']} at driver step {mine['step']}, {', '.join(f'{c} had {n} effects' for c, n in ran.items())} "
                 f"(engine: none yet)"
             ), (("pre_approval_state", "decisions", str(i), "effects_before"),))
 
@@ -312,7 +359,7 @@ def decision_reached_other_call(case: Case) -> Iterator[Reason]:
         others = {c: n for c, n in fact.get("effects", {}).items() if c != driven["call_id"] and risk_of(case.scenario, c) == RiskClass.HIGH_RISK.value}
         if others:
             yield Reason("decision_reached_other_call", (
-                f"the {fact['action']} of {driven['call_id']} at step {fact['step']} ran "
+                f"the {fact['action']} of {driven['call_id']} at driver step {fact['step']} ran "
                 f"{', '.join(f'{c} ({tool_of(case.scenario, c)}, {n} effects)' for c, n in others.items())}"
                 f"{mechanism(case, 'approval')}"
             ), (*later(case, fact["step"]), *(c for cid in others for c in call_claims(cid))))

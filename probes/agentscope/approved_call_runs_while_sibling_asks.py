@@ -22,7 +22,16 @@ from agentscope.tool import FunctionTool, Toolkit
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "high_risk_in_parallel_batch"
-SHOWS = ("status", "step_statuses", "side_effects", "pre_approval_state")
+SHOWS = (
+    "pre_approval_state.pauses.0.non_read_only_effects",
+    "pre_approval_state.pauses.0.pending",
+    "pre_approval_state.pauses.1.non_read_only_effects",
+    "pre_approval_state.pauses.1.pending",
+    "pre_approval_state.undecided_at_end",
+    "side_effects",
+    "status",
+    "step_statuses",
+)
 PROMPT = "You are a support agent for a small bank. Use the tools when they help."
 SCRIPT = [[("c1", "put_note", {"key": "followup", "text": "Call the customer back on Monday."}),
            ("c2", "send_email", {"to": "customer@example.org", "subject": "Follow-up", "body": "We will call on Monday."})],

@@ -27,7 +27,17 @@ from agentscope.tool import FunctionTool, Toolkit
 from harness.column_side.probe_kit import FAULT_EXIT_CODE, Fault, counts, in_child, report, world
 
 SCENARIO = "side_effect_before_checkpoint"
-SHOWS = ("checkpoint_after_interrupt", "refusals", "step_statuses")
+SHOWS = (
+    "checkpoint_after_interrupt.effects_after_resume",
+    "checkpoint_after_interrupt.final_status",
+    "checkpoint_after_interrupt.interrupts.0.approval_survives",
+    "checkpoint_after_interrupt.interrupts.0.effects_before_resume",
+    "checkpoint_after_interrupt.interrupts.0.resume_position",
+    "refusals.0",
+    "step_statuses.0",
+    "step_statuses.1",
+    "step_statuses.2",
+)
 PROMPT = "You are a support agent for a small bank. Use the tools when they help."
 SCRIPT = [[("c1", "transfer_funds", {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500})], "Sent 25.00 from ACC-1 to ACC-2."]
 fixture, call_id = world(Fault("tool.kill_after_effect", call_id="c1")), contextvars.ContextVar("call_id")

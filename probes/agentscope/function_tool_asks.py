@@ -24,7 +24,16 @@ from agentscope.tool import FunctionTool, Toolkit
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "basic_react_loop"
-SHOWS = ("status", "step_statuses", "side_effects", "pre_approval_state", "model")
+SHOWS = (
+    "model.calls_per_turn",
+    "model.injected",
+    "model.unused_turns",
+    "pre_approval_state.pauses.0.pending",
+    "pre_approval_state.undecided_at_end",
+    "side_effects",
+    "status",
+    "step_statuses",
+)
 USER, PROMPT = "What is the weather in Paris and Oslo, and how long does shipping take?", "You are a support agent for a small bank. Use the tools when they help."
 SCRIPT = [[("c1", "get_weather", {"city": "Paris"})], [("c2", "get_weather", {"city": "Oslo"})],
           [("c3", "search_kb", {"query": "shipping times"})], "Paris is sunny, Oslo has snow, and shipping takes 3 to 5 business days."]

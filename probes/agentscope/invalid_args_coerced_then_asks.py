@@ -21,7 +21,14 @@ from agentscope.tool import FunctionTool, Toolkit
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "invalid_args_corrected"
-SHOWS = ("status", "side_effects", "pre_approval_state", "model")
+SHOWS = (
+    "model.calls_per_turn",
+    "model.unused_turns",
+    "pre_approval_state.pauses.0.args_validated",
+    "pre_approval_state.pauses.0.pending",
+    "side_effects",
+    "status",
+)
 PROMPT = "You are a support agent for a small bank. Use the tools when they help."
 SCRIPT = [[("c1", "get_weather", {"city": 5})], [("c2", "get_weather", {"city": "Paris"})], "It is sunny in Paris."]
 fixture, turns, validated = world(), [], {}

@@ -27,7 +27,14 @@ from agentscope.tool import FunctionTool, Toolkit
 from harness.column_side.probe_kit import FAULT_EXIT_CODE, Fault, counts, in_child, report, world
 
 SCENARIO = "crash_resume"
-SHOWS = ("checkpoint_after_interrupt", "refusals", "step_statuses", "side_effects")
+SHOWS = (
+    "checkpoint_after_interrupt.effects_after_resume",
+    "checkpoint_after_interrupt.final_status",
+    "checkpoint_after_interrupt.interrupts",
+    "refusals",
+    "side_effects",
+    "step_statuses",
+)
 PROMPT = "You are a support agent for a small bank. Use the tools when they help."
 SCRIPT = [[("c1", "put_note", {"key": "followup", "text": "Call the customer back on Monday."})], [("c2", "get_weather", {"city": "Paris"})], "Saved; Paris is sunny."]
 fixture, call_id = world(Fault("model.kill_before_turn", turn=1)), contextvars.ContextVar("call_id")

@@ -24,7 +24,14 @@ from agentscope.tool import FunctionTool, Toolkit
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "duplicate_event"
-SHOWS = ("idempotent_replay", "refusals", "step_statuses", "side_effects", "model")
+SHOWS = (
+    "idempotent_replay.c1.effects",
+    "idempotent_replay.c1.results",
+    "model.calls_per_turn",
+    "refusals",
+    "side_effects",
+    "step_statuses",
+)
 PROMPT = "You are a support agent for a small bank. Use the tools when they help."
 SCRIPT = [[("c1", "put_note", {"key": "followup", "text": "Call the customer back on Monday."})], "The note is saved."]
 fixture, call_id, turns, results, refusals = world(), contextvars.ContextVar("call_id"), [], [], []

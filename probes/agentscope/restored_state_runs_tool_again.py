@@ -23,7 +23,7 @@ from agentscope.tool import FunctionTool, Toolkit
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "resume_same_state_twice"
-SHOWS = ("idempotent_replay", "side_effects", "model")
+SHOWS = ("idempotent_replay.c1.effects", "idempotent_replay.c1.results", "model.calls_per_turn", "side_effects.c1")
 PROMPT = "You are a support agent for a small bank. Use the tools when they help."
 SCRIPT = [[("c1", "transfer_funds", {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500})], "Sent 25.00 from ACC-1 to ACC-2."]
 fixture, call_id, turns, results = world(), contextvars.ContextVar("call_id"), [], []

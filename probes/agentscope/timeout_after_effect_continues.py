@@ -23,7 +23,7 @@ from agentscope.tool import FunctionTool, Toolkit
 from harness.column_side.probe_kit import Fault, counts, report, world
 
 SCENARIO = "uncertain_after_timeout"
-SHOWS = ("step_statuses", "side_effects", "model")
+SHOWS = ("model.calls_per_turn", "side_effects.c1", "step_statuses.0", "step_statuses.1")
 PROMPT = "You are a support agent for a small bank. Use the tools when they help."
 SCRIPT = [[("c1", "transfer_funds", {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500})], "Sent 25.00 from ACC-1 to ACC-2."]
 fixture, call_id, turns = world(Fault("tool.timeout_after_effect", call_id="c1")), contextvars.ContextVar("call_id"), []

@@ -24,7 +24,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from harness.column_side.probe_kit import FAULT_EXIT_CODE, Fault, in_child, report, world
 
 SCENARIO = "kill_after_checkpoint"
-SHOWS = ("checkpoint_after_interrupt", "step_statuses")
+SHOWS = ("checkpoint_after_interrupt.interrupts", "step_statuses.0", "step_statuses.1")
 
 fixture = world(Fault(point="engine.kill_after_checkpoint", call_id="c1"))
 DB = Path(tempfile.mkdtemp()) / "checkpoints.sqlite"

@@ -22,7 +22,31 @@ from langgraph.types import Command
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "approval_token_misuse"
-SHOWS = ("step_statuses", "refusals", "side_effects", "pre_approval_state")
+SHOWS = (
+    "pre_approval_state.decisions.0.effects_before",
+    "pre_approval_state.decisions.1.effects_before",
+    "pre_approval_state.decisions.2.effects_before",
+    "pre_approval_state.decisions.3.effects_before",
+    "pre_approval_state.decisions.4.effects_before",
+    "pre_approval_state.decisions.5.effects_before",
+    "pre_approval_state.decisions.6.effects_before",
+    "pre_approval_state.pauses.1.step",
+    "refusals",
+    "side_effects.c1.effects",
+    "side_effects.c1.executor_entries",
+    "side_effects.c1.tool_entries",
+    "side_effects.c2.effects",
+    "side_effects.c2.executor_entries",
+    "side_effects.c2.tool_entries",
+    "step_statuses.0",
+    "step_statuses.1",
+    "step_statuses.2",
+    "step_statuses.3",
+    "step_statuses.4",
+    "step_statuses.5",
+    "step_statuses.6",
+    "step_statuses.7",
+)
 
 fixture = world()
 ARGS = {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500}

@@ -23,7 +23,11 @@ from pydantic import BaseModel, model_validator
 from harness.column_side.probe_kit import report, world
 
 SCENARIO = "high_risk_approved"
-SHOWS = ("pre_approval_state",)
+SHOWS = (
+    "pre_approval_state.pauses.0.args_validated",
+    "pre_approval_state.pauses.0.pending.0.args",
+    "pre_approval_state.pauses.0.pending.0.tool",
+)
 
 fixture = world()
 ARGS = {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500}

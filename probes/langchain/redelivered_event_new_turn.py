@@ -19,7 +19,15 @@ from langgraph.checkpoint.memory import InMemorySaver
 from harness.column_side.probe_kit import report, world
 
 SCENARIO = "duplicate_event"
-SHOWS = ("model", "refusals", "step_statuses")
+SHOWS = (
+    "model.calls_per_turn.0",
+    "model.calls_per_turn.1",
+    "model.calls_per_turn.2",
+    "model.missing_turns",
+    "refusals",
+    "step_statuses.0",
+    "step_statuses.1",
+)
 
 fixture = world()
 NOTE = {"key": "followup", "text": "Call the customer back on Monday."}

@@ -18,7 +18,13 @@ from langchain_core.tools import InjectedToolCallId, tool
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "duplicate_call_id"
-SHOWS = ("idempotent_replay", "side_effects")
+SHOWS = (
+    "idempotent_replay.c1.effects",
+    "idempotent_replay.c1.results",
+    "side_effects.c1.effects",
+    "side_effects.c1.executor_entries",
+    "side_effects.c1.tool_entries",
+)
 
 fixture = world()
 NOTE = {"key": "followup", "text": "Call the customer back on Monday."}

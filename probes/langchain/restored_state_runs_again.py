@@ -22,7 +22,12 @@ from langgraph.types import Command
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "resume_same_state_twice"
-SHOWS = ("idempotent_replay", "side_effects")
+SHOWS = (
+    "idempotent_replay.c1.effects",
+    "side_effects.c1.effects",
+    "side_effects.c1.executor_entries",
+    "side_effects.c1.tool_entries",
+)
 
 fixture = world()
 ARGS = {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500}

@@ -30,7 +30,19 @@ from langgraph.types import Command
 from harness.column_side.probe_kit import FAULT_EXIT_CODE, Fault, counts, in_child, report, world
 
 SCENARIO = "side_effect_before_checkpoint@write_landed"
-SHOWS = ("checkpoint_after_interrupt", "side_effects", "step_statuses")
+SHOWS = (
+    "checkpoint_after_interrupt.effects_after_resume",
+    "checkpoint_after_interrupt.final_status",
+    "checkpoint_after_interrupt.interrupts.0.approval_survives",
+    "checkpoint_after_interrupt.interrupts.0.effects_before_resume",
+    "checkpoint_after_interrupt.interrupts.0.resume_position",
+    "side_effects.c1.effects",
+    "side_effects.c1.executor_entries",
+    "side_effects.c1.tool_entries",
+    "step_statuses.0",
+    "step_statuses.1",
+    "step_statuses.2",
+)
 
 fixture = world(Fault(point="tool.kill_after_effect", call_id="c1"))  # the process dies right after the transfer
 DB = Path(tempfile.mkdtemp()) / "checkpoints.sqlite"

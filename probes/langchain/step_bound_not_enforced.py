@@ -19,7 +19,32 @@ from langchain_core.tools import InjectedToolCallId, tool
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "step_bound"
-SHOWS = ("model", "side_effects", "status", "step_statuses")
+SHOWS = (
+    "model.calls_per_turn.0",
+    "model.calls_per_turn.1",
+    "model.calls_per_turn.2",
+    "model.calls_per_turn.3",
+    "model.calls_per_turn.4",
+    "model.calls_per_turn.5",
+    "model.missing_turns",
+    "side_effects.c1.effects",
+    "side_effects.c1.executor_entries",
+    "side_effects.c1.tool_entries",
+    "side_effects.c2.effects",
+    "side_effects.c2.executor_entries",
+    "side_effects.c2.tool_entries",
+    "side_effects.c3.effects",
+    "side_effects.c3.executor_entries",
+    "side_effects.c3.tool_entries",
+    "side_effects.c4.effects",
+    "side_effects.c4.executor_entries",
+    "side_effects.c4.tool_entries",
+    "side_effects.c5.effects",
+    "side_effects.c5.executor_entries",
+    "side_effects.c5.tool_entries",
+    "status",
+    "step_statuses.0",
+)
 
 fixture = world()
 SCRIPT = [AIMessage("", tool_calls=[{"id": f"c{i}", "name": "get_weather", "args": {"city": "Paris"}}]) for i in range(1, 6)]

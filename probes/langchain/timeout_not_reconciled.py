@@ -24,7 +24,7 @@ from langgraph.types import Command
 from harness.column_side.probe_kit import Fault, report, world
 
 SCENARIO = "uncertain_after_timeout"
-SHOWS = ("model", "status", "step_statuses")
+SHOWS = ("model.calls_per_turn.0", "model.unused_turns", "status", "step_statuses.0", "step_statuses.1")
 
 fixture = world(Fault(point="tool.timeout_after_effect", call_id="c1"))  # the transfer lands, then the call times out
 ARGS = {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500}

@@ -19,7 +19,15 @@ from langchain_core.tools import InjectedToolCallId, tool
 from harness.column_side.probe_kit import Fault, counts, report, world
 
 SCENARIO = "retry_before_effect"
-SHOWS = ("model", "side_effects", "status", "step_statuses")
+SHOWS = (
+    "model.calls_per_turn.0",
+    "model.unused_turns",
+    "side_effects.c1.effects",
+    "side_effects.c1.executor_entries",
+    "side_effects.c1.tool_entries",
+    "status",
+    "step_statuses.0",
+)
 
 fixture = world(Fault(point="tool.raise_before_effect", call_id="c1"))  # the scenario's fault: fails once, before the effect
 NOTE = {"key": "followup", "text": "Call the customer back on Monday."}

@@ -23,7 +23,11 @@ from pydantic import BaseModel, model_validator
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "high_risk_approved"
-SHOWS = ("pre_approval_state",)
+SHOWS = (
+    "pre_approval_state.pauses.0.args_validated",
+    "pre_approval_state.pauses.0.non_read_only_effects",
+    "pre_approval_state.pauses.0.pending.0.call_id",
+)
 
 fixture, validated = world(), []
 

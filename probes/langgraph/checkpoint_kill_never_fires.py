@@ -23,7 +23,12 @@ from langgraph.prebuilt import ToolNode, tools_condition
 from harness.column_side.probe_kit import FAULT_EXIT_CODE, Fault, counts, in_child, report, world
 
 SCENARIO = "kill_after_checkpoint"
-SHOWS = ("checkpoint_after_interrupt", "step_statuses")
+SHOWS = (
+    "checkpoint_after_interrupt.effects_after_resume",
+    "checkpoint_after_interrupt.final_status",
+    "checkpoint_after_interrupt.interrupts",
+    "step_statuses",
+)
 
 fixture = world(Fault("engine.kill_after_checkpoint", call_id="c1"))  # armed; nothing in LangGraph meets it
 checkpoints, config = tempfile.mkdtemp() + "/langgraph.sqlite", {"configurable": {"thread_id": "sess-kill_after_checkpoint"}}

@@ -16,7 +16,7 @@ from langgraph.prebuilt import ToolNode, tools_condition
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "always_deny"
-SHOWS = ("side_effects",)
+SHOWS = ("side_effects.c1.effects", "side_effects.c1.executor_entries", "side_effects.c1.tool_entries")
 
 fixture = world()
 

@@ -18,7 +18,23 @@ from langgraph.prebuilt import ToolNode, tools_condition
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "validation_before_execution"
-SHOWS = ("schema_failure_side_effects", "side_effects")
+SHOWS = (
+    "schema_failure_side_effects.c1.effects",
+    "schema_failure_side_effects.c1.executor_entries",
+    "schema_failure_side_effects.c1.tool_entered",
+    "schema_failure_side_effects.c2.effects",
+    "schema_failure_side_effects.c2.executor_entries",
+    "schema_failure_side_effects.c2.tool_entered",
+    "side_effects.c1.effects",
+    "side_effects.c1.executor_entries",
+    "side_effects.c1.tool_entries",
+    "side_effects.c2.effects",
+    "side_effects.c2.executor_entries",
+    "side_effects.c2.tool_entries",
+    "side_effects.c3.effects",
+    "side_effects.c3.executor_entries",
+    "side_effects.c3.tool_entries",
+)
 
 fixture = world()
 

@@ -20,7 +20,17 @@ from langgraph.types import Command, interrupt
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "approval_token_misuse"
-SHOWS = ("side_effects", "step_statuses", "refusals", "pre_approval_state")
+SHOWS = (
+    "pre_approval_state.decisions.0.effects_before",
+    "pre_approval_state.decisions.1.effects_before",
+    "pre_approval_state.decisions.6.effects_before",
+    "refusals",
+    "side_effects.c1.effects",
+    "side_effects.c1.executor_entries",
+    "side_effects.c2.effects",
+    "side_effects.c2.executor_entries",
+    "step_statuses",
+)
 
 fixture = world()
 

@@ -17,7 +17,13 @@ from langgraph.prebuilt import ToolNode, tools_condition
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "duplicate_call_id"
-SHOWS = ("idempotent_replay", "side_effects")
+SHOWS = (
+    "idempotent_replay.c1.effects",
+    "idempotent_replay.c1.equal",
+    "side_effects.c1.effects",
+    "side_effects.c1.executor_entries",
+    "side_effects.c1.tool_entries",
+)
 
 fixture = world()
 

@@ -21,7 +21,13 @@ from langgraph.types import Command, interrupt
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "resume_same_state_twice"
-SHOWS = ("side_effects", "idempotent_replay")
+SHOWS = (
+    "idempotent_replay.c1.effects",
+    "idempotent_replay.c1.equal",
+    "side_effects.c1.effects",
+    "side_effects.c1.executor_entries",
+    "side_effects.c1.tool_entries",
+)
 
 fixture = world()
 

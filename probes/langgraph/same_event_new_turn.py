@@ -22,7 +22,7 @@ from langgraph.prebuilt import ToolNode, tools_condition
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "duplicate_event"
-SHOWS = ("model", "step_statuses", "idempotent_replay")
+SHOWS = ("idempotent_replay.c1.effects", "model.calls_per_turn", "model.missing_turns", "step_statuses")
 
 fixture = world()
 

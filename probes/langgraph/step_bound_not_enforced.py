@@ -21,7 +21,16 @@ from langgraph.prebuilt import ToolNode, tools_condition
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "step_bound"
-SHOWS = ("model", "side_effects", "status")
+SHOWS = (
+    "model.calls_per_turn",
+    "model.missing_turns",
+    "side_effects.c1.executor_entries",
+    "side_effects.c2.executor_entries",
+    "side_effects.c3.executor_entries",
+    "side_effects.c4.executor_entries",
+    "side_effects.c5.executor_entries",
+    "status",
+)
 
 fixture = world()
 

@@ -24,7 +24,7 @@ from langgraph.types import Command, interrupt
 from harness.column_side.probe_kit import Fault, counts, report, world
 
 SCENARIO = "uncertain_after_timeout"
-SHOWS = ("status", "step_statuses", "model")
+SHOWS = ("model.calls_per_turn", "model.unused_turns", "status", "step_statuses.0", "step_statuses.1")
 
 fixture = world(Fault("tool.timeout_after_effect", call_id="c1"))
 

@@ -21,7 +21,15 @@ from langgraph.prebuilt import ToolNode, tools_condition
 from harness.column_side.probe_kit import Fault, counts, report, world
 
 SCENARIO = "retry_before_effect"
-SHOWS = ("status", "step_statuses", "side_effects", "model")
+SHOWS = (
+    "model.calls_per_turn",
+    "model.unused_turns",
+    "side_effects.c1.effects",
+    "side_effects.c1.executor_entries",
+    "side_effects.c1.tool_entries",
+    "status",
+    "step_statuses",
+)
 
 fixture = world(Fault("tool.raise_before_effect", call_id="c1"))
 

@@ -25,7 +25,18 @@ from agents.usage import Usage
 from harness.column_side.probe_kit import FAULT_EXIT_CODE, Fault, counts, in_child, report, world
 
 SCENARIO = "kill_before_effect"
-SHOWS = ("checkpoint_after_interrupt", "step_statuses", "side_effects")
+SHOWS = (
+    "checkpoint_after_interrupt.effects_after_resume.c1",
+    "checkpoint_after_interrupt.final_status",
+    "checkpoint_after_interrupt.interrupts.0.approval_survives",
+    "checkpoint_after_interrupt.interrupts.0.resume_position",
+    "side_effects.c1.effects",
+    "side_effects.c1.executor_entries",
+    "side_effects.c1.tool_entries",
+    "step_statuses.0",
+    "step_statuses.1",
+    "step_statuses.2",
+)
 
 fixture = world(Fault("tool.kill_before_effect", call_id="c1"))
 SCRIPT = [{"tool_calls": [{"id": "c1", "name": "transfer_funds", "arguments": {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500}}]},

@@ -20,7 +20,7 @@ from agents.usage import Usage
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "always_deny"
-SHOWS = ("side_effects",)
+SHOWS = ("side_effects.c1.effects", "side_effects.c1.executor_entries", "side_effects.c1.tool_entries")
 
 fixture = world()
 SCRIPT = [

@@ -23,7 +23,7 @@ from agents.usage import Usage
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "duplicate_event"
-SHOWS = ("model", "step_statuses", "idempotent_replay")
+SHOWS = ("idempotent_replay.c1.effects", "idempotent_replay.c1.results", "model.calls_per_turn", "step_statuses")
 
 fixture = world()
 SCRIPT = [{"tool_calls": [{"id": "c1", "name": "put_note", "arguments": {"key": "followup", "text": "Call the customer back on Monday."}}]},

@@ -19,7 +19,14 @@ from agents.usage import Usage
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "validation_before_execution"
-SHOWS = ("schema_failure_side_effects",)
+SHOWS = (
+    "schema_failure_side_effects.c1.effects",
+    "schema_failure_side_effects.c1.executor_entries",
+    "schema_failure_side_effects.c1.tool_entered",
+    "schema_failure_side_effects.c2.effects",
+    "schema_failure_side_effects.c2.executor_entries",
+    "schema_failure_side_effects.c2.tool_entered",
+)
 
 fixture = world()
 SCRIPT = [

@@ -26,7 +26,7 @@ from agents.usage import Usage
 from harness.column_side.probe_kit import FAULT_EXIT_CODE, Fault, in_child, report, world
 
 SCENARIO = "kill_after_checkpoint"
-SHOWS = ("checkpoint_after_interrupt", "step_statuses", "model")
+SHOWS = ("checkpoint_after_interrupt.interrupts", "model.calls_per_turn", "step_statuses")
 
 fixture = world(Fault("engine.kill_after_checkpoint", call_id="c1"))
 SCRIPT = [{"tool_calls": [{"id": "c1", "name": "put_note", "arguments": {"key": "followup", "text": "Call the customer back on Monday."}}]},

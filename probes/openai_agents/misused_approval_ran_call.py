@@ -22,7 +22,13 @@ from agents.usage import Usage
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "approval_token_misuse"
-SHOWS = ("side_effects", "step_statuses", "pre_approval_state")
+SHOWS = (
+    "pre_approval_state.decisions.1.effects_before.c1",
+    "side_effects.c2.effects",
+    "side_effects.c2.executor_entries",
+    "side_effects.c2.tool_entries",
+    "step_statuses",
+)
 
 fixture = world()
 TRANSFER = {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500}

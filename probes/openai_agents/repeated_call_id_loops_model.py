@@ -23,7 +23,7 @@ from agents.usage import Usage
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "duplicate_call_id"
-SHOWS = ("model", "status", "idempotent_replay")
+SHOWS = ("idempotent_replay.c1.effects", "idempotent_replay.c1.results", "model.calls_per_turn", "status")
 
 fixture = world()
 NOTE = {"key": "followup", "text": "Call the customer back on Monday."}

@@ -24,7 +24,13 @@ from agents.usage import Usage
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "resume_same_state_twice"
-SHOWS = ("side_effects", "idempotent_replay")
+SHOWS = (
+    "idempotent_replay.c1.effects",
+    "idempotent_replay.c1.results",
+    "side_effects.c1.effects",
+    "side_effects.c1.executor_entries",
+    "side_effects.c1.tool_entries",
+)
 
 fixture = world()
 SCRIPT = [{"tool_calls": [{"id": "c1", "name": "transfer_funds", "arguments": {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500}}]},

@@ -24,7 +24,12 @@ from pydantic import AfterValidator
 from harness.column_side.probe_kit import FIXTURE_TOOLS, counts, report, world
 
 SCENARIO = "high_risk_in_parallel_batch"
-SHOWS = ("pre_approval_state",)
+SHOWS = (
+    "pre_approval_state.decisions.0.effects_before",
+    "pre_approval_state.pauses.0.args_validated",
+    "pre_approval_state.pauses.0.non_read_only_effects",
+    "pre_approval_state.pauses.0.pending.0.call_id",
+)
 
 fixture = world()
 EMAIL = {"to": "customer@example.org", "subject": "Follow-up", "body": "We will call on Monday."}

@@ -21,7 +21,7 @@ from agents.usage import Usage
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "step_bound"
-SHOWS = ("model", "side_effects", "status")
+SHOWS = ("model.calls_per_turn", "side_effects.c4.executor_entries", "side_effects.c5.executor_entries", "status")
 
 fixture = world()
 SCRIPT = [{"tool_calls": [{"id": f"c{n}", "name": "get_weather", "arguments": {"city": "Paris"}}]} for n in range(1, 6)]

@@ -22,7 +22,7 @@ from agents.usage import Usage
 from harness.column_side.probe_kit import Fault, counts, report, world
 
 SCENARIO = "uncertain_after_timeout"
-SHOWS = ("step_statuses", "side_effects")
+SHOWS = ("side_effects.c1.effects", "step_statuses.0", "step_statuses.1")
 
 fixture = world(Fault("tool.timeout_after_effect", call_id="c1"))
 SCRIPT = [{"tool_calls": [{"id": "c1", "name": "transfer_funds", "arguments": {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500}}]},

@@ -20,7 +20,7 @@ from agents.usage import Usage
 from harness.column_side.probe_kit import Fault, counts, report, world
 
 SCENARIO = "retry_before_effect"
-SHOWS = ("side_effects",)
+SHOWS = ("side_effects.c1.effects", "side_effects.c1.executor_entries", "side_effects.c1.tool_entries")
 
 fixture = world(Fault("tool.raise_before_effect", call_id="c1"))
 SCRIPT = [{"tool_calls": [{"id": "c1", "name": "put_note", "arguments": {"key": "followup", "text": "Call the customer back on Monday."}}]},

@@ -16,7 +16,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "high_risk_in_parallel_batch"
-SHOWS = ("pre_approval_state",)
+SHOWS = ("pre_approval_state.pauses.0.non_read_only_effects", "pre_approval_state.pauses.0.pending.0.call_id")
 
 fixture = world()
 email = {"to": "customer@example.org", "subject": "Follow-up", "body": "We will call on Monday."}

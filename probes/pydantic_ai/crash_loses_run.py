@@ -19,7 +19,16 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from harness.column_side.probe_kit import FAULT_EXIT_CODE, Fault, counts, in_child, report, world
 
 SCENARIO = "crash_resume"
-SHOWS = ("checkpoint_after_interrupt", "model", "side_effects", "status")
+SHOWS = (
+    "checkpoint_after_interrupt.effects_after_resume",
+    "checkpoint_after_interrupt.final_status",
+    "checkpoint_after_interrupt.interrupts.0.effects_before_resume",
+    "checkpoint_after_interrupt.interrupts.0.resumable",
+    "model.calls_per_turn",
+    "model.unused_turns",
+    "side_effects.c1.effects",
+    "status",
+)
 
 fixture = world(Fault("model.kill_before_turn", turn=1))
 script = [[ToolCallPart("put_note", {"key": "followup", "text": "Call the customer back on Monday."}, tool_call_id="c1")],

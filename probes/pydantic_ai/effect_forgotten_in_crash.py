@@ -20,7 +20,19 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from harness.column_side.probe_kit import FAULT_EXIT_CODE, Fault, counts, in_child, report, world
 
 SCENARIO = "side_effect_before_checkpoint"
-SHOWS = ("checkpoint_after_interrupt", "pre_approval_state", "model", "side_effects", "step_statuses")
+SHOWS = (
+    "checkpoint_after_interrupt.effects_after_resume",
+    "checkpoint_after_interrupt.final_status",
+    "checkpoint_after_interrupt.interrupts.0.approval_survives",
+    "checkpoint_after_interrupt.interrupts.0.effects_before_resume",
+    "checkpoint_after_interrupt.interrupts.0.resume_position",
+    "model.unused_turns",
+    "pre_approval_state.pauses.1.non_read_only_effects",
+    "pre_approval_state.pauses.1.pending.0.call_id",
+    "side_effects.c1.effects",
+    "step_statuses.1",
+    "step_statuses.2",
+)
 
 fixture = world(Fault("tool.kill_after_effect", call_id="c1"))
 script = [[ToolCallPart("transfer_funds", {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500}, tool_call_id="c1")],

@@ -16,7 +16,16 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "validation_before_execution"
-SHOWS = ("schema_failure_side_effects", "side_effects")
+SHOWS = (
+    "schema_failure_side_effects.c1.effects",
+    "schema_failure_side_effects.c1.executor_entries",
+    "schema_failure_side_effects.c1.tool_entered",
+    "schema_failure_side_effects.c2.effects",
+    "schema_failure_side_effects.c2.executor_entries",
+    "schema_failure_side_effects.c2.tool_entered",
+    "side_effects.c1.effects",
+    "side_effects.c3.effects",
+)
 
 fixture = world()
 script = [

@@ -20,7 +20,12 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from harness.column_side.probe_kit import FAULT_EXIT_CODE, Fault, counts, in_child, report, world
 
 SCENARIO = "kill_after_checkpoint"
-SHOWS = ("checkpoint_after_interrupt", "step_statuses")
+SHOWS = (
+    "checkpoint_after_interrupt.effects_after_resume",
+    "checkpoint_after_interrupt.final_status",
+    "checkpoint_after_interrupt.interrupts",
+    "step_statuses",
+)
 
 fixture = world(Fault("engine.kill_after_checkpoint", call_id="c1"))  # only an intent checkpoint could fire it
 script = [[ToolCallPart("put_note", {"key": "followup", "text": "Call the customer back on Monday."}, tool_call_id="c1")],

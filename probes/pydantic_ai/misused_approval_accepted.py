@@ -19,7 +19,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "approval_token_misuse"
-SHOWS = ("side_effects", "step_statuses", "refusals")
+SHOWS = ("refusals", "side_effects.c1.effects", "side_effects.c2.effects", "step_statuses")
 
 fixture = world()
 move = {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500}

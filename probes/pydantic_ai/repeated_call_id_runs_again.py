@@ -14,7 +14,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "duplicate_call_id"
-SHOWS = ("idempotent_replay", "side_effects")
+SHOWS = ("idempotent_replay.c1.effects", "side_effects.c1.effects", "side_effects.c1.executor_entries")
 
 fixture = world()
 note = {"key": "followup", "text": "Call the customer back on Monday."}

@@ -17,7 +17,16 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from harness.column_side.probe_kit import counts, report, world
 
 SCENARIO = "step_bound"
-SHOWS = ("model", "side_effects", "status")
+SHOWS = (
+    "model.calls_per_turn",
+    "model.missing_turns",
+    "side_effects.c1.executor_entries",
+    "side_effects.c2.executor_entries",
+    "side_effects.c3.executor_entries",
+    "side_effects.c4.executor_entries",
+    "side_effects.c5.executor_entries",
+    "status",
+)
 
 fixture = world()
 script = [[ToolCallPart("get_weather", {"city": "Paris"}, tool_call_id=f"c{n}")] for n in range(1, 6)]

@@ -18,7 +18,14 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from harness.column_side.probe_kit import Fault, counts, report, world
 
 SCENARIO = "uncertain_after_timeout"
-SHOWS = ("model", "status", "step_statuses", "side_effects")
+SHOWS = (
+    "model.calls_per_turn",
+    "model.unused_turns",
+    "side_effects.c1.effects",
+    "status",
+    "step_statuses.0",
+    "step_statuses.1",
+)
 
 fixture = world(Fault("tool.timeout_after_effect", call_id="c1"))
 script = [[ToolCallPart("transfer_funds", {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500}, tool_call_id="c1")],

@@ -17,7 +17,13 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from harness.column_side.probe_kit import Fault, counts, report, world
 
 SCENARIO = "retry_before_effect"
-SHOWS = ("model", "side_effects", "status")
+SHOWS = (
+    "model.calls_per_turn",
+    "model.unused_turns",
+    "side_effects.c1.effects",
+    "side_effects.c1.executor_entries",
+    "status",
+)
 
 fixture = world(Fault("tool.raise_before_effect", call_id="c1"))  # the first attempt fails before any effect
 script = [[ToolCallPart("put_note", {"key": "followup", "text": "Call the customer back on Monday."}, tool_call_id="c1")],

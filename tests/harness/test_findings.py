@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from harness.columns import ROOT
-from harness.runner_side.findings import collect, missing_probes, render
+from harness.runner_side.findings import collect, missing_probes, probes_for, render
 from harness.runner_side.probes import ProbeError, declared_probes, disagreements
 
 EVIDENCE = ROOT / "evidence"
@@ -39,7 +39,7 @@ def test_every_probe_reproduces_a_scenario_whose_cells_it_shows_differ() -> None
     for probe in declared_probes():
         record = documents[probe.framework]["modes"]["defaults"]["scenarios"].get(probe.scenario)
         assert record is not None, probe
-        assert any(record["columns"][name]["equal"] is False for name in probe.shows), probe
+        assert any(record["columns"][path.split(".")[0]]["equal"] is False for path in probe.shows), probe
 
 
 def test_a_finding_disappears_with_its_reason() -> None:
@@ -57,9 +57,28 @@ def test_a_probe_count_that_differs_from_the_evidence_is_reported() -> None:
     probe = next(p for p in declared_probes() if p.framework == "langgraph" and p.scenario == "always_deny")
     evidence = _documents()["langgraph"]
     recorded = evidence["modes"]["defaults"]["scenarios"]["always_deny"]["columns"]["side_effects"]["framework"]["c1"]["effects"]
-    assert disagreements(probe, {"side_effects.c1.effects": recorded}, evidence) == []
-    assert disagreements(probe, {"side_effects.c1.effects": recorded + 1}, evidence) == [f"side_effects.c1.effects: probe {recorded + 1}, evidence {recorded}"]
-    assert disagreements(probe, {"model.calls_per_turn.0": 1}, evidence)[0].startswith("model.calls_per_turn.0: model is not in SHOWS")
+    printed = {path: _at(evidence, path) for path in probe.shows}
+    assert disagreements(probe, printed, evidence) == []
+    assert disagreements(probe, {**printed, "side_effects.c1.effects": recorded + 1}, evidence) == [f"side_effects.c1.effects: probe {recorded + 1}, evidence {recorded}"]
+    assert "model.calls_per_turn.0: printed but not in SHOWS" in disagreements(probe, {**printed, "model.calls_per_turn.0": 1}, evidence)
+    missing = dict(list(printed.items())[1:])
+    assert disagreements(probe, missing, evidence) == [f"{next(iter(printed))}: in SHOWS but no count printed"]
+
+
+def _at(evidence: dict[str, Any], path: str) -> Any:
+    observable, *keys = path.split(".")
+    value = evidence["modes"]["defaults"]["scenarios"]["always_deny"]["columns"][observable]["framework"]
+    for key in keys:
+        value = value[key]
+    return value
+
+
+def test_a_finding_links_only_probes_that_print_what_its_reason_accounts_for() -> None:
+    probes = declared_probes()
+    entries = [("approval_token_misuse", ["pre_approval_state"], "text", ["pre_approval_state.pauses.*.args_validated"])]
+    linked = probes_for(probes, "langchain", entries)
+    assert all(any(p.startswith("pre_approval_state.pauses") and p.endswith("args_validated") for p in probe.shows) for probe in linked)
+    assert probes_for(probes, "langchain", [("approval_token_misuse", ["side_effects"], "text", ["side_effects.c2"])])
 
 
 def test_a_probe_that_declares_nothing_is_refused(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from harness.columns import ROOT, known_columns
 from harness.runner_side.comparator import run_of
-from harness.runner_side.reasons import UNEXPLAINED, Case, Run, explain, reasons
+from harness.runner_side.reasons import UNEXPLAINED, Case, Run, explain, reason_record, reasons
 from harness.scenarios import SCENARIO_DIR, load_scenarios
 
 EVIDENCE = ROOT / "evidence"
@@ -55,7 +55,7 @@ def test_the_stored_reasons_are_what_the_rules_derive_from_the_stored_facts(fram
     for mode, body in _document(framework)["modes"].items():
         for key, record in body["scenarios"].items():
             if record["status"] == "ok":
-                assert [{"rule": r.rule, "text": r.text} for r in dict.fromkeys(reasons(_case(framework, mode, key)))] == record["reasons"], (mode, key)
+                assert [reason_record(r) for r in dict.fromkeys(reasons(_case(framework, mode, key)))] == record["reasons"], (mode, key)
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS)
@@ -82,14 +82,18 @@ def test_a_denied_tool_that_did_not_run_has_no_reason_and_one_that_ran_more_says
     assert "denied_tool_ran" not in _rules(Case(case.scenario, case.engine, Run(never, case.framework.facts, case.framework.steps)))
 
 
-def test_a_misused_approval_that_took_nothing_is_ignored_not_accepted() -> None:
+def test_a_misused_approval_is_taken_only_when_its_call_was_pending_and_decided_or_ran() -> None:
     case = _case("langgraph", "defaults", "approval_token_misuse")
-    assert "other_args for c1 at step 1 (granted c1, effects c1: 1)" in _rules(case)["misused_approval_accepted"]
-    facts = [{k: v for k, v in f.items() if k not in ("granted", "effects", "executed", "entered")} if f["action"] == "misuse_token" else f
+    rules = _rules(case)
+    assert "other_args for c1 at driver step 1 (c1 was pending; after it: 1 effects)" in rules["misused_approval_accepted"]
+    # steps 2 to 4 named c1, which had already run: nothing was pending for it and nothing ran
+    assert "other_session for c1 at driver step 2 (c1 was not pending (waiting: c2); the step ended awaiting_approval, nothing ran)" in rules["misused_approval_ignored"]
+    # the same steps with the effects of step 1 taken away and c1 left pending: nothing was taken
+    facts = [{k: v for k, v in f.items() if k not in ("effects", "executed", "entered")} | {"pending": ["c1"]} if f["step"] in (0, 1) else f
              for f in case.framework.facts]
     rules = _rules(Case(case.scenario, case.engine, Run(case.framework.observables, facts, case.framework.steps)))
-    assert "misused_approval_accepted" not in rules
-    assert "other_args for c1 at step 1 (ended awaiting_approval)" in rules["misused_approval_ignored"]
+    assert "other_args for c1" not in rules.get("misused_approval_accepted", "")
+    assert "other_args for c1 at driver step 1 (c1 stayed pending; the step ended awaiting_approval, nothing ran)" in rules["misused_approval_ignored"]
     refused = [{**s, "status": "refused"} if s["action"] == "misuse_token" else s for s in case.framework.steps]
     rules = _rules(Case(case.scenario, case.engine, Run(case.framework.observables, facts, refused)))
     assert "misused_approval_accepted" not in rules and "misused_approval_ignored" not in rules
@@ -113,7 +117,7 @@ def test_a_cell_no_rule_explains_says_so_and_names_the_leaf() -> None:
 
 def test_a_resume_that_continued_like_the_engine_has_no_resume_reason() -> None:
     case = _case("langgraph", "defaults", "kill_before_effect@write_landed")
-    assert "resumed at before_execute with c1 pending (engine: reconcile)" in _rules(case)["resumed_differently"]
+    assert "found the run at before_execute with c1 pending (engine: reconcile)" in _rules(case)["resumed_differently"]
     same = copy.deepcopy(case.framework.observables)
     same["checkpoint_after_interrupt"]["interrupts"] = case.engine.observables["checkpoint_after_interrupt"]["interrupts"]
     assert "resumed_differently" not in _rules(Case(case.scenario, case.engine, Run(same, case.framework.facts, case.framework.steps)))
