@@ -91,7 +91,7 @@ TITLES: dict[str, str] = {
     "model_asked_again": "Asks the model again for a turn it already answered",
     "turns_beyond_script": "Asks the model for turns beyond the script",
     "model_saw_other_messages": "Sends the model messages of its own",
-    "deduplicated_by_glue": "Keeps no record of executed calls: contract glue deduplicates",
+    "deduplicated_by_glue": "Deduplicates only through contract glue",
     # consequences of the behaviours above: they explain cells, they are not findings of their own
     "ran_less_often": "A call runs fewer times than in the engine's run",
     "turns_never_asked": "Scripted turns are never asked for",

@@ -372,6 +372,6 @@ def deduplicated_by_glue(case: Case) -> Iterator[Reason]:
     if glued:
         steps = [f for f in case.framework.facts if f.get("dedup_by") == "glue"]
         yield Reason("deduplicated_by_glue", (
-            f"the deduplication of {', '.join(glued)} (at {at(steps)}) is contract glue keyed by session and tool call id: "
-            f"the framework keeps no record of executed calls{mechanism(case, 'persistence')}"
+            f"the deduplication of {', '.join(glued)} (at {at(steps)}) came from contract glue (its records keyed by session and tool call "
+            f"id), not from the framework{mechanism(case, 'persistence')}"
         ), tuple(("idempotent_replay", cid, "provided_by") for cid in glued))

@@ -8,13 +8,13 @@ import json
 from harness.columns import ROOT
 
 EVIDENCE = ROOT / "evidence" / "agentscope.json"
-# contract: AgentScope cannot hold a whole turn for one approval, and never runs a repeated call id;
-# the other differences are deduplication that is glue, not AgentScope's.
+# contract: AgentScope cannot hold a whole turn for one approval, and never answers a repeated call id;
+# the other differences are deduplication that is glue, not AgentScope's. Cell -> the rule that explains it.
 CONTRACT_UNEQUAL = {
-    ("duplicate_call_id", "idempotent_replay"): "matches tool results to calls by id",
-    ("duplicate_event", "idempotent_replay"): "contract glue",
-    ("high_risk_in_parallel_batch", "pre_approval_state"): "decides permission per call",
-    ("resume_same_state_twice", "idempotent_replay"): "contract glue",
+    ("duplicate_call_id", "idempotent_replay"): "repeat_not_answered",
+    ("duplicate_event", "idempotent_replay"): "deduplicated_by_glue",
+    ("high_risk_in_parallel_batch", "pre_approval_state"): "effect_before_decision",
+    ("resume_same_state_twice", "idempotent_replay"): "deduplicated_by_glue",
 }
 
 
@@ -23,24 +23,25 @@ def _scenarios(mode: str) -> dict:
 
 
 def test_contract_mode_differs_only_where_agentscope_cannot_follow_and_says_why() -> None:
-    unequal = {(sid, name): c["reason"] for sid, s in _scenarios("contract").items() for name, c in s["columns"].items() if c["equal"] is False}
+    unequal = {(sid, name): c["rules"] for sid, s in _scenarios("contract").items() for name, c in s["columns"].items() if c["equal"] is False}
     assert set(unequal) == set(CONTRACT_UNEQUAL)
-    for cell, phrase in CONTRACT_UNEQUAL.items():
-        assert phrase in unequal[cell], (cell, unequal[cell])
+    for cell, rule in CONTRACT_UNEQUAL.items():
+        assert rule in unequal[cell], (cell, unequal[cell])
 
 
-def test_every_defaults_difference_names_an_agentscope_behaviour() -> None:
+def test_every_defaults_difference_is_explained_by_a_rule() -> None:
     for sid, s in _scenarios("defaults").items():
         for name, c in s["columns"].items():
             if c["equal"] is False:
-                assert "AgentScope" in c["reason"] or "agentscope" in c["reason"] or s["status"] == "error", (sid, name, c["reason"])
+                assert c["rules"] and "unexplained" not in c, (sid, name, c["reason"])
 
 
 def test_defaults_ask_for_every_function_tool_and_the_reason_says_so() -> None:
     """``FunctionTool(fn)`` at its defaults is neither read-only nor allowed: the first read pauses the run."""
     basic = _scenarios("defaults")["basic_react_loop"]["columns"]
     assert basic["status"]["framework"] == "awaiting_approval"
-    assert "c1 (get_weather) waited for a human" in basic["status"]["reason"]
+    assert "asked_about_other_calls" in basic["status"]["rules"]
+    assert "the run paused for approval of c1 (get_weather, read_only)" in basic["status"]["reason"]
 
 
 def test_decisions_out_of_order_reach_their_own_calls_in_both_modes() -> None:
