@@ -1,6 +1,6 @@
 """``create_agent`` bounds no model turns by default: the agent the docs build sets no limit (a model-call limit
 is an extra middleware the agent examples do not add; the graph's only bound is LangGraph's ``recursion_limit``,
-which ``create_agent`` sets to 9999), so against the scenario's bound of 3 steps the model is called until the
+which ``create_agent`` sets in its own config), so against the scenario's bound of 3 steps the model is called until the
 script runs out, c4 and c5 run, and the run ends ``completed``.
 
 Documented API only: ``create_agent`` with nothing set but model and tools (https://docs.langchain.com/oss/python/langchain/agents),

@@ -1,4 +1,4 @@
-"""Pydantic AI's only step bound is ``UsageLimits.request_limit`` (default 50 model requests per run): with the
+"""Pydantic AI's only step bound is ``UsageLimits.request_limit`` (its pinned default is in the evidence's ``constants``): with the
 defaults a model that keeps calling a tool is asked for all five scripted turns and once more, and the run
 completes (the scenario's bound is three model turns, a terminal state with a reason).
 
