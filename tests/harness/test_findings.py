@@ -86,3 +86,14 @@ def test_a_probe_that_declares_nothing_is_refused(tmp_path: Path) -> None:
     (tmp_path / "langgraph" / "vague.py").write_text("SCENARIO = 'always_deny'\n", encoding="utf-8")
     with pytest.raises(ProbeError, match="SHOWS"):
         declared_probes(tmp_path)
+
+
+def test_each_core_observable_a_framework_gets_wrong_by_default_has_a_probe() -> None:
+    core = ("schema_failure_side_effects", "pre_approval_state", "idempotent_replay", "checkpoint_after_interrupt")
+    probes = declared_probes()
+    for name, document in _documents().items():
+        if "defaults" not in document.get("modes", {}):
+            continue
+        differ = {n for s in document["modes"]["defaults"]["scenarios"].values() for n, c in s["columns"].items() if c["equal"] is False and n in core}
+        shown = {path.split(".")[0] for p in probes if p.framework == name for path in p.shows}
+        assert differ <= shown, (name, sorted(differ - shown))
