@@ -218,9 +218,10 @@ class _Step:
         if not decisions:  # held until the driver has decided the turn's other calls
             trace.emit({"kind": "decision_held", "call_id": decision.call_id})
             return framework_now  # play() shows it without the held calls, this one included
-        for d in decisions:
+        waiting = {p.call_id for p in framework_now.pending}
+        for d in decisions:  # an approval is a granted fact only for a call the framework was waiting on
             if d.approve:
-                trace.emit({"kind": "approval_granted", "call_id": d.call_id})
+                trace.emit({"kind": "approval_granted" if d.call_id in waiting else "decision_for_no_waiting_call", "call_id": d.call_id})
         return self.wait(session.decide(decisions))
 
     # contract glue: start
