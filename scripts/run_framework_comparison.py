@@ -224,13 +224,10 @@ def report(args: argparse.Namespace, results: dict[str, ColumnResult], documents
             print(f"\n!!! {name} was NOT MEASURED: {result.reason}", file=sys.stderr)
             if not args.allow_not_measured or name == REFERENCE:
                 failures.append(f"{name} not measured")
-    if args.check:
-        print("\nevidence and FINDINGS.md regenerated in a temporary directory (--check) and compared with the committed ones")
-    else:
-        print(f"\nevidence written to {args.output}; what each framework hides: {args.output / FINDINGS}")
-    unexplained = [f"{n}/{m}" for n, d in documents.items() for m, body in sorted(d.get("modes", {}).items()) if body["summary"].get("unexplained_cells")]
-    if unexplained:
-        print(f"\n!!! differences no rule explains in {', '.join(unexplained)}: listed in FINDINGS.md, \"Differences no rule explains\"", file=sys.stderr)
+    where = ("evidence and FINDINGS.md regenerated in a temporary directory (--check) and compared with the committed ones" if args.check
+             else f"evidence written to {args.output}; what each framework hides: {args.output / FINDINGS}")
+    print(f"\n{where}")
+    _warn_unexplained(documents)
     return failures
 
 
@@ -250,6 +247,13 @@ def diff_text(name: str, committed: Path, fresh: str) -> list[str]:
     old = committed.read_text(encoding="utf-8") if committed.exists() else ""
     changed = list(difflib.unified_diff(old.splitlines(), fresh.splitlines(), f"committed {name}", f"fresh {name}", lineterm="", n=0))
     return [f"{name}: {line}" for line in changed[:40]] + ([f"{name}: … {len(changed) - 40} more diff lines"] if len(changed) > 40 else [])
+
+
+def _warn_unexplained(documents: dict[str, dict[str, Any]]) -> None:
+    """Say loudly where a difference has no rule behind it (counted, listed in FINDINGS.md, never hidden)."""
+    unexplained = [f"{n}/{m}" for n, d in documents.items() for m, body in sorted(d.get("modes", {}).items()) if body["summary"].get("unexplained_cells")]
+    if unexplained:
+        print(f"\n!!! differences no rule explains in {', '.join(unexplained)}: listed in FINDINGS.md, \"Differences no rule explains\"", file=sys.stderr)
 
 
 def _read(path: Path) -> dict[str, Any] | None:

@@ -3,7 +3,8 @@ latest checkpoint (written before the tool ran) still has c1's tools task to run
 executor was entered, so the resume moves the money a second time and completes; nothing stops for reconciliation.
 
 Schedule ``write_landed``: the default ``durability="async"`` writes a checkpoint from a background thread while the
-next super-step runs, so the kill races the write that saved the approval. The approving run passes ``durability="sync"`` (each checkpoint is written before the next step starts) to
+next super-step runs, so the kill races the write that saved the approval.
+The approving run passes ``durability="sync"`` (each checkpoint is written before the next step starts) to
 pin that side; the other runs use the default.
 
 Documented API only: under https://docs.langchain.com/oss/python/ the pages langchain/human-in-the-loop,
