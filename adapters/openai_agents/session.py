@@ -159,13 +159,19 @@ class AgentSession:
         return state._context.is_tool_approved(call.tool, call.call_id) if state._context is not None else None
 
     async def snapshot(self, path: Path) -> StepOutcome:
-        """The saved state is the SDK's RunState JSON: keep a copy."""
-        shutil.copyfile(self.state_file, path)
+        """The saved state is the SDK's RunState JSON: keep a copy (an empty file when no run is paused: there is none)."""
+        if self.state_file.exists():
+            shutil.copyfile(self.state_file, path)
+        else:
+            path.write_bytes(b"")
         return await self.outcome()
 
     async def restore(self, path: Path) -> StepOutcome:
-        """Deliver the saved state again: the next decision applies to this copy."""
-        shutil.copyfile(path, self.state_file)
+        """Deliver the saved state again: the next decision applies to this copy (none when the snapshot had none)."""
+        if path.stat().st_size:
+            shutil.copyfile(path, self.state_file)
+        else:
+            self.state_file.unlink(missing_ok=True)
         return await self.outcome()
 
     def close(self) -> None:

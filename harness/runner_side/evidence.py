@@ -85,7 +85,7 @@ def column_document(result: ColumnResult, reference: ColumnResult, scenarios_by_
             engine = reference_records.get(record["scenario"])
             scenario = scenarios_by_id[record["scenario"]]
             ok = engine is not None and engine["status"] == "ok" and record["status"] == "ok"
-            found = reasons(Case(scenario, run_of(engine), run_of(record), mechanisms, result.constants)) if ok and engine else []
+            found = reasons(Case(scenario, run_of(engine), run_of(record), mechanisms, result.constants, mode)) if ok and engine else []
             scenarios[key] = {
                 "file": scenario.file,
                 "scenario": record["scenario"],

@@ -17,10 +17,10 @@ from typing import Any
 from harness.columns import ROOT, known_columns
 from harness.runner_side.environments import direct_pins
 from harness.runner_side.probes import Probe
-from harness.runner_side.reasons import CONSEQUENCES, TITLES, UNEXPLAINED, claimed
+from harness.runner_side.reasons import CONSEQUENCES, TITLES, UNEXPLAINED, claimed, differing_paths
 
-Entry = tuple[str, list[str], str, list[str]]
-"""(scenario key, observables the reason explains there, reason text, the leaves it claims)."""
+Entry = tuple[str, list[str], str, list[tuple[str, ...]]]
+"""(scenario key, observables the reason explains there, reason text, the differing leaves it accounts for)."""
 Findings = dict[str, dict[str, list[Entry]]]
 """rule -> framework -> its entries."""
 
@@ -41,17 +41,21 @@ def collect(documents: dict[str, dict[str, Any]], mode: str) -> Findings:
                     continue
                 cells = sorted(n for n, c in record["columns"].items() if reason["rule"] in c.get("rules", ()))
                 if cells:
-                    found[reason["rule"]][name].append((key, cells, reason["text"], reason["claims"]))
+                    claims = tuple(tuple(c.split(".")) for c in reason["claims"])
+                    leaves = [(n, *leaf) for n in cells for leaf in differing_paths(record["columns"][n]["handwritten"], record["columns"][n]["framework"])
+                              if claimed((n, *leaf), claims)]
+                    found[reason["rule"]][name].append((key, cells, reason["text"], leaves))
     return found
 
 
 def probes_for(probes: list[Probe], framework: str, entries: list[Entry]) -> list[Probe]:
-    """The probes of ``framework`` that reproduce one of these scenarios and print a count the finding's reason accounts for there."""
-    def shows(probe: Probe, claims: list[str]) -> bool:  # a printed value holding a claimed leaf shows it too
+    """The probes of ``framework`` that reproduce one of these scenarios and print a value that differs there and that the
+    finding's reason accounts for (or a value holding one)."""
+    def shows(probe: Probe, leaves: list[tuple[str, ...]]) -> bool:  # a printed value holding a differing leaf, or inside one
         paths = [tuple(path.split(".")) for path in probe.shows]
-        return any(claimed(path, (claim,)) or claimed(claim[: len(path)], (path,)) for path in paths for claim in (tuple(c.split(".")) for c in claims))
+        return any(path[: len(leaf)] == leaf or leaf[: len(path)] == path for path in paths for leaf in leaves)
 
-    return [p for p in probes if p.framework == framework and any(p.scenario == key and shows(p, claims) for key, _, _, claims in entries)]
+    return [p for p in probes if p.framework == framework and any(p.scenario == key and shows(p, leaves) for key, _, _, leaves in entries)]
 
 
 def missing_probes(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> list[str]:

@@ -136,9 +136,12 @@ def final_status(run: ScenarioRun, facts: list[StepFacts]) -> str:
 def undecided_calls(run: ScenarioRun, facts: list[StepFacts]) -> list[str]:
     """Calls waiting for a decision when the run ends: asked about (pending) at some step and not approved,
     nor answered with a tool result (run, rejected or refused), in any later step. An approval lost in a
-    crash and asked for again counts as undecided until it is given again."""
+    crash and asked for again counts as undecided until it is given again; a restore replaces what was
+    waiting with what the restored state waits for."""
     waiting: set[str] = set()
     for step, fact in zip(run.steps, facts, strict=True):
+        if step.action == "restore":  # the restored state is the run's state now: it waits for what it shows, nothing else
+            waiting = set()
         waiting -= {r["call_id"] for r in fact.results} | set(fact.approvals_granted)
         waiting |= {p["call_id"] for p in step.pending}  # the state at the end of the step: asked again
     return sorted(waiting)

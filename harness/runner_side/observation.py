@@ -47,7 +47,7 @@ _COUNTS = (("entered", "tool_entries"), ("executed", "executor_entries"), ("effe
 def step_facts(steps: list[StepRecord], facts: list[StepFacts]) -> list[dict[str, Any]]:
     """What each driver step did, in neutral terms (the material the reasons are derived from; empty parts left out):
     the ledger counts it added per call id (``entered`` the tool function, ``executed`` the body, ``effects``
-    committed), whether the worker was ``killed``, the calls left ``pending``, the approvals it ``granted``, the tool
+    committed), whether the worker was ``killed``, the exception that ended it (``raised``), the calls left ``pending``, the approvals it ``granted``, the tool
     ``results`` it delivered (``[call id, status]`` in order), where a resume continued (``resumed``) and who
     deduplicated a delivery (``dedup_by``)."""
     out: list[dict[str, Any]] = []
@@ -60,6 +60,7 @@ def step_facts(steps: list[StepRecord], facts: list[StepFacts]) -> list[dict[str
                 entry[name] = {cid: n for cid, n in added.items() if n}
         parts = {
             "killed": step.killed,
+            "raised": step.raised,
             "pending": sorted(p["call_id"] for p in step.pending),
             "granted": sorted(fact.approvals_granted),
             "results": [[r["call_id"], r["status"]] for r in fact.results],

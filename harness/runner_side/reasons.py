@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from harness.runner_side import approval_rules as a
 from harness.runner_side import rules as r
 from harness.runner_side.rule_facts import Case, Path, Reason, Run
 
-__all__ = ["CONSEQUENCES", "RULES", "TITLES", "UNEXPLAINED", "Case", "Reason", "Run", "claimed", "explain", "reason_record", "reasons"]
+__all__ = ["CONSEQUENCES", "RULES", "TITLES", "UNEXPLAINED", "Case", "Reason", "Run", "claimed", "differing_paths", "explain", "reason_record", "reasons"]
 UNEXPLAINED = "no rule explains this difference"
 
 
@@ -40,10 +41,10 @@ def claimed(path: Path, claims: tuple[Path, ...]) -> bool:
 
 
 RULES: tuple[Rule, ...] = (
-    r.executed_again, r.denied_tool_ran, r.invalid_args_ran, r.paused_before_validation, r.asked_about_other_calls, r.paused_at_other_steps, r.misused_approval,
+    r.executed_again, r.denied_tool_ran, r.invalid_args_ran, a.paused_before_validation, a.asked_about_other_calls, a.paused_at_other_steps, a.misused_approval,
     r.redelivered_as_new_turn, r.step_bound_not_enforced, r.fault_never_fired, r.resumed_differently, r.uncertain_not_stopped,
-    r.decision_reached_other_call, r.tool_error_not_retried, r.step_refused, r.ran_less_often, r.repeat_not_answered,
-    r.stopped_by_own_bound, r.model_asked_again, r.model_turns_differ, r.decisions_met_other_effects, r.deduplicated_by_glue,
+    a.decision_reached_other_call, r.tool_error_not_retried, r.step_refused, r.ran_less_often, r.repeat_not_answered,
+    r.stopped_by_own_bound, r.model_asked_again, r.model_turns_differ, a.decisions_met_other_effects, r.deduplicated_by_glue,
 )
 
 
@@ -74,13 +75,16 @@ TITLES: dict[str, str] = {
     "paused_before_validation": "Pauses for approval before validating the arguments",
     "asked_about_other_calls": "Asks for approval of calls the contract does not ask about",
     "ran_without_asking": "Runs a high-risk call without asking for approval",
-    "effect_before_decision": "Runs a turn's other calls before the pending call is decided",
+    "effect_before_decision": "Lets calls that were never asked about take effect while a call waits for approval",
+    "approved_call_ran_early": "Runs an approved call before the other calls waiting with it are decided",
     "misused_approval_accepted": "Takes a misused approval (other arguments, session, expired, forged, reused) as an approval",
     "misused_approval_ignored": "Neither refuses nor acts on a misused approval",
+    "decision_ignored": "Neither refuses nor acts on a decision for a call that is not waiting",
     "decision_reached_other_call": "Applies a decision about one call to another call",
     "executed_again": "Runs a tool call again (a repeated call id, a resumed or restored state)",
     "repeat_not_answered": "Drops a call id the model sends again",
-    "redelivered_as_new_turn": "Takes the same event delivered again as new input",
+    "redelivered_as_new_turn": "Does not recognise the same event delivered again",
+    "redelivery_failed": "Fails on the same event delivered again",
     "resumed_differently": "Resumes a killed run somewhere else than the engine, or loses its approval",
     "fault_never_fired": "Never reaches a fault point the engine meets",
     "fault_fired_only_here": "Meets a fault point the engine never reaches",
@@ -94,11 +98,13 @@ TITLES: dict[str, str] = {
     "deduplicated_by_glue": "Deduplicates only through contract glue",
     # consequences of the behaviours above: they explain cells, they are not findings of their own
     "ran_less_often": "A call runs fewer times than in the engine's run",
+    "ran_at_other_steps": "A call runs more often, or at other driver steps, than in the engine's run",
+    "results_differ": "A call's results reach the model another number of times",
     "turns_never_asked": "Scripted turns are never asked for",
     "step_refused": "A driver step is refused",
     "paused_at_other_steps": "A driver step leaves other calls waiting for a decision than the engine's",
 }
 """Every rule id the table yields, with the behaviour it names (the headings of ``evidence/FINDINGS.md``)."""
-CONSEQUENCES = frozenset({"ran_less_often", "turns_never_asked", "step_refused", "paused_at_other_steps"})
+CONSEQUENCES = frozenset({"ran_less_often", "ran_at_other_steps", "results_differ", "turns_never_asked", "step_refused", "paused_at_other_steps"})
 """Rules that describe what followed from another behaviour (a run that ended early ran less): they explain
 cells and are kept in the evidence, but ``evidence/FINDINGS.md`` does not list them as findings."""

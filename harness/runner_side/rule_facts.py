@@ -31,6 +31,7 @@ class Case:
     framework: Run
     mechanisms: dict[str, str] = field(default_factory=dict)  # role -> module:qualname
     constants: dict[str, dict[str, Any]] = field(default_factory=dict)  # role -> {ref, value}
+    mode: str = "defaults"  # the framework's mode: in contract its glue passes the scenario's bounds
 
 
 @dataclass(frozen=True)
@@ -92,3 +93,15 @@ def clip(message: Any, width: int = 80) -> str:
 def times(n: int) -> str:
     """``never``, ``once``, ``twice`` or ``N times``."""
     return {0: "never", 1: "once", 2: "twice"}.get(n, f"{n} times")
+
+
+def differing_calls(case: Case) -> list[str]:
+    """The call ids whose ledger counts differ between the two runs."""
+    mine, theirs = case.framework.observables["side_effects"], case.engine.observables["side_effects"]
+    return sorted(c for c in set(mine) | set(theirs) if mine.get(c) != theirs.get(c))
+
+
+def pause_claims(case: Case) -> tuple[Path, ...]:
+    """The pauses and what is undecided at the end; the whole approval state when only one side has one."""
+    whole = not isinstance(case.engine.observables["pre_approval_state"], dict) or not isinstance(case.framework.observables["pre_approval_state"], dict)
+    return (("pre_approval_state",),) if whole else (("pre_approval_state", "pauses"), ("pre_approval_state", "undecided_at_end"))

@@ -8,7 +8,24 @@ from collections.abc import Iterator
 
 from handwritten.tools import RiskClass
 from harness.runner_side.observables import invalid_call_ids_of
-from harness.runner_side.rule_facts import Case, Path, Reason, at, call_claims, clip, count, later, mechanism, risk_of, steps_with, times, tool_of
+from harness.runner_side.rule_facts import (
+    Case,
+    Path,
+    Reason,
+    Run,
+    at,
+    call_claims,
+    clip,
+    count,
+    differing_calls,
+    later,
+    mechanism,
+    pause_claims,
+    risk_of,
+    steps_with,
+    times,
+    tool_of,
+)
 
 _UNCERTAIN_CAUSES = {
     "tool.timeout_after_effect": "a timeout after {}'s effect",
@@ -53,90 +70,25 @@ def invalid_args_ran(case: Case) -> Iterator[Reason]:
             ), (("schema_failure_side_effects", cid), *call_claims(cid)))
 
 
-def paused_before_validation(case: Case) -> Iterator[Reason]:
-    """The run paused for approval before the pending calls' arguments were validated."""
-    state = case.framework.observables["pre_approval_state"]
-    pauses = [p for p in state["pauses"] if not p["args_validated"]] if isinstance(state, dict) else []
-    if pauses:
-        steps = ", ".join(f"driver step {p['step']} ({', '.join(c['call_id'] for c in p['pending'])})" for p in pauses)
-        yield Reason("paused_before_validation", (
-            f"{len(pauses)} of {len(state['pauses'])} pauses came before the pending calls' arguments were validated: {steps}"
-            f"{mechanism(case, 'approval')}"
-        ), (("pre_approval_state", "pauses", "*", "args_validated"),))
-
-
-def asked_about_other_calls(case: Case) -> Iterator[Reason]:
-    """The framework paused for calls the contract runs without approval, or ran without pausing calls the contract holds."""
-    fw_asked = {c for f in case.framework.facts for c in f.get("pending", ())}
-    engine_asked = {c for f in case.engine.facts for c in f.get("pending", ())}
-    extra = sorted(fw_asked - engine_asked)
-    missing = sorted(c for c in engine_asked - fw_asked if count(case.framework, c, "executor_entries"))  # ran with no pause
-    if extra:
-        kinds = ", ".join(f"{c} ({tool_of(case.scenario, c)}, {risk_of(case.scenario, c)})" for c in extra)
-        first = min(f["step"] for f in case.framework.facts if set(f.get("pending", ())) & set(extra))
-        yield Reason("asked_about_other_calls", (
-            f"the run paused for approval of {kinds}, calls the contract does not ask about (it runs read-only and reversible calls and refuses "
-            f"always-denied ones): first at driver step {first}{mechanism(case, 'approval')}"
-        ), (*_pauses(case), *later(case, first), *(c for cid in extra for c in call_claims(cid))))
-    if missing:
-        kinds = ", ".join(f"{c} ({tool_of(case.scenario, c)}, {risk_of(case.scenario, c)})" for c in missing)
-        yield Reason("ran_without_asking", f"the run never paused for {kinds}, which the contract holds for approval, and ran it",
-                     (*_pauses(case), *(c for cid in missing for c in call_claims(cid))))
-
-
-def _pauses(case: Case) -> tuple[Path, ...]:
-    """The pauses and what is undecided at the end; the whole approval state when only one side has one."""
-    whole = not isinstance(case.engine.observables["pre_approval_state"], dict) or not isinstance(case.framework.observables["pre_approval_state"], dict)
-    return (("pre_approval_state",),) if whole else (("pre_approval_state", "pauses"), ("pre_approval_state", "undecided_at_end"))
-
-
-def paused_at_other_steps(case: Case) -> Iterator[Reason]:
-    """At a driver step, the two runs paused for different calls (or only one of them paused)."""
-    for fact, engine_fact, step in zip(case.framework.facts, case.engine.facts, case.framework.steps, strict=False):
-        mine, theirs = fact.get("pending", []), engine_fact.get("pending", [])
-        if mine != theirs and step["action"] not in ("snapshot", "restore"):
-            yield Reason("paused_at_other_steps", (
-                f"after driver step {fact['step']} ({fact['action']}) the engine was waiting for {', '.join(theirs) or 'nothing'}, the framework for "
-                f"{', '.join(mine) or 'nothing'} (its step ended {step['status']})"
-            ), (("step_statuses", str(fact["step"])), *_pauses(case)))
-
-
-def misused_approval(case: Case) -> Iterator[Reason]:
-    """A misused approval (a token for other arguments, session, after expiry, forged or reused) was not refused: it was
-    taken (the call it names was pending and was decided, or took effect) or did nothing at all. One that let another
-    call run is ``decision_reached_other_call``'s."""
-    taken, ignored, claims, quiet = [], [], list[Path](), list[Path]()
-    facts = case.framework.facts
-    for i, (fact, step) in enumerate(zip(facts, case.framework.steps, strict=True)):
-        if fact["action"] != "misuse_token" or step["status"] == "refused":
-            continue
-        driven = case.scenario.driver[fact["step"]]
-        named, effects = driven["call_id"], fact.get("effects", {})
-        before = facts[i - 1].get("pending", []) if i else []
-        what = f"{driven.get('misuse')} for {named} at driver step {fact['step']}"
-        if named in effects or (named in before and named not in fact.get("pending", ())):
-            outcome = f"{effects[named]} effects" if named in effects else "no longer pending"
-            taken.append(f"{what} ({named} was pending; after it: {outcome})")
-            claims += [*later(case, fact["step"]), *call_claims(named)]
-        elif not effects:
-            waiting = f"{named} was not pending (waiting: {', '.join(before) or 'nothing'})" if named not in before else f"{named} stayed pending"
-            ignored.append(f"{what} ({waiting}; the step ended {step['status']}, nothing ran)")
-            quiet += [("step_statuses", str(fact["step"])), ("refusals",)]
-    if taken:
-        yield Reason("misused_approval_accepted", f"misused approvals were taken as approvals: {'; '.join(taken)}{mechanism(case, 'approval')}", tuple(claims))
-    if ignored:
-        yield Reason("misused_approval_ignored", f"misused approvals were neither refused nor acted on: {'; '.join(ignored)}", tuple(quiet))
-
-
 def redelivered_as_new_turn(case: Case) -> Iterator[Reason]:
-    """The same event delivered again was not recognised: the framework took it as new input."""
+    """The same event delivered again was not recognised as a duplicate: no deduplication, no refusal."""
+    fw_asked = sum(case.framework.observables["model"]["calls_per_turn"].values())
+    engine_asked = sum(case.engine.observables["model"]["calls_per_turn"].values())
     for fact, step in zip(case.framework.facts, case.framework.steps, strict=True):
         if fact["action"] != "deliver_again" or fact.get("dedup_by") or step["status"] == "refused":
             continue
-        ran = {cid: n for cid, n in fact.get("executed", {}).items()}
+        if step["status"] == "error":
+            yield Reason("redelivery_failed", (
+                f"the event delivered again at driver step {fact['step']} ended the step in an error ({fact.get('raised') or 'an exception'}) "
+                f"where the engine recognised it as a duplicate{mechanism(case, 'message_assembly')}"
+            ), (*later(case, fact["step"]), ("idempotent_replay",)))
+            continue
+        ran = dict(fact.get("executed", {}))
+        model = (f", and the model was asked {fw_asked} times in the run where the engine asked {engine_asked}" if fw_asked > engine_asked
+                 else ", and the model was asked no more than the engine asked it")
         yield Reason("redelivered_as_new_turn", (
-            f"the event delivered again at driver step {fact['step']} was taken as new input: the step ended "
-            f"{step['status']}, executors entered in it: {', '.join(f'{c} {times(n)}' for c, n in ran.items()) or 'none'}, and the model was asked again"
+            f"the event delivered again at driver step {fact['step']} was not recognised as a duplicate: the step ended "
+            f"{step['status']}, executors entered in it: {', '.join(f'{c} {times(n)}' for c, n in ran.items()) or 'none'}{model}"
             f"{mechanism(case, 'message_assembly')}"
         ), (*later(case, fact["step"]), ("model",), ("idempotent_replay",), *(c for cid in ran for c in call_claims(cid))))
 
@@ -152,7 +104,8 @@ def step_bound_not_enforced(case: Case) -> Iterator[Reason]:
     yield Reason("step_bound_not_enforced", (
         f"max_steps={case.scenario.max_steps} stopped the engine at driver step {engine_stopped[0]}; the framework's run was not bounded by it and asked the "
         f"model for turns 0 to {last}{own}{mechanism(case, 'loop')}"
-    ), (*later(case, engine_stopped[0]), ("model",), ("side_effects",)))
+    ), (*later(case, engine_stopped[0]), ("model",), *(c for cid in differing_calls(case) for c in call_claims(cid)
+                                                          if count(case.framework, cid, "executor_entries") > count(case.engine, cid, "executor_entries"))))
 
 
 def fault_never_fired(case: Case) -> Iterator[Reason]:
@@ -163,17 +116,23 @@ def fault_never_fired(case: Case) -> Iterator[Reason]:
     points = ", ".join(f"{f.point} ({f.call_id or f.turn})" for f in case.scenario.faults if f.action == "kill")
     engine_only = [f.point for f in case.scenario.faults if f.point.startswith("engine.")]
     for step in sorted(engine_kills - fw_kills):
-        why = (f"{', '.join(engine_only)} is a point only the engine passes (after its intent checkpoint, before the executor)"
+        why = (f"of them {', '.join(engine_only)} is a point only the engine passes (after its intent checkpoint, before the executor)"
                if engine_only else "the framework's run did not reach a kill point there")
         yield Reason("fault_never_fired", (
             f"a kill (the scenario's kill points: {points}) ended the engine's driver step {step}; the framework's step {step} ended "
             f"{case.framework.steps[step]['status']} with no kill: {why}"
-        ), (("checkpoint_after_interrupt", "interrupts"), *later(case, step), ("side_effects",)))
+        ), (("checkpoint_after_interrupt", "interrupts"), *later(case, step), *_calls_from(case, step)))
     for step in sorted(fw_kills - engine_kills):
         yield Reason("fault_fired_only_here", (
             f"a kill (the scenario's kill points: {points}) ended the framework's driver step {step}; the engine's step {step} ended "
             f"{case.engine.steps[step]['status']} with no kill"
-        ), (("checkpoint_after_interrupt", "interrupts"), *later(case, step), ("side_effects",)))
+        ), (("checkpoint_after_interrupt", "interrupts"), *later(case, step), *_calls_from(case, step)))
+
+
+def _calls_from(case: Case, step: int) -> tuple[Path, ...]:
+    """The leaves of the calls whose counts differ and that either run executed at ``step`` or later."""
+    late = {c for run in (case.framework, case.engine) for f in run.facts if f["step"] >= step for c in f.get("executed", {})}
+    return tuple(c for cid in differing_calls(case) if cid in late for c in call_claims(cid))
 
 
 def resumed_differently(case: Case) -> Iterator[Reason]:
@@ -200,7 +159,7 @@ def resumed_differently(case: Case) -> Iterator[Reason]:
             how = f" (driver step {resume['step']}, which ended {case.framework.steps[resume['step']]['status']})" if resume else ""
             yield Reason("resumed_differently", (
                 f"after the kill at driver step {mine['step']}, the framework's resume{how} {'; '.join(said)}{mechanism(case, 'persistence')}"
-            ), (("checkpoint_after_interrupt", "interrupts", str(i)), *later(case, mine["step"] + 1), *_pauses(case)))
+            ), (("checkpoint_after_interrupt", "interrupts", str(i)), *later(case, mine["step"] + 1), *pause_claims(case)))
 
 
 def uncertain_not_stopped(case: Case) -> Iterator[Reason]:
@@ -211,7 +170,8 @@ def uncertain_not_stopped(case: Case) -> Iterator[Reason]:
     step = engine_steps[0]
     fw_step = case.framework.steps[step]
     error = f" ({fw_step['error']})" if fw_step.get("error") else ""
-    causes = [_UNCERTAIN_CAUSES[f.point].format(f.call_id) for f in case.scenario.faults if f.point in _UNCERTAIN_CAUSES]
+    entered = {c for f in case.engine.facts if f["step"] <= step for c in f.get("executed", {})}
+    causes = [_UNCERTAIN_CAUSES[f.point].format(f.call_id) for f in case.scenario.faults if f.point in _UNCERTAIN_CAUSES and f.call_id in entered]
     yield Reason("uncertain_not_stopped", (
         f"the engine stopped at driver step {step} for an explicit reconciliation ({'; '.join(causes) or 'an uncertain outcome'}); the framework's "
         f"driver step {step} ended {fw_step['status']}{error}"
@@ -242,16 +202,27 @@ def step_refused(case: Case) -> Iterator[Reason]:
 
 
 def ran_less_often(case: Case) -> Iterator[Reason]:
-    """A call the engine ran (or ran again) reached the framework's executor fewer times."""
+    """A call whose executions differ from the engine's in count or in the driver steps they happened at, where no
+    call id was repeated (that is ``executed_again``'s): what the run's other differences led to, stated as facts."""
     raised = {f.call_id for f in case.scenario.faults if f.point == "tool.raise_before_effect"}
-    for cid in sorted(case.engine.observables["side_effects"]):
+    for cid in sorted(set(differing_calls(case)) | set(_moved_calls(case))):
         runs, engine_runs = count(case.framework, cid, "executor_entries"), count(case.engine, cid, "executor_entries")
-        if runs < engine_runs and not (cid in raised and runs):
-            yield Reason("ran_less_often", (
-                f"{cid} ({tool_of(case.scenario, cid)}): {runs} executor entries and {count(case.framework, cid, 'effects')} effects; the engine had "
-                f"{engine_runs} and {count(case.engine, cid, 'effects')}, at {at(steps_with(case.engine, 'executed', cid))}, and the framework's run "
-                f"ended {case.framework.observables['status']}"
-            ), call_claims(cid))
+        if (cid in raised and runs and runs < engine_runs) or (runs > 1 and runs > engine_runs):
+            continue  # tool_error_not_retried / executed_again say why
+        yield Reason("ran_less_often" if runs < engine_runs else "ran_at_other_steps", (
+            f"{cid} ({tool_of(case.scenario, cid)}): {runs} executor entries and {count(case.framework, cid, 'effects')} effects, at "
+            f"{at(steps_with(case.framework, 'executed', cid))}; the engine had {engine_runs} and {count(case.engine, cid, 'effects')}, at "
+            f"{at(steps_with(case.engine, 'executed', cid))}; the framework's run ended {case.framework.observables['status']}, the engine's "
+            f"{case.engine.observables['status']}"
+        ), call_claims(cid))
+
+
+def _moved_calls(case: Case) -> list[str]:
+    """Calls with the same counts in both runs whose effects happened at other driver steps."""
+    def history(run: Run, cid: str) -> list[tuple[int, int]]:
+        return [(f["step"], f["effects"][cid]) for f in run.facts if f.get("effects", {}).get(cid)]
+
+    return sorted(c for c in case.framework.observables["side_effects"] if history(case.framework, c) != history(case.engine, c))
 
 
 def repeat_not_answered(case: Case) -> Iterator[Reason]:
@@ -263,6 +234,10 @@ def repeat_not_answered(case: Case) -> Iterator[Reason]:
     for cid in sorted(fw):
         turns = [t for t, turn in enumerate(case.scenario.model_script) if t in asked and any(c["id"] == cid for c in turn.get("tool_calls", ()))]
         delivered, engine_delivered = len(fw[cid]["results"]), len(engine.get(cid, {}).get("results", ()))
+        if len(turns) < 2 and fw[cid]["results"] != engine.get(cid, {}).get("results"):
+            yield Reason("results_differ", (
+                f"the framework delivered {delivered} results for {cid}, the engine {engine_delivered}"
+            ), (("idempotent_replay", cid, "results"), ("idempotent_replay", cid, "equal")))
         if len(turns) > 1 and delivered < engine_delivered:
             yield Reason("repeat_not_answered", (
                 f"the model sent {cid} in turns {', '.join(map(str, turns))}; the framework delivered {delivered} of its results, the engine "
@@ -279,8 +254,9 @@ def stopped_by_own_bound(case: Case) -> Iterator[Reason]:
     calls = case.framework.observables["model"]["calls_per_turn"]
     asked = sum(calls.values())
     # which bound it was, only when the count of model calls says so
-    which = (f" (its default, {limit['value']} model calls: `{limit['ref']}`)" if limit and asked == limit["value"]
-             else f" (max_steps={case.scenario.max_steps}, as the column passed it)" if asked == case.scenario.max_steps else "")
+    which = (f" (its default, {limit['value']} model calls: `{limit['ref']}`)" if case.mode == "defaults" and limit and asked == limit["value"]
+             else f" (max_steps={case.scenario.max_steps}, as the contract glue passed it)" if case.mode == "contract" and asked == case.scenario.max_steps
+             else "")
     per_turn = ", ".join(f"turn {t} {times(n)}" for t, n in sorted(calls.items(), key=lambda kv: int(kv[0])))
     yield Reason("stopped_by_own_bound", (
         f"the framework's run stopped at its step bound{which} at driver step {stopped[0]}, having asked the model for {per_turn}; the engine's "
@@ -302,10 +278,15 @@ def model_asked_again(case: Case) -> Iterator[Reason]:
 def model_turns_differ(case: Case) -> Iterator[Reason]:
     """The run asked the model for turns beyond the script, or never asked for some, or sent it messages of its own."""
     fw, engine = case.framework.observables["model"], case.engine.observables["model"]
-    if fw["missing_turns"] != engine["missing_turns"]:
-        beyond = (f"the model was asked for turns {', '.join(map(str, fw['missing_turns']))} (counting from 0) beyond the script's "
-                  f"{len(case.scenario.model_script)}")
+    extra, fewer = sorted(set(fw["missing_turns"]) - set(engine["missing_turns"])), sorted(set(engine["missing_turns"]) - set(fw["missing_turns"]))
+    if extra:
+        beyond = f"the model was asked for turns {', '.join(map(str, extra))} (counting from 0) beyond the script's {len(case.scenario.model_script)}"
         yield Reason("turns_beyond_script", beyond, (("model", "missing_turns"), ("model", "calls_per_turn")))
+    if fewer:
+        yield Reason("turns_never_asked", (
+            f"the engine asked the model for turns {', '.join(map(str, fewer))} beyond the script; the framework's run ended "
+            f"{case.framework.observables['status']} without asking for them"
+        ), (("model", "missing_turns"), ("model", "calls_per_turn")))
     unasked = sorted(set(fw["unused_turns"]) - set(engine["unused_turns"]))
     if unasked:
         last = case.framework.steps[-1]
@@ -322,47 +303,6 @@ def model_turns_differ(case: Case) -> Iterator[Reason]:
             said.append(f"the tool output's injected instruction reached the model in {', '.join(fw['marker_roles']) or 'no'} messages "
                         f"(engine: {', '.join(engine['marker_roles']) or 'none'})")
         yield Reason("model_saw_other_messages", "; ".join(said) + mechanism(case, "message_assembly"), (("model", "injected"), ("model", "marker_roles")))
-
-
-def decisions_met_other_effects(case: Case) -> Iterator[Reason]:
-    """When the run paused, or a decision was given, a call that never paused had already taken effect where the
-    engine's had not (calls that were asked about are the decisions' rules)."""
-    fw, engine = case.framework.observables["pre_approval_state"], case.engine.observables["pre_approval_state"]
-    if not isinstance(fw, dict) or not isinstance(engine, dict):
-        return
-
-    def unasked(effects: dict[str, int], before: dict[str, int], step: int) -> dict[str, int]:
-        asked = {c for f in case.framework.facts if f["step"] <= step for c in f.get("pending", ())}
-        return {c: n for c, n in effects.items() if n > before.get(c, 0) and c not in asked}
-
-    for i, (pause, engine_pause) in enumerate(zip(fw["pauses"], engine["pauses"], strict=False)):
-        if ran := unasked(pause["non_read_only_effects"], engine_pause["non_read_only_effects"], pause["step"]):
-            pending = ", ".join(sorted(c["call_id"] for c in pause["pending"]))
-            yield Reason("effect_before_decision", (
-                f"when the run paused at driver step {pause['step']} for {pending}, {', '.join(f'{c} had {n} effects' for c, n in ran.items())} "
-                f"(engine: none yet)"
-            ), (("pre_approval_state", "pauses", str(i), "non_read_only_effects"),))
-    for i, (mine, theirs) in enumerate(zip(fw["decisions"], engine["decisions"], strict=False)):
-        if ran := unasked(mine["effects_before"], theirs["effects_before"], mine["step"]):
-            yield Reason("effect_before_decision", (
-                f"before the {mine['action']} of {mine['call_id']} at driver step {mine['step']}, {', '.join(f'{c} had {n} effects' for c, n in ran.items())} "
-                f"(engine: none yet)"
-            ), (("pre_approval_state", "decisions", str(i), "effects_before"),))
-
-
-def decision_reached_other_call(case: Case) -> Iterator[Reason]:
-    """A decision about one call let another call run."""
-    for fact in case.framework.facts:
-        driven = case.scenario.driver[fact["step"]]
-        if fact["action"] not in ("approve", "misuse_token", "reject") or not driven.get("call_id"):
-            continue
-        others = {c: n for c, n in fact.get("effects", {}).items() if c != driven["call_id"] and risk_of(case.scenario, c) == RiskClass.HIGH_RISK.value}
-        if others:
-            yield Reason("decision_reached_other_call", (
-                f"the {fact['action']} of {driven['call_id']} at driver step {fact['step']} ran "
-                f"{', '.join(f'{c} ({tool_of(case.scenario, c)}, {n} effects)' for c, n in others.items())}"
-                f"{mechanism(case, 'approval')}"
-            ), (*later(case, fact["step"]), *(c for cid in others for c in call_claims(cid))))
 
 
 def deduplicated_by_glue(case: Case) -> Iterator[Reason]:

@@ -75,10 +75,10 @@ def _at(evidence: dict[str, Any], path: str) -> Any:
 
 def test_a_finding_links_only_probes_that_print_what_its_reason_accounts_for() -> None:
     probes = declared_probes()
-    entries = [("approval_token_misuse", ["pre_approval_state"], "text", ["pre_approval_state.pauses.*.args_validated"])]
-    linked = probes_for(probes, "langchain", entries)
-    assert all(any(p.startswith("pre_approval_state.pauses") and p.endswith("args_validated") for p in probe.shows) for probe in linked)
-    assert probes_for(probes, "langchain", [("approval_token_misuse", ["side_effects"], "text", ["side_effects.c2"])])
+    leaf = ("pre_approval_state", "pauses", "0", "args_validated")
+    linked = probes_for(probes, "langchain", [("high_risk_approved", ["pre_approval_state"], "text", [leaf])])
+    assert linked and all(any(p.split(".")[:4] == list(leaf) or list(leaf)[: len(p.split("."))] == p.split(".") for p in probe.shows) for probe in linked)
+    assert not probes_for(probes, "langchain", [("high_risk_approved", ["pre_approval_state"], "text", [("pre_approval_state", "decisions", "0", "x")])])
 
 
 def test_a_probe_that_declares_nothing_is_refused(tmp_path: Path) -> None:

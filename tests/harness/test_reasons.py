@@ -32,7 +32,7 @@ def _case(framework: str, mode: str, key: str) -> Case:
     observables = {name: c["framework"] for name, c in record["columns"].items()}
     return Case(SCENARIOS[record["scenario"]], Run(reference["actual"], reference["facts"], reference["steps"]),
                 Run(observables, record["facts"], record["steps"]), {r: m["ref"] for r, m in document.get("mechanisms", {}).items()},
-                document.get("constants", {}))
+                document.get("constants", {}), mode)
 
 
 def _rules(case: Case) -> dict[str, str]:
@@ -85,15 +85,16 @@ def test_a_denied_tool_that_did_not_run_has_no_reason_and_one_that_ran_more_says
 def test_a_misused_approval_is_taken_only_when_its_call_was_pending_and_decided_or_ran() -> None:
     case = _case("langgraph", "defaults", "approval_token_misuse")
     rules = _rules(case)
-    assert "other_args for c1 at driver step 1 (c1 was pending; after it: 1 effects)" in rules["misused_approval_accepted"]
+    assert "other_args approval for c1 at driver step 1 (c1 was pending; after it: 1 effects)" in rules["misused_approval_accepted"]
     # steps 2 to 4 named c1, which had already run: nothing was pending for it and nothing ran
-    assert "other_session for c1 at driver step 2 (c1 was not pending (waiting: c2); the step ended awaiting_approval, nothing ran)" in rules["misused_approval_ignored"]
+    ignored = "other_session approval for c1 at driver step 2 (c1 was not waiting (waiting: c2); the step ended awaiting_approval, nothing ran"
+    assert ignored in rules["misused_approval_ignored"]
     # the same steps with the effects of step 1 taken away and c1 left pending: nothing was taken
     facts = [{k: v for k, v in f.items() if k not in ("effects", "executed", "entered")} | {"pending": ["c1"]} if f["step"] in (0, 1) else f
              for f in case.framework.facts]
     rules = _rules(Case(case.scenario, case.engine, Run(case.framework.observables, facts, case.framework.steps)))
-    assert "other_args for c1" not in rules.get("misused_approval_accepted", "")
-    assert "other_args for c1 at driver step 1 (c1 stayed pending; the step ended awaiting_approval, nothing ran)" in rules["misused_approval_ignored"]
+    assert "other_args approval for c1" not in rules.get("misused_approval_accepted", "")
+    assert "other_args approval for c1 at driver step 1 (c1 stayed pending; the step ended awaiting_approval, nothing ran" in rules["misused_approval_ignored"]
     refused = [{**s, "status": "refused"} if s["action"] == "misuse_token" else s for s in case.framework.steps]
     rules = _rules(Case(case.scenario, case.engine, Run(case.framework.observables, facts, refused)))
     assert "misused_approval_accepted" not in rules and "misused_approval_ignored" not in rules
@@ -126,3 +127,47 @@ def test_a_resume_that_continued_like_the_engine_has_no_resume_reason() -> None:
 def test_run_of_reads_what_the_rules_need() -> None:
     record = {"observables": {"status": "completed"}, "facts": [{"step": 0, "action": "run"}], "steps": [{"action": "run"}]}
     assert run_of(record) == Run({"status": "completed"}, [{"step": 0, "action": "run"}], [{"action": "run"}])
+
+
+def test_a_high_risk_call_only_the_framework_paused_for_is_not_one_the_contract_does_not_ask_about() -> None:
+    case = _case("agentscope", "defaults", "basic_react_loop")
+    assert "asked_about_other_calls" in _rules(case)
+    high = SCENARIOS["high_risk_approved"]  # its c1 is transfer_funds, high_risk
+    facts = [{**f, "pending": ["c1"]} if f.get("pending") else f for f in case.framework.facts]
+    engine = Run(case.engine.observables, [{k: v for k, v in f.items() if k != "pending"} for f in case.engine.facts], case.engine.steps)
+    assert "asked_about_other_calls" not in _rules(Case(high, engine, Run(case.framework.observables, facts, case.framework.steps)))
+
+
+def test_the_bound_a_run_stopped_at_is_named_by_mode_and_count() -> None:
+    case = _case("openai_agents", "contract", "duplicate_call_id")
+    assert f"(max_steps={case.scenario.max_steps}, as the contract glue passed it)" in _rules(case)["stopped_by_own_bound"]
+    as_defaults = Case(case.scenario, case.engine, case.framework, case.mechanisms, case.constants, "defaults")
+    assert "as the contract glue passed it" not in _rules(as_defaults)["stopped_by_own_bound"]
+    defaults = _case("openai_agents", "defaults", "duplicate_call_id")
+    assert f"(its default, {defaults.constants['step_limit']['value']} model calls" in _rules(defaults)["stopped_by_own_bound"]
+
+
+def test_a_decision_that_ran_what_the_engine_also_ran_is_no_finding() -> None:
+    case = _case("langchain", "defaults", "approval_token_misuse")
+    assert "the misuse_token of c1 at driver step 2 ran c2" in _rules(case)["decision_reached_other_call"]
+    engine_facts = [{**f, "effects": {**f.get("effects", {}), "c2": 1}} if f["step"] == 2 else f for f in case.engine.facts]
+    same = Case(case.scenario, Run(case.engine.observables, engine_facts, case.engine.steps), case.framework, mode="defaults")
+    assert "decision_reached_other_call" not in _rules(same)
+
+
+def test_a_restore_replaces_what_was_waiting() -> None:
+    from harness.records import ScenarioRun, StepFacts, StepRecord
+    from harness.runner_side.observables import undecided_calls
+
+    pending = [{"call_id": "c1", "tool": "transfer_funds", "args": {}}]
+    steps = [StepRecord(0, "run", "awaiting_approval", "awaiting_approval", pending=pending),
+             StepRecord(1, "snapshot", "awaiting_approval", "awaiting_approval", pending=pending),
+             StepRecord(2, "approve", "completed", "completed"),
+             StepRecord(3, "snapshot", "completed", "completed"),
+             StepRecord(4, "restore", "awaiting_approval", "awaiting_approval", pending=pending),
+             StepRecord(5, "restore", "completed", "completed")]
+    facts = [StepFacts(), StepFacts(), StepFacts(results=[{"call_id": "c1", "status": "ok", "content": "{}"}], approvals_granted=["c1"]),
+             StepFacts(), StepFacts(), StepFacts()]
+    run = ScenarioRun(SCENARIOS["high_risk_approved"], EVIDENCE, steps)
+    assert undecided_calls(run, facts) == []
+    assert undecided_calls(ScenarioRun(run.scenario, EVIDENCE, steps[:5]), facts[:5]) == ["c1"]
