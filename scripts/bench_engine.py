@@ -39,7 +39,7 @@ per model turn (per-run / 4), and ratios computed within each round (median over
 rounds), so drift in machine load cancels out. The garbage collector stays enabled: it
 is part of what a real run pays.
 
-The aims checked are those stated in the issue: in memory under 0.2 ms per run of
+The aims checked are the project's performance targets: in memory under 0.2 ms per run of
 three tool calls, durable (SQLite) under 1 ms.
 
 ``--json PATH`` also writes the figures. That file is a timing file, machine- and
