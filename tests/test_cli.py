@@ -66,7 +66,7 @@ def test_a_malformed_scenario_directory_names_the_file_and_field(tmp_path: Path)
     (tmp_path / "bad.json").write_text('{"id": "bad"}', encoding="utf-8")
     result = _run("--scenarios", str(tmp_path), "--output", str(tmp_path / "out"))
     assert result.returncode == 2
-    assert "bad.json: field '(top level)'" in result.stderr
+    assert "bad.json: field 'description': required, but missing" in result.stderr
 
 
 def test_an_empty_scenario_directory_is_refused(tmp_path: Path) -> None:
