@@ -29,7 +29,8 @@ def test_drift_is_named_per_observable_and_part() -> None:
     assert diff_documents("x.json", committed, fresh) == [
         'x.json / versions: was {"a": "1"}, now {"a": "2"}',
         'x.json / defaults / s1 / side_effects: framework was 1, now 2; equal was true, now false; reason was null, now "r"',
-        "x.json / defaults / s1 / trace changed",
+        "x.json / defaults / s1 / trace (was 0 events, now 1): first difference at event 0\n"
+        '    + [0] {"kind":"x"}',
     ]
 
 
@@ -64,7 +65,7 @@ def test_editing_any_committed_cell_or_summary_is_named(name: str) -> None:
         edited = copy.deepcopy(committed)
         edited["modes"][mode]["summary"]["scenarios"] += 1
         [line] = diff_documents(name, committed, edited)
-        assert line.startswith(f"{name} / {mode} / summary / scenarios: ")
+        assert line.startswith(f"{name} / {mode} / summary / scenarios:")
         for key, record in body["scenarios"].items():
             for part in ("columns", "actual"):
                 for observable in record.get(part, {}):
@@ -72,6 +73,6 @@ def test_editing_any_committed_cell_or_summary_is_named(name: str) -> None:
                     target = edited["modes"][mode]["scenarios"][key][part]
                     target[observable] = {"edited": target[observable]}
                     [line] = diff_documents(name, committed, edited)
-                    assert line.startswith(f"{name} / {mode} / {key} / {observable}: ")
+                    assert line.startswith(f"{name} / {mode} / {key} / {observable}:")
                     edits += 1
     assert edits > 0
