@@ -47,18 +47,20 @@ def _header(result: ColumnResult) -> dict[str, Any]:
 
 
 def handwritten_document(result: ColumnResult, expectations: dict[str, dict[str, Any]], files: dict[str, str]) -> dict[str, Any]:
-    """Per scenario: expected (from the scenario file), actual (measured), equal, and what differs."""
+    """Per scenario: expected (from the scenario file), actual (measured), equal, and what differs. A scenario
+    without an ``expected`` block (one's own, outside the committed set) is recorded with ``equal``,
+    ``expected`` null: its run is still every column's reference, but nothing checks it."""
     modes = {}
     for mode, records in result.modes.items():
         scenarios = {}
         for scenario_id, record in records.items():
-            expected, actual = expectations[scenario_id], record["observables"]
-            mismatches = [name for name in OBSERVABLES if expected[name] != actual[name]]
+            expected, actual = expectations.get(scenario_id), record["observables"]
+            mismatches = [name for name in OBSERVABLES if expected[name] != actual[name]] if expected is not None else []
             scenarios[scenario_id] = {
                 "file": files[scenario_id],
                 "status": record["status"],
                 "error": record["error"],
-                "equal": not mismatches and record["status"] == "ok",
+                "equal": None if expected is None else not mismatches and record["status"] == "ok",
                 "mismatches": mismatches,
                 "expected": expected,
                 "actual": actual,
@@ -66,9 +68,12 @@ def handwritten_document(result: ColumnResult, expectations: dict[str, dict[str,
             }
         summary = {
             "scenarios": len(scenarios),
-            "equal": sum(s["equal"] for s in scenarios.values()),
+            "equal": sum(s["equal"] is True for s in scenarios.values()),
             "errors": sum(s["status"] != "ok" for s in scenarios.values()),
         }
+        unchecked = sum(s["equal"] is None for s in scenarios.values())
+        if unchecked:  # only then, so the committed evidence (every scenario checked) keeps its bytes
+            summary["no_expectation"] = unchecked
         modes[mode] = {"summary": summary, "scenarios": scenarios}
     return {**_header(result), "modes": modes}
 
@@ -101,6 +106,15 @@ def column_document(result: ColumnResult, reference: ColumnResult, scenarios_by_
     if result.column.environment == "isolated":  # third-party columns: defaults plus the least glue
         document["glue_lines"] = count_glue_lines(result.column.adapter_dir)
     return document
+
+
+def merge_modes(fresh: dict[str, Any], committed: dict[str, Any] | None) -> dict[str, Any]:
+    """A column's document from a run of some of its modes, completed with the committed document's other modes, so a
+    run of one mode never leaves the committed evidence without the other (a column not measured keeps nothing)."""
+    if committed is None or fresh.get("status") != "measured":
+        return fresh
+    kept = {mode: body for mode, body in committed.get("modes", {}).items() if mode not in fresh["modes"]}
+    return {**fresh, "modes": dict(sorted({**kept, **fresh["modes"]}.items()))} if kept else fresh
 
 
 def availability_document(entries: dict[str, dict[str, Any]]) -> dict[str, Any]:
