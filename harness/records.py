@@ -20,6 +20,8 @@ from harness.scenarios import Scenario
 RunStatus = Literal["completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "refused", "crashed", "error"]
 STATUSES: tuple[RunStatus, ...] = ("completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "refused", "crashed", "error")
 SCENARIO_TIMEOUT_S = 120.0  # wall clock for all steps of one scenario: a hidden loop must never hang a run
+PROGRESS_PREFIX = "PROGRESS "
+"""How a column process starts a line that reports one finished scenario (``<mode>/<key>``) to the runner."""
 MECHANISM_ROLES = ("loop", "tool_dispatch", "message_assembly", "approval", "persistence")
 """What a third-party column names of its framework (``module:qualname``), located in its environment."""
 

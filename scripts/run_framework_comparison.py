@@ -15,8 +15,11 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import signal
 import sys
 import tempfile
+import textwrap
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -27,20 +30,26 @@ sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 from harness.canonical_io import write_json  # noqa: E402
 from harness.columns import REFERENCE, Column, known_columns  # noqa: E402
 from harness.errors import ScenarioError  # noqa: E402
-from harness.runner_side.check import diff_documents  # noqa: E402
+from harness.runner_side.check import collapse_common, diff_documents  # noqa: E402
 from harness.runner_side.evidence import (  # noqa: E402
     availability_document,
     availability_entry,
     column_document,
     handwritten_document,
+    merge_modes,
     validation_errors,
 )
 from harness.runner_side.findings import render as render_findings  # noqa: E402
 from harness.runner_side.probes import declared_probes  # noqa: E402
+from harness.runner_side.processes import Stopped, stop_all, stopping  # noqa: E402
 from harness.runner_side.runner import ColumnResult, run_column  # noqa: E402
-from harness.scenarios import SCENARIO_DIR, load_expectations, load_scenarios  # noqa: E402
+from harness.runner_side.table import WIDTH  # noqa: E402
+from harness.runner_side.table import compact as compact_table  # noqa: E402
+from harness.runner_side.table import wide as wide_table  # noqa: E402
+from harness.scenarios import SCENARIO_DIR, Scenario, load_expectations, load_scenarios  # noqa: E402
 
 MODES = {"defaults": ["defaults"], "contract": ["contract"], "both": ["defaults", "contract"]}
+COMMITTED = (ROOT / "evidence").resolve()
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -49,7 +58,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--framework", action="append", metavar="NAME", help=f"column to run (repeatable; default: all; known: {known})")
     parser.add_argument("--mode", choices=sorted(MODES), default="both", help="which modes of the third-party columns to run (default: both)")
     parser.add_argument("--scenarios", type=Path, default=SCENARIO_DIR, help="directory of scenario files (default: scenarios/)")
-    parser.add_argument("--output", type=Path, default=ROOT / "evidence", help="evidence directory (default: evidence/)")
+    parser.add_argument(
+        "--output", type=Path,
+        help="evidence directory (default: evidence/ for the committed scenarios; runs/<scenarios dir name>/, git-ignored, for --scenarios)",
+    )  # fmt: skip
+    parser.add_argument("--wide", action="store_true", help="print the full side-by-side table (one column per column and mode) instead of the compact one")
     parser.add_argument(
         "--check", action="store_true",
         help="regenerate into a temporary directory, running every scenario twice, and report what drifted from --output and what differed between the two runs",
@@ -62,6 +75,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if unknown:
         parser.error(f"unknown framework {', '.join(unknown)}; known: {known}")
     args.columns = list(known_columns()) if "all" in names else list(dict.fromkeys(names))
+    own = args.scenarios.resolve() != SCENARIO_DIR.resolve()
+    if args.output is None:
+        args.output = ROOT / "runs" / args.scenarios.resolve().name if own else COMMITTED
+    elif own and args.output.resolve() == COMMITTED:
+        parser.error("the committed evidence holds the committed scenarios only: give your scenarios another --output (default: runs/<name>/)")
     return args
 
 
@@ -69,15 +87,32 @@ def run_all(columns: list[Column], modes: list[str], scenarios_dir: Path, scratc
     """Columns run in parallel, one process each; a progress line as each one ends. With ``twice``
     every scenario runs twice in every column, and any difference is an undeclared race."""
 
+    started = time.perf_counter()
+
     def one(column: Column) -> ColumnResult:
         column_modes = ["contract"] if column.name == REFERENCE else modes
-        log = lambda m: print(f"[{column.name}] {m}", flush=True)  # noqa: E731
-        result = run_column(column, column_modes, scenarios_dir, scratch, scenario_count=count, twice=twice, log=log)
-        print(f"[{column.name}] {progress(result)}", flush=True)
+        expected, done = count * len(column_modes), [0]
+
+        def log(message: str) -> None:
+            say(f"[{column.name}] {message}")
+
+        def on_progress(key: str) -> None:  # one finished scenario (or sub-case) in the column process
+            done[0] += 1
+            say(f"[{column.name}] {done[0]}/{max(done[0], expected)} {key} ({time.perf_counter() - started:.0f} s)")
+
+        result = run_column(column, column_modes, scenarios_dir, scratch, scenario_count=count, twice=twice, log=log, on_progress=on_progress)
+        if not stopping():  # a stopped run says so once, in main
+            say(f"[{column.name}] {progress(result)}")
         return result
 
     with ThreadPoolExecutor(max_workers=max(1, min(len(columns), 4))) as pool:
         return {r.column.name: r for r in pool.map(one, columns)}
+
+
+def say(line: str) -> None:
+    """Print a line for a reader at a terminal: paths under the repository relative to it, at most 100 characters."""
+    line = line.replace(f"{ROOT}/", "")
+    print(line if len(line) <= WIDTH else line[: WIDTH - 1] + "…", flush=True)
 
 
 def progress(result: ColumnResult) -> str:
@@ -88,51 +123,6 @@ def progress(result: ColumnResult) -> str:
     return f"measured ({'; '.join(parts)}) in {result.timings.get('total_s', 0):.1f} s{network}"
 
 
-def side_by_side(documents: dict[str, dict[str, Any]]) -> str:
-    """One row per scenario, one column per (column, mode): '=' when every applicable cell is equal."""
-    import pandas as pd
-
-    table: dict[str, dict[str, str]] = {}
-    for name, document in documents.items():
-        for mode, body in document.get("modes", {}).items():
-            label = f"{name}/{mode}" if name != REFERENCE else f"{name} (vs expected)"
-            for scenario_id, record in body["scenarios"].items():
-                table.setdefault(label, {})[scenario_id] = _mark(record)
-        if document.get("status") != "measured":
-            table[f"{name}"] = {}
-    rows = sorted({scenario_id for marks in table.values() for scenario_id in marks})
-    frame = pd.DataFrame({label: [marks.get(r, "NOT MEASURED" if not marks else "-") for r in rows] for label, marks in table.items()}, index=rows)
-    return frame.to_string()
-
-
-# Short names keep the table readable; the legend is printed under it.
-SHORT = {
-    "status": "status",
-    "step_statuses": "steps",
-    "refusals": "refusals",
-    "side_effects": "effects",
-    "model": "model",
-    "schema_failure_side_effects": "schema",
-    "pre_approval_state": "approval",
-    "idempotent_replay": "replay",
-    "checkpoint_after_interrupt": "resume",
-}
-LEGEND = (
-    "= every applicable observable equals the hand-written engine's (for handwritten: its scenario's expected block); "
-    "≠ lists those that differ: " + ", ".join(f"{short}={name}" for name, short in SHORT.items() if short != name)
-    + "; - not run by this column (a sub-case <scenario>@<schedule> is an ordering another column forces on its race)"
-)
-
-
-def _mark(record: dict[str, Any]) -> str:
-    if record["status"] == "error":
-        return "ERROR"
-    if "mismatches" in record:
-        return "=" if record["equal"] else "≠ " + ",".join(SHORT[n] for n in record["mismatches"])
-    differing = [SHORT[n] for n, c in record["columns"].items() if c["equal"] is False]
-    return "=" if not differing else "≠ " + ",".join(differing)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
@@ -141,23 +131,46 @@ def main(argv: list[str] | None = None) -> int:
     except ScenarioError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    scratch = Path(tempfile.mkdtemp(prefix="framework-comparison-"))
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _stop)
+    try:
+        return compare(args, scenarios, expectations, scratch)
+    except Stopped as stop:
+        stop_all()
+        shutil.rmtree(scratch, ignore_errors=True)
+        print(f"stopped by {stop}: every column process killed, scratch removed, nothing written to {args.output}", file=sys.stderr)
+        return 128 + stop.signum
+    finally:
+        if args.keep_scratch and scratch.exists():
+            print(f"scratch kept in {scratch}")
+        elif scratch.exists():
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _stop(signum: int, _frame: object) -> None:
+    """A Ctrl-C or SIGTERM: kill every column process group now (the threads waiting on them return), then unwind."""
+    for each in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(each, signal.SIG_IGN)  # a second signal must not interrupt the cleanup
+    stop_all()
+    raise Stopped(signum)
+
+
+def compare(args: argparse.Namespace, scenarios: list[Scenario], expectations: dict[str, Any], scratch: Path) -> int:
+    """Run the columns, write (or check) the evidence and FINDINGS.md, print the table and the closing lines."""
     files = {s.id: s.file for s in scenarios}
     columns = [known_columns()[n] for n in dict.fromkeys([REFERENCE, *args.columns])]
-    scratch = Path(tempfile.mkdtemp(prefix="framework-comparison-"))
     target = scratch / "evidence" if args.check else args.output
-    try:
-        results = run_all(columns, MODES[args.mode], args.scenarios, scratch / "columns", len(scenarios), twice=args.check)
-    finally:
-        if args.keep_scratch:
-            print(f"scratch kept in {scratch}")
-
+    results = run_all(columns, MODES[args.mode], args.scenarios, scratch / "columns", len(scenarios), twice=args.check)
+    if stopping():
+        raise Stopped(signal.SIGINT)
     reference = results[REFERENCE]
     documents: dict[str, dict[str, Any]] = {}
     for name, result in results.items():
         if name == REFERENCE:
             documents[name] = handwritten_document(result, expectations, files)
         else:
-            documents[name] = column_document(result, reference, {s.id: s for s in scenarios})
+            documents[name] = merge_modes(column_document(result, reference, {s.id: s for s in scenarios}), _read(args.output / f"{name}.json"))
     previous = _read(args.output / "availability.json") or {"columns": {}}
     entries = {n: e for n, e in previous["columns"].items() if n in known_columns()}
     entries.update({n: availability_entry(r) for n, r in results.items()})
@@ -172,62 +185,75 @@ def main(argv: list[str] | None = None) -> int:
     timings = {n: r.timings for n, r in results.items()}
     (target / "timings.json").write_text(json.dumps(timings, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
+    races = [race for result in results.values() for race in result.undeclared_races]
     print()
-    print(side_by_side(documents))
-    print(LEGEND)
+    print(wide_table(documents) if args.wide else compact_table(documents, races))
     failures = report(args, results, documents)
     if args.check:
-        drift = [line for name, document in documents_to_write.items() for line in diff_documents(name, _read(args.output / name), document)]
+        drift = collapse_common({name: diff_documents(name, _read(args.output / name), document) for name, document in documents_to_write.items()})
         findings_diff = diff_text(FINDINGS, args.output / FINDINGS, findings)
         drift += [f"{FINDINGS} differs from what the evidence generates:"] if findings_diff else []
-        print(f"\n--check against {args.output}: " + ("no drift" if not drift else f"{len(drift)} drifted:"))
+        print(f"\n--check against {_shown(args.output)}: " + ("no drift" if not drift else f"{len(drift)} drifted:"))
         for line in drift + findings_diff:
             print(f"  {line}")
         failures += [f"evidence drifted ({len(drift)} changes)"] if drift else []
-    if not args.keep_scratch:
-        shutil.rmtree(scratch, ignore_errors=True)
     if failures:
         print("\nFAILED: " + "; ".join(failures), file=sys.stderr)
         return 1
     return 0
 
 
+def _shown(path: Path) -> str:
+    """A path as the reader typed it: relative to where they stand when it is below, else absolute."""
+    path = path.resolve()
+    return str(path.relative_to(Path.cwd())) if path.is_relative_to(Path.cwd()) else str(path)
+
+
 def report(args: argparse.Namespace, results: dict[str, ColumnResult], documents: dict[str, dict[str, Any]]) -> list[str]:
-    """Print the summaries, the scenarios that could not be measured and the undeclared races;
-    return what makes the run fail."""
-    failures = []
+    """Print the summaries, where the findings and evidence are, and every error with its reason (the scenarios that
+    could not be measured, the undeclared races, the columns not measured); return what makes the run fail."""
     print()
+    failures = _summaries(documents)
+    problems = [f"{name}/{mode}/{key} could not be measured: {record['error']}" for name, document in documents.items()
+                for mode, body in sorted(document.get("modes", {}).items()) for key, record in body["scenarios"].items() if record["status"] == "error"]  # fmt: skip
+    failures += [f"{len(problems)} scenario runs could not be measured"] if problems else []
+    races = [race for result in results.values() for race in result.undeclared_races]
+    problems += [f"undeclared race: {race}" for race in races]
+    failures += [f"{len(races)} undeclared races"] if races else []
+    for name, result in results.items():
+        if result.status != "measured":
+            problems.append(f"{name} was NOT MEASURED: {result.reason}")
+            failures += [f"{name} not measured"] if not args.allow_not_measured or name == REFERENCE else []
+    unexplained = [f"{n}/{m}" for n, d in documents.items() for m, body in sorted(d.get("modes", {}).items()) if body["summary"].get("unexplained_cells")]
+    problems += [f"differences no rule explains in {', '.join(unexplained)}: listed in FINDINGS.md"] if unexplained else []
+    print()
+    if args.check:
+        print("evidence and FINDINGS.md regenerated in a temporary directory and compared with the committed ones")
+    else:
+        print(f"findings (what each framework hides): {_shown(args.output / FINDINGS)}")
+        print(f"evidence per column, every cell with its reason: {_shown(args.output)}/<column>.json")
+    for problem in problems:  # loud: on stderr, the last lines a reader sees
+        print("\n".join(textwrap.wrap(f"!!! {problem}", WIDTH, subsequent_indent="    ")), file=sys.stderr)
+    return failures
+
+
+def _summaries(documents: dict[str, dict[str, Any]]) -> list[str]:
+    failures = []
     for name, document in documents.items():
         for mode, body in sorted(document.get("modes", {}).items()):
             summary = body["summary"]
             if name == REFERENCE:
-                print(f"{name}: {summary['equal']}/{summary['scenarios']} scenarios match their expectations")
-                if summary["equal"] != summary["scenarios"]:
-                    bad = [sid for sid, r in body["scenarios"].items() if not r["equal"]]
+                checked = summary["scenarios"] - summary.get("no_expectation", 0)
+                unchecked = [sid for sid, r in body["scenarios"].items() if r["equal"] is None]
+                line = f"{name}: {summary['equal']}/{checked} scenarios match their expectations"
+                line += f"; no expectation given for {', '.join(unchecked)}" if unchecked else ""
+                print("\n".join(textwrap.wrap(line, WIDTH, subsequent_indent="    ")))
+                if summary["equal"] != checked:
+                    bad = [sid for sid, r in body["scenarios"].items() if r["equal"] is False]
                     failures.append(f"handwritten differs from the expectations of {', '.join(bad)}")
             else:
-                print(f"{name}/{mode}: {summary['equal_cells']}/{summary['applicable_cells']} applicable cells equal to handwritten "
-                      f"({summary['errors']} errors, {summary['unexplained_cells']} differences no rule explains)")
-    errored = [(name, mode, key, record["error"]) for name, document in documents.items()
-               for mode, body in sorted(document.get("modes", {}).items()) for key, record in body["scenarios"].items() if record["status"] == "error"]  # fmt: skip
-    for name, mode, key, error in errored:
-        print(f"\n!!! {name}/{mode}/{key} could not be measured: {error}", file=sys.stderr)
-    if errored:
-        failures.append(f"{len(errored)} scenario runs could not be measured")
-    races = [race for result in results.values() for race in result.undeclared_races]
-    for race in races:
-        print(f"\n!!! undeclared race: {race}", file=sys.stderr)
-    if races:
-        failures.append(f"{len(races)} undeclared races")
-    for name, result in results.items():
-        if result.status != "measured":
-            print(f"\n!!! {name} was NOT MEASURED: {result.reason}", file=sys.stderr)
-            if not args.allow_not_measured or name == REFERENCE:
-                failures.append(f"{name} not measured")
-    where = ("evidence and FINDINGS.md regenerated in a temporary directory (--check) and compared with the committed ones" if args.check
-             else f"evidence written to {args.output}; what each framework hides: {args.output / FINDINGS}")
-    print(f"\n{where}")
-    _warn_unexplained(documents)
+                print(f"{name}/{mode}: {summary['equal_cells']}/{summary['applicable_cells']} cells equal to handwritten "
+                      f"({summary['errors']} errors, {summary['unexplained_cells']} unexplained)")
     return failures
 
 
@@ -247,13 +273,6 @@ def diff_text(name: str, committed: Path, fresh: str) -> list[str]:
     old = committed.read_text(encoding="utf-8") if committed.exists() else ""
     changed = list(difflib.unified_diff(old.splitlines(), fresh.splitlines(), f"committed {name}", f"fresh {name}", lineterm="", n=0))
     return [f"{name}: {line}" for line in changed[:40]] + ([f"{name}: … {len(changed) - 40} more diff lines"] if len(changed) > 40 else [])
-
-
-def _warn_unexplained(documents: dict[str, dict[str, Any]]) -> None:
-    """Say loudly where a difference has no rule behind it (counted, listed in FINDINGS.md, never hidden)."""
-    unexplained = [f"{n}/{m}" for n, d in documents.items() for m, body in sorted(d.get("modes", {}).items()) if body["summary"].get("unexplained_cells")]
-    if unexplained:
-        print(f"\n!!! differences no rule explains in {', '.join(unexplained)}: listed in FINDINGS.md, \"Differences no rule explains\"", file=sys.stderr)
 
 
 def _read(path: Path) -> dict[str, Any] | None:

@@ -24,7 +24,7 @@ from harness.column_side.protocol import ColumnAdapter
 from harness.column_side.scripted_model import summarize_log
 from harness.errors import HarnessError
 from harness.ledger import Binding, LedgerClient
-from harness.records import SCENARIO_TIMEOUT_S, raw_record, run_key
+from harness.records import PROGRESS_PREFIX, SCENARIO_TIMEOUT_S, raw_record, run_key
 from harness.scenarios import Scenario, load_scenarios
 
 
@@ -98,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
                     again = run_key(mode, key, again=True)
                     record["again"] = run(args.scratch / again, ledger=Binding(args.ledger, again, 0))
                 records[key] = {**record, "scenario": scenario.id, "schedule": schedule}
+                print(f"{PROGRESS_PREFIX}{mode}/{key}", flush=True)  # the runner forwards it as a progress line
         results[mode] = records
         timings[f"{mode}_s"] = time.perf_counter() - mode_started
     write_json(args.out, {"column": column.name, "mechanisms": mechanisms, "constants": constants, "modes": results, "timings": timings})

@@ -9,7 +9,6 @@ column is ``not-measured`` with the reason: never silently equal.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -22,6 +21,7 @@ from harness.errors import HarnessError
 from harness.ledger import LedgerServer, LedgerStore
 from harness.records import SCENARIO_TIMEOUT_S, missing_roles, run_key
 from harness.runner_side.observation import observation
+from harness.runner_side.processes import run_watched, stopping
 from harness.runner_side.sandbox import clean_environment, refused_attempts
 from harness.scenarios import Scenario, load_scenarios
 
@@ -63,12 +63,14 @@ def run_column(
     twice: bool = False,
     scenario_timeout_s: float = SCENARIO_TIMEOUT_S,
     log: Callable[[str], None] = print,
+    on_progress: Callable[[str], None] = lambda _: None,
 ) -> ColumnResult:
     """Run every scenario of ``column`` in ``modes`` in one sandboxed process.
 
     The column's fixture tools append to a ledger this process keeps (``LedgerServer``); the
     counts of every driver step are read from it here, never from the column. With ``twice``
     every scenario runs twice and any difference between the two runs is an undeclared race.
+    ``on_progress`` gets ``<mode>/<scenario>`` as each scenario finishes in the column process.
     """
     scratch = scratch_root / column.name
     scratch.mkdir(parents=True, exist_ok=True)
@@ -96,12 +98,13 @@ def run_column(
             *[a for m in modes for a in ("--mode", m)],
             *(["--twice"] if twice else []),
         ]  # fmt: skip
-        try:
-            done = subprocess.run(command, env=clean_environment(home), cwd=scratch, capture_output=True, text=True, timeout=budget)
-        except subprocess.TimeoutExpired:
+        done = run_watched(command, env=clean_environment(home), cwd=scratch, timeout_s=budget, on_progress=on_progress)
+        if stopping():
+            return ColumnResult(column, "not-measured", reason="stopped by a signal", versions=versions)
+        if done.timed_out:
             return ColumnResult(column, "not-measured", reason=f"the column process did not finish within {budget:.0f} s", versions=versions)
         if done.returncode != 0 or not out.exists():
-            tail = " | ".join((done.stderr or done.stdout).strip().splitlines()[-3:])
+            tail = " | ".join(done.tail[-3:])
             return ColumnResult(column, "not-measured", reason=f"the column process exited with {done.returncode}: {tail}", versions=versions)
         document = json.loads(out.read_text(encoding="utf-8"))
         scenarios = {s.id: s for s in load_scenarios(scenarios_dir)}

@@ -1,0 +1,97 @@
+"""The column processes the runner starts: each in a session of its own, watched, stoppable as a whole.
+
+A column process and the workers it forks share one process group, started as a new session so a
+Ctrl-C at the terminal reaches only the CLI, which then stops them all (``stop_all``) and cleans up,
+instead of every column dying on its own and being reported as not measured. While a column runs,
+the lines it writes that start with ``PROGRESS`` are handed to a callback as they come (one per
+finished scenario); the rest is kept as the tail an error report quotes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.records import PROGRESS_PREFIX as PROGRESS
+
+_running: set[subprocess.Popen[str]] = set()
+_lock = threading.Lock()
+_stopping = threading.Event()
+
+
+@dataclass(frozen=True)
+class Finished:
+    """How a column process ended: its exit code (negative: the signal that killed it), whether its time
+    ran out, and the last lines it wrote that were not progress."""
+
+    returncode: int
+    timed_out: bool
+    tail: list[str]
+
+
+class Stopped(Exception):
+    """The CLI was asked to stop (a signal): every column process was killed."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def run_watched(command: Sequence[str], *, env: dict[str, str], cwd: Path, timeout_s: float, on_progress: Callable[[str], None]) -> Finished:
+    """Run one column process in a new session, forwarding its progress lines, killing its whole group at
+    ``timeout_s`` or when ``stop_all`` is called."""
+    if _stopping.is_set():
+        return Finished(-signal.SIGKILL, False, ["stopped before it started"])
+    process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    with _lock:
+        _running.add(process)
+    timed_out = threading.Event()
+
+    def expire() -> None:
+        timed_out.set()
+        _kill(process)
+
+    watchdog = threading.Timer(timeout_s, expire)
+    watchdog.daemon = True
+    watchdog.start()
+    tail: deque[str] = deque(maxlen=20)
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            if line.startswith(PROGRESS):
+                on_progress(line[len(PROGRESS):].strip())
+            elif line.strip():
+                tail.append(line.rstrip())
+        returncode = process.wait()
+    finally:
+        watchdog.cancel()
+        _kill(process)  # workers a dead column process left behind
+        with _lock:
+            _running.discard(process)
+    return Finished(returncode, timed_out.is_set(), list(tail))
+
+
+def stop_all() -> None:
+    """Kill every column process group started here, and start no more (called from a signal handler)."""
+    _stopping.set()
+    with _lock:
+        running = list(_running)
+    for process in running:
+        _kill(process)
+
+
+def stopping() -> bool:
+    """Whether ``stop_all`` was called."""
+    return _stopping.is_set()
+
+
+def _kill(process: subprocess.Popen[str]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)

@@ -1,0 +1,91 @@
+"""Ctrl-C or SIGTERM to the comparison CLI: every column process stops, the scratch directory goes, nothing is
+written to the evidence directory, one line says so, and the exit status is 128 + the signal."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.columns import ROOT
+
+pytestmark = pytest.mark.slow  # real column processes
+
+
+def _processes_mentioning(text: str) -> list[str]:
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            command = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if text in command:
+            found.append(command)
+    return found
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_stops_every_column_and_leaves_nothing(signum: int, status: int, tmp_path: Path) -> None:
+    scratch_root, output = tmp_path / "tmp", tmp_path / "out"
+    scratch_root.mkdir()
+    output.mkdir()
+    cli = subprocess.Popen(
+        [sys.executable, str(ROOT / "scripts" / "run_framework_comparison.py"), "--framework", "local_state_graph", "--output", str(output)],
+        cwd=ROOT, env={**os.environ, "TMPDIR": str(scratch_root)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert cli.stdout is not None
+    for line in cli.stdout:  # the first finished scenario: the column processes are running
+        if line.startswith("[") and "/" in line.split("]", 1)[1]:
+            break
+    assert _processes_mentioning(str(scratch_root)), "no column process was running"
+    cli.send_signal(signum)
+    rest, errors = cli.communicate(timeout=60)
+    assert cli.returncode == status, (rest, errors)
+    assert errors.strip().splitlines() == [
+        f"stopped by {signal.Signals(signum).name}: every column process killed, scratch removed, nothing written to {output}"
+    ]
+    deadline = time.monotonic() + 10
+    while _processes_mentioning(str(scratch_root)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _processes_mentioning(str(scratch_root)) == []
+    assert list(scratch_root.iterdir()) == []
+    assert list(output.iterdir()) == []
+
+
+def test_own_scenarios_never_write_the_committed_evidence(tmp_path: Path) -> None:
+    """--scenarios without --output goes to the git-ignored runs/<name>/; into evidence/ it is refused."""
+    scenarios = tmp_path / f"mine-{tmp_path.name}"
+    scenarios.mkdir()
+    (scenarios / "always_deny.json").write_bytes((ROOT / "scenarios" / "always_deny.json").read_bytes())
+    committed = {p.name: p.read_bytes() for p in (ROOT / "evidence").iterdir()}
+    run = [sys.executable, str(ROOT / "scripts" / "run_framework_comparison.py"), "--framework", "local_state_graph", "--scenarios", str(scenarios)]
+    done = subprocess.run(run, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    out = ROOT / "runs" / scenarios.name
+    try:
+        assert done.returncode == 0, done.stderr
+        assert (out / "local_state_graph.json").exists() and f"runs/{scenarios.name}" in done.stdout
+        assert {p.name: p.read_bytes() for p in (ROOT / "evidence").iterdir()} == committed
+        tracked = subprocess.run(["git", "status", "--porcelain", "--", "runs"], cwd=ROOT, capture_output=True, text=True).stdout
+        assert tracked == ""  # git-ignored
+    finally:
+        import shutil
+
+        shutil.rmtree(out, ignore_errors=True)
+    refused = subprocess.run([*run, "--output", str(ROOT / "evidence")], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert refused.returncode == 2 and "give your scenarios another --output" in refused.stderr
+
+
+def test_a_run_of_one_mode_keeps_the_other_mode_of_the_committed_document() -> None:
+    from harness.runner_side.evidence import merge_modes
+
+    committed = {"status": "measured", "modes": {"contract": {"summary": {}, "scenarios": {"a": 1}}, "defaults": {"summary": {}, "scenarios": {"a": 2}}}}
+    fresh = {"status": "measured", "versions": {"x": "2"}, "modes": {"defaults": {"summary": {}, "scenarios": {"a": 3}}}}
+    merged = merge_modes(fresh, committed)
+    assert merged["modes"] == {"contract": committed["modes"]["contract"], "defaults": fresh["modes"]["defaults"]} and merged["versions"] == {"x": "2"}
+    assert merge_modes(fresh, None) == fresh
+    assert merge_modes({"status": "not-measured", "modes": {}}, committed) == {"status": "not-measured", "modes": {}}
