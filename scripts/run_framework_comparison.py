@@ -174,6 +174,9 @@ def compare(args: argparse.Namespace, scenarios: list[Scenario], expectations: d
     previous = _read(args.output / "availability.json") or {"columns": {}}
     entries = {n: e for n, e in previous["columns"].items() if n in known_columns()}
     entries.update({n: availability_entry(r) for n, r in results.items()})
+    for name, document in documents.items():  # a column whose other mode was kept from the committed file has both
+        if name in entries and document.get("status") == "measured":
+            entries[name]["modes"] = sorted(document["modes"])
     documents_to_write = {**{f"{n}.json": d for n, d in documents.items()}, "availability.json": availability_document(entries)}
     for file_name, document in documents_to_write.items():
         errors = validation_errors(document)

@@ -89,3 +89,16 @@ def test_a_run_of_one_mode_keeps_the_other_mode_of_the_committed_document() -> N
     assert merged["modes"] == {"contract": committed["modes"]["contract"], "defaults": fresh["modes"]["defaults"]} and merged["versions"] == {"x": "2"}
     assert merge_modes(fresh, None) == fresh
     assert merge_modes({"status": "not-measured", "modes": {}}, committed) == {"status": "not-measured", "modes": {}}
+
+
+def test_a_run_of_one_column_in_one_mode_leaves_the_committed_evidence_as_it_was(tmp_path: Path) -> None:
+    committed = tmp_path / "evidence"
+    import shutil
+
+    shutil.copytree(ROOT / "evidence", committed)
+    before = {p.name: p.read_bytes() for p in committed.iterdir() if p.name != "timings.json"}
+    run = [sys.executable, str(ROOT / "scripts" / "run_framework_comparison.py"), "--framework", "local_state_graph", "--mode", "contract",
+           "--output", str(committed)]
+    done = subprocess.run(run, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert {p.name: p.read_bytes() for p in committed.iterdir() if p.name != "timings.json"} == before
