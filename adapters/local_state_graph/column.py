@@ -97,8 +97,18 @@ def _perform(scenario: Scenario, scratch: Path, request: StepRequest) -> StepOut
             max_steps=scenario.max_steps,
             system_prompt=scenario.system_prompt,
         )
-        graph = contract_graph().compile(SqliteSaver(database), after_step=after_step)
+        graph = contract_graph().compile(SqliteSaver(database), after_step=after_step, recursion_limit=step_limit(scenario))
         return _act(ContractSession(graph, scenario.session_id, services), request, scratch / "snapshots")
+
+
+def step_limit(scenario: Scenario) -> int:
+    """The super-steps one graph call may take: the scenario's ``max_steps`` model turns, not the runtime's fixed
+    default, so a long scenario ends on its own bound. A call takes ``accept``, then per model turn ``model``,
+    ``validate``, ``policy`` and ``close_turn`` with, per tool call, at most ``approval``, ``intent``, ``execute`` and
+    ``reconcile`` (a human's answer is an interrupt, which ends the call), and the last ``model`` turn that
+    finishes the run or meets the bound."""
+    calls = max((len(turn.get("tool_calls", ())) for turn in scenario.model_script), default=0)
+    return 1 + scenario.max_steps * (4 + 4 * max(calls, 1)) + 1
 
 
 def _act(session: ContractSession, request: StepRequest, snapshots: Path) -> StepOutcome:
