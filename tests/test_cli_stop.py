@@ -97,7 +97,7 @@ def test_a_run_of_one_column_in_one_mode_leaves_the_committed_evidence_as_it_was
 
     shutil.copytree(ROOT / "evidence", committed)
     before = {p.name: p.read_bytes() for p in committed.iterdir() if p.name != "timings.json"}
-    run = [sys.executable, str(ROOT / "scripts" / "run_framework_comparison.py"), "--framework", "local_state_graph", "--mode", "contract",
+    run = [sys.executable, str(ROOT / "scripts" / "run_framework_comparison.py"), "--framework", "langgraph", "--mode", "defaults",
            "--output", str(committed)]
     done = subprocess.run(run, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
