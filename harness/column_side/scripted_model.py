@@ -44,6 +44,7 @@ class ScriptedModel:
         faults: FaultPlan,
     ) -> None:
         self._script = list(script)
+        self._own_turns = {_turn_key(turn) for turn in self._script}  # one look-up per message, not a scan of the script
         self._user_inputs = set(user_inputs)
         self._system_prompt = system_prompt
         self._log_path = log_path
@@ -75,7 +76,7 @@ class ScriptedModel:
             return None
         if role == "user" and text in self._user_inputs:
             return None
-        if role == "assistant" and any(_matches(message, turn) for turn in self._script):
+        if role == "assistant" and _message_key(message) in self._own_turns:
             return None
         return f"{role}: {text}"
 
@@ -93,13 +94,16 @@ def _text_of(message: Mapping[str, Any]) -> str:
     return content if isinstance(content, str) else canonical_json(content)
 
 
-def _matches(message: Mapping[str, Any], turn: Mapping[str, Any]) -> bool:
-    """An assistant message is the script's own when its calls (ids, names) or its text match a turn."""
-    sent = [(c.get("id"), (c.get("function") or c).get("name")) for c in message.get("tool_calls") or ()]
-    scripted = [(c["id"], c["name"]) for c in turn.get("tool_calls", ())]
-    if sent or scripted:
-        return sent == scripted
-    return _text_of(message) == (turn.get("text") or "")
+def _message_key(message: Mapping[str, Any]) -> tuple[str, Any]:
+    """What makes an assistant message the script's own: its calls (ids, names) when it has any, else its text."""
+    sent = tuple((c.get("id"), (c.get("function") or c).get("name")) for c in message.get("tool_calls") or ())
+    return ("calls", sent) if sent else ("text", _text_of(message))
+
+
+def _turn_key(turn: Mapping[str, Any]) -> tuple[str, Any]:
+    """A script turn's key, comparable with ``_message_key``: a message matches a turn when their keys are equal."""
+    scripted = tuple((c["id"], c["name"]) for c in turn.get("tool_calls", ()))
+    return ("calls", scripted) if scripted else ("text", turn.get("text") or "")
 
 
 def summarize_log(log_path: Path, script_length: int) -> dict[str, Any]:
