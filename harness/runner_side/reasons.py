@@ -61,12 +61,41 @@ def reason_record(reason: Reason) -> dict[str, Any]:
 def explain(name: str, engine_value: Any, framework_value: Any, found: list[Reason]) -> tuple[str, list[str], bool]:
     """A not-equal cell's reason text, the rules behind it, and whether every differing leaf is explained."""
     paths = [(name, *p) for p in differing_paths(engine_value, framework_value)]
-    used = [r for r in found if any(claimed(p, r.claims) for p in paths)]
-    loose = [p for p in paths if not any(claimed(p, r.claims) for r in used)]
+    tree = _claim_tree(found)  # a tree of claims, not every claim against every leaf
+    matched = [_claimants(p, tree) for p in paths]
+    used = [r for i, r in enumerate(found) if any(i in m for m in matched)]
+    loose = [p for p, m in zip(paths, matched, strict=True) if not m]
     said = [r.text for r in dict.fromkeys(used)]
     if loose:
         said.append(f"{UNEXPLAINED} at {', '.join('.'.join(p) for p in loose[:3])}")
     return "; ".join(said), sorted({r.rule for r in used}), not loose
+
+
+def _claim_tree(found: list[Reason]) -> dict[Any, Any]:
+    """Every reason's claims as a tree of path keys; ``None`` under a node holds the indexes of the reasons whose
+    claim ends there. Matching a leaf walks its path once, so the cost grows with the leaves plus the claims, not
+    with their product (a long run has a leaf and a claim per call id)."""
+    tree: dict[Any, Any] = {}
+    for index, reason in enumerate(found):
+        for claim in reason.claims:
+            node = tree
+            for key in claim:
+                node = node.setdefault(key, {})
+            node.setdefault(None, set()).add(index)
+    return tree
+
+
+def _claimants(path: Path, tree: dict[Any, Any]) -> set[int]:
+    """The indexes of the reasons with a claim that ``claimed`` says explains ``path``."""
+    out: set[int] = set()
+    nodes = [tree]
+    for key in path:
+        for node in nodes:
+            out |= node.get(None, set())
+        nodes = [child for node in nodes for child in (node.get(key), node.get("*") if key != "*" else None) if child is not None]
+    for node in nodes:
+        out |= node.get(None, set())
+    return out
 
 
 TITLES: dict[str, str] = {
