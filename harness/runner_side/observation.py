@@ -36,9 +36,25 @@ def observation(scenario: Scenario, raw: dict[str, Any], measured_exceptions: fr
         "steps": [{"action": s.action, "status": s.status, "refusal": s.refusal, "error": s.error.splitlines()[0] if s.error else None} for s in steps],
         "trace": [{"driver_step": s.index, **e} for s in steps for e in s.trace],
         "facts": step_facts(steps, [StepFacts(**f) for f in raw["facts"]]),
-        "model_requests": raw["model"]["requests"],
+        "model_requests": compact_requests(raw["model"]["requests"]),
         "detail": raw["detail"],
     }
+
+
+LONG_RUN_REQUESTS = 64
+"""Above this many model requests a record keeps each request that extends the one before as what it added."""
+
+
+def compact_requests(requests: list[str]) -> list[str]:
+    """The roles of every model request. Each request repeats the whole conversation so far, so a long run's list
+    grows with the square of its turns: above ``LONG_RUN_REQUESTS`` requests, one that extends the request before it
+    is kept as ``+ <the roles it added>`` (a shorter run keeps every request whole, as it reads best)."""
+    if len(requests) <= LONG_RUN_REQUESTS:
+        return requests
+    kept = requests[:1]
+    for before, request in zip(requests, requests[1:], strict=False):
+        kept.append(f"+ {request[len(before) + 1:]}" if request.startswith(f"{before} ") else request)
+    return kept
 
 
 _COUNTS = (("entered", "tool_entries"), ("executed", "executor_entries"), ("effects", "effects"))

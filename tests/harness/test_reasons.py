@@ -171,3 +171,13 @@ def test_a_restore_replaces_what_was_waiting() -> None:
     run = ScenarioRun(SCENARIOS["high_risk_approved"], EVIDENCE, steps)
     assert undecided_calls(run, facts) == []
     assert undecided_calls(ScenarioRun(run.scenario, EVIDENCE, steps[:5]), facts[:5]) == ["c1"]
+
+
+def test_a_long_runs_model_requests_keep_what_each_added() -> None:
+    from harness.runner_side.observation import LONG_RUN_REQUESTS, compact_requests
+
+    short = ["system user", "system user assistant tool"]
+    assert compact_requests(short) == short
+    long = ["system user" + " assistant tool" * i for i in range(LONG_RUN_REQUESTS + 1)] + ["system user again"]
+    kept = compact_requests(long)
+    assert kept[0] == "system user" and kept[1:-1] == ["+ assistant tool"] * LONG_RUN_REQUESTS and kept[-1] == "system user again"
