@@ -114,6 +114,12 @@ class _Handler(socketserver.StreamRequestHandler):
     server: _Server
 
     def handle(self) -> None:
+        try:
+            self._serve()
+        except (ConnectionResetError, BrokenPipeError):
+            pass  # the worker died (a kill fault, a stopped run): what it committed is already in the file
+
+    def _serve(self) -> None:
         for line in self.rfile:
             try:
                 request = json.loads(line)

@@ -43,7 +43,7 @@ from harness.runner_side.findings import render as render_findings  # noqa: E402
 from harness.runner_side.probes import declared_probes  # noqa: E402
 from harness.runner_side.processes import Stopped, stop_all, stopping  # noqa: E402
 from harness.runner_side.runner import ColumnResult, run_column  # noqa: E402
-from harness.runner_side.table import WIDTH  # noqa: E402
+from harness.runner_side.table import LEGEND, WIDTH  # noqa: E402
 from harness.runner_side.table import compact as compact_table  # noqa: E402
 from harness.runner_side.table import wide as wide_table  # noqa: E402
 from harness.scenarios import SCENARIO_DIR, Scenario, load_expectations, load_scenarios  # noqa: E402
@@ -76,10 +76,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"unknown framework {', '.join(unknown)}; known: {known}")
     args.columns = list(known_columns()) if "all" in names else list(dict.fromkeys(names))
     own = args.scenarios.resolve() != SCENARIO_DIR.resolve()
+    args.whole = not own  # the committed scenario set: an output of it is kept whole across partial runs
     if args.output is None:
         args.output = ROOT / "runs" / args.scenarios.resolve().name if own else COMMITTED
     elif own and args.output.resolve() == COMMITTED:
         parser.error("the committed evidence holds the committed scenarios only: give your scenarios another --output (default: runs/<name>/)")
+    if args.output.resolve() == args.scenarios.resolve():
+        parser.error("--output must not be the scenarios directory: the evidence files would be read as scenarios next time")
     return args
 
 
@@ -91,14 +94,16 @@ def run_all(columns: list[Column], modes: list[str], scenarios_dir: Path, scratc
 
     def one(column: Column) -> ColumnResult:
         column_modes = ["contract"] if column.name == REFERENCE else modes
-        expected, done = count * len(column_modes), [0]
+        runs_modes = [m for m in column_modes if m == "contract" or column.environment == "isolated"]  # our own columns have contract only
+        expected, done = count * len(runs_modes), [0]
 
         def log(message: str) -> None:
             say(f"[{column.name}] {message}")
 
         def on_progress(key: str) -> None:  # one finished scenario (or sub-case) in the column process
             done[0] += 1
-            say(f"[{column.name}] {done[0]}/{max(done[0], expected)} {key} ({time.perf_counter() - started:.0f} s)")
+            total = f"{expected}" if done[0] <= expected else f"{expected}+"  # forced orderings (sub-cases) add runs
+            say(f"[{column.name}] {done[0]}/{total} {key} ({time.perf_counter() - started:.0f} s)")
 
         result = run_column(column, column_modes, scenarios_dir, scratch, scenario_count=count, twice=twice, log=log, on_progress=on_progress)
         if not stopping():  # a stopped run says so once, in main
@@ -110,9 +115,8 @@ def run_all(columns: list[Column], modes: list[str], scenarios_dir: Path, scratc
 
 
 def say(line: str) -> None:
-    """Print a line for a reader at a terminal: paths under the repository relative to it, at most 100 characters."""
-    line = line.replace(f"{ROOT}/", "")
-    print(line if len(line) <= WIDTH else line[: WIDTH - 1] + "…", flush=True)
+    """Print a line for a reader at a terminal: paths under the repository relative to it, wrapped at 100 characters."""
+    print("\n".join(textwrap.wrap(line.replace(f"{ROOT}/", ""), WIDTH, subsequent_indent="    ", break_on_hyphens=False)), flush=True)
 
 
 def progress(result: ColumnResult) -> str:
@@ -170,7 +174,10 @@ def compare(args: argparse.Namespace, scenarios: list[Scenario], expectations: d
         if name == REFERENCE:
             documents[name] = handwritten_document(result, expectations, files)
         else:
-            documents[name] = merge_modes(column_document(result, reference, {s.id: s for s in scenarios}), _read(args.output / f"{name}.json"))
+            documents[name] = column_document(result, reference, {s.id: s for s in scenarios})
+    shown = dict(documents)  # what this run measured: the table and the summaries show only that
+    if args.whole:  # evidence of the committed scenarios stays whole: keep each column's modes not run
+        documents = {n: merge_modes(d, _read(args.output / f"{n}.json")) if n != REFERENCE else d for n, d in documents.items()}
     previous = _read(args.output / "availability.json") or {"columns": {}}
     entries = {n: e for n, e in previous["columns"].items() if n in known_columns()}
     entries.update({n: availability_entry(r) for n, r in results.items()})
@@ -183,15 +190,15 @@ def compare(args: argparse.Namespace, scenarios: list[Scenario], expectations: d
         if errors:
             raise AssertionError(f"harness bug: {file_name} breaks the evidence schema: {errors[:3]}")
         write_json(target / file_name, document)
-    findings = findings_text(documents, args.output)
+    findings = findings_text(documents, args.output if args.whole else None)
     (target / FINDINGS).write_text(findings, encoding="utf-8")
     timings = {n: r.timings for n, r in results.items()}
     (target / "timings.json").write_text(json.dumps(timings, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
     races = [race for result in results.values() for race in result.undeclared_races]
     print()
-    print(wide_table(documents) if args.wide else compact_table(documents, races))
-    failures = report(args, results, documents)
+    print(wide_table(shown) + "\n" + "\n".join(LEGEND[-2:]) if args.wide else compact_table(shown, races))
+    failures = report(args, results, shown)
     if args.check:
         drift = collapse_common({name: diff_documents(name, _read(args.output / name), document) for name, document in documents_to_write.items()})
         findings_diff = diff_text(FINDINGS, args.output / FINDINGS, findings)
@@ -199,7 +206,7 @@ def compare(args: argparse.Namespace, scenarios: list[Scenario], expectations: d
         print(f"\n--check against {_shown(args.output)}: " + ("no drift" if not drift else f"{len(drift)} drifted:"))
         for line in drift + findings_diff:
             print(f"  {line}")
-        failures += [f"evidence drifted ({len(drift)} changes)"] if drift else []
+        failures += [f"evidence drifted ({len(drift)} change{'s' if len(drift) > 1 else ''})"] if drift else []
     if failures:
         print("\nFAILED: " + "; ".join(failures), file=sys.stderr)
         return 1
@@ -231,7 +238,7 @@ def report(args: argparse.Namespace, results: dict[str, ColumnResult], documents
     problems += [f"differences no rule explains in {', '.join(unexplained)}: listed in FINDINGS.md"] if unexplained else []
     print()
     if args.check:
-        print("evidence and FINDINGS.md regenerated in a temporary directory and compared with the committed ones")
+        print(f"evidence and FINDINGS.md regenerated in a temporary directory and compared with {_shown(args.output)}")
     else:
         print(f"findings (what each framework hides): {_shown(args.output / FINDINGS)}")
         print(f"evidence per column, every cell with its reason: {_shown(args.output)}/<column>.json")
@@ -252,7 +259,7 @@ def _summaries(documents: dict[str, dict[str, Any]]) -> list[str]:
                 line += f"; no expectation given for {', '.join(unchecked)}" if unchecked else ""
                 print("\n".join(textwrap.wrap(line, WIDTH, subsequent_indent="    ")))
                 if summary["equal"] != checked:
-                    bad = [sid for sid, r in body["scenarios"].items() if r["equal"] is False]
+                    bad = [f"{sid} ({', '.join(r['mismatches']) or r['status']})" for sid, r in body["scenarios"].items() if r["equal"] is False]
                     failures.append(f"handwritten differs from the expectations of {', '.join(bad)}")
             else:
                 print(f"{name}/{mode}: {summary['equal_cells']}/{summary['applicable_cells']} cells equal to handwritten "
@@ -263,9 +270,10 @@ def _summaries(documents: dict[str, dict[str, Any]]) -> list[str]:
 FINDINGS = "FINDINGS.md"
 
 
-def findings_text(documents: dict[str, dict[str, Any]], committed: Path) -> str:
-    """FINDINGS.md from this run's documents and, for a column this run did not measure, its committed evidence."""
-    everything = {p.stem: d for p in sorted(committed.glob("*.json")) if (d := _read(p)) and "framework" in d}
+def findings_text(documents: dict[str, dict[str, Any]], output: Path | None) -> str:
+    """FINDINGS.md from this run's documents and the documents in ``output`` of the columns this run did not measure
+    (``None`` for a run of one's own scenarios: its FINDINGS.md holds this run only)."""
+    everything = {p.stem: d for p in sorted(output.glob("*.json")) if (d := _read(p)) and "framework" in d} if output else {}
     return render_findings({**everything, **documents}, declared_probes())
 
 

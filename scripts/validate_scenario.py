@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -62,6 +63,7 @@ def validate(files: list[Path]) -> tuple[list[Scenario], list[str]]:
 
 def main(argv: list[str] | None = None) -> int:
     """Validate, run through the engine, print; the exit status is described in the module docstring."""
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # piped into head: stop quietly, as a command-line tool does
     args = parse_args(argv)
     scenarios, errors = validate(args.files)
     for error in errors:

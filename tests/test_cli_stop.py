@@ -29,21 +29,26 @@ def _processes_mentioning(text: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_a_signal_stops_every_column_and_leaves_nothing(signum: int, status: int, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("signum", "status", "group"), [(signal.SIGINT, 130, False), (signal.SIGTERM, 143, False), (signal.SIGINT, 130, True)])
+def test_a_signal_stops_every_column_and_leaves_nothing(signum: int, status: int, group: bool, tmp_path: Path) -> None:
+    """To the CLI's pid, or (as a terminal's Ctrl-C does) to its whole process group."""
     scratch_root, output = tmp_path / "tmp", tmp_path / "out"
     scratch_root.mkdir()
     output.mkdir()
     cli = subprocess.Popen(
         [sys.executable, str(ROOT / "scripts" / "run_framework_comparison.py"), "--framework", "local_state_graph", "--output", str(output)],
         cwd=ROOT, env={**os.environ, "TMPDIR": str(scratch_root)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=group,
     )
     assert cli.stdout is not None
     for line in cli.stdout:  # the first finished scenario: the column processes are running
         if line.startswith("[") and "/" in line.split("]", 1)[1]:
             break
     assert _processes_mentioning(str(scratch_root)), "no column process was running"
-    cli.send_signal(signum)
+    if group:
+        os.killpg(cli.pid, signum)
+    else:
+        cli.send_signal(signum)
     rest, errors = cli.communicate(timeout=60)
     assert cli.returncode == status, (rest, errors)
     assert errors.strip().splitlines() == [
@@ -102,3 +107,11 @@ def test_a_run_of_one_column_in_one_mode_leaves_the_committed_evidence_as_it_was
     done = subprocess.run(run, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert {p.name: p.read_bytes() for p in committed.iterdir() if p.name != "timings.json"} == before
+
+
+def test_the_output_may_not_be_the_scenarios_directory(tmp_path: Path) -> None:
+    (tmp_path / "always_deny.json").write_bytes((ROOT / "scenarios" / "always_deny.json").read_bytes())
+    run = [sys.executable, str(ROOT / "scripts" / "run_framework_comparison.py"), "--scenarios", str(tmp_path), "--output", str(tmp_path)]
+    done = subprocess.run(run, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "--output must not be the scenarios directory" in done.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["always_deny.json"]

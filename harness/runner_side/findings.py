@@ -78,7 +78,7 @@ def render(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> str:
         "",
         "Measured in `defaults` mode (each framework as its documentation teaches it): "
         + ", ".join(f"{n} ({_versions(documents[n])})" for n in measured) + ".",
-        "Each finding names the scenarios (`scenarios/<id>.json`; `@<schedule>` is an ordering the column forced on a race), "
+        "Each finding names the scenarios by id (`@<schedule>`: an ordering the column forced on a race), "
         "the observables it explains and the counts behind it, and links the probe that shows it with the framework alone "
         "(`python scripts/check_probes.py` runs every probe in its pinned environment and compares its counts with the evidence).",
     ]

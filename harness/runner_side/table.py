@@ -14,6 +14,7 @@ from typing import Any
 from harness.columns import REFERENCE
 
 WIDTH = 100
+KEY_WIDTH = 60  # a longer scenario key is cut in the table (it is whole in the lists under it)
 SHORT = {
     "status": "status",
     "step_statuses": "steps",
@@ -45,6 +46,10 @@ def _differing(record: dict[str, Any]) -> list[str]:
     return [SHORT[n] for n, c in record["columns"].items() if c["equal"] is False]
 
 
+def _clip(key: str) -> str:
+    return key if len(key) <= KEY_WIDTH else key[: KEY_WIDTH - 1] + "…"
+
+
 def mark(record: dict[str, Any], raced: bool = False) -> str:
     """One cell of the compact table."""
     if record["status"] == "error":
@@ -61,14 +66,14 @@ def compact(documents: dict[str, dict[str, Any]], races: Sequence[str] = ()) -> 
     """One block per mode that fits ``WIDTH`` characters; ``races`` are ``<column>/<mode>/<key>/<part>``."""
     raced = {"/".join(r.split("/")[:3]) for r in races}
     names = list(documents)
-    columns = ", ".join(f"{i} {n}{' (vs expected)' if n == REFERENCE else ''}" for i, n in enumerate(names, 1))
+    columns = ", ".join(f"{i}={n}{' (vs expected)' if n == REFERENCE else ''}" for i, n in enumerate(names, 1))
     lines = textwrap.wrap(f"columns: {columns}", WIDTH, subsequent_indent="  ")
     for mode in ("contract", "defaults"):
         in_mode = [n for n in names if mode in documents[n].get("modes", {}) or documents[n].get("status") != "measured"]
         if not any(mode in documents[n].get("modes", {}) for n in in_mode):
             continue
         keys = sorted({k for n in in_mode for k in documents[n].get("modes", {}).get(mode, {}).get("scenarios", {})})
-        width = max(len(k) for k in keys) + 2
+        width = min(max(len(k) for k in keys), KEY_WIDTH) + 2
         lines += ["", f"{mode:<{width}}" + "".join(f"{names.index(n) + 1:>5}" for n in in_mode)]
         notes: list[str] = []
         for key in keys:
@@ -77,11 +82,11 @@ def compact(documents: dict[str, dict[str, Any]], races: Sequence[str] = ()) -> 
                 record = documents[n].get("modes", {}).get(mode, {}).get("scenarios", {}).get(key)
                 cells.append("n/m" if documents[n].get("status") != "measured" else "-" if record is None else mark(record, f"{n}/{mode}/{key}" in raced))
                 if record is not None and record["status"] == "ok" and (found := _differing(record)):
-                    differ.append(f"{names.index(n) + 1} {','.join(found)}")
-            lines.append(f"{key:<{width}}" + "".join(f"{c:>5}" for c in cells))
+                    differ.append(f"{names.index(n) + 1}:{','.join(found)}")
+            lines.append(f"{_clip(key):<{width}}" + "".join(f"{c:>5}" for c in cells))
             if differ:
                 notes += textwrap.wrap(f"{key}: " + "; ".join(differ), WIDTH, subsequent_indent="    ")
-        lines += ["", f"where {mode} differs (column number, observables):", *notes] if notes else []
+        lines += ["", f"where {mode} differs (column number: observables):", *notes] if notes else []
     return "\n".join(lines + ["", *LEGEND])
 
 
