@@ -97,20 +97,21 @@ def decisions_met_other_effects(case: Case) -> Iterator[Reason]:
         asked = {c for f in case.framework.facts if f["step"] <= step for c in f.get("pending", ())}
         return {c: n for c, n in effects.items() if n > before.get(c, 0) and c not in asked}
 
-    def approved(effects: dict[str, int], before: dict[str, int], step: int) -> dict[str, int]:
-        """Calls both runs approved before ``step`` (one approved only here is the decision rules')."""
+    def approved(effects: dict[str, int], before: dict[str, int], step: int, waiting: set[str]) -> dict[str, int]:
+        """Calls both runs approved before ``step`` that are not the ones waiting or decided now (one approved only
+        here is the decision rules'; one asked about again after a lost approval is waiting, not early)."""
         granted = {c for f in case.framework.facts if f["step"] < step for c in f.get("granted", ())}
         granted &= {c for f in case.engine.facts if f["step"] < step for c in f.get("granted", ())}
-        return {c: n for c, n in effects.items() if n > before.get(c, 0) and c in granted}
+        return {c: n for c, n in effects.items() if n > before.get(c, 0) and c in granted - waiting}
 
     for i, (pause, engine_pause) in enumerate(zip(fw["pauses"], engine["pauses"], strict=False)):
-        if ran := approved(pause["non_read_only_effects"], engine_pause["non_read_only_effects"], pause["step"]):
+        if ran := approved(pause["non_read_only_effects"], engine_pause["non_read_only_effects"], pause["step"], {c["call_id"] for c in pause["pending"]}):
             pending = ", ".join(sorted(c["call_id"] for c in pause["pending"]))
             yield Reason("approved_call_ran_early", (
                 f"when the run paused at driver step {pause['step']} for {pending}, the already approved {_had(ran, engine_pause['non_read_only_effects'])}"
             ), (("pre_approval_state", "pauses", str(i), "non_read_only_effects"),))
     for i, (mine, theirs) in enumerate(zip(fw["decisions"], engine["decisions"], strict=False)):
-        if ran := approved(mine["effects_before"], theirs["effects_before"], mine["step"]):
+        if ran := approved(mine["effects_before"], theirs["effects_before"], mine["step"], {mine["call_id"]}):
             yield Reason("approved_call_ran_early", (
                 f"before the {mine['action']} of {mine['call_id']} at driver step {mine['step']}, the already approved {_had(ran, theirs['effects_before'])}"
             ), (("pre_approval_state", "decisions", str(i), "effects_before"),))
