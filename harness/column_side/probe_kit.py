@@ -11,8 +11,10 @@ one of ``SHOWS`` in the column's ``defaults`` evidence for that scenario (``side
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import tempfile
 import traceback
 from collections.abc import Callable
@@ -26,9 +28,12 @@ from harness.fixture_tools import FIXTURE_TOOLS
 from harness.ledger import LocalLedger, ledger_counts
 from harness.scenarios import Fault
 
-__all__ = ["FAULT_EXIT_CODE", "FIXTURE_TOOLS", "Fault", "counts", "in_child", "report", "world"]
+__all__ = ["FAULT_EXIT_CODE", "FIXTURE_TOOLS", "SCRATCH", "Fault", "counts", "in_child", "report", "world"]
 
 SCRATCH = Path(tempfile.mkdtemp(prefix="probe-"))
+"""The probe's directory for everything that must outlive a killed child (ledger, faults, saved state); removed
+when the probe's own process exits (a child ends with ``os._exit`` and leaves it alone)."""
+atexit.register(shutil.rmtree, SCRATCH, True)
 install_network_guard(SCRATCH / "network.jsonl")  # a probe, like a column, never reaches the network
 
 

@@ -71,7 +71,8 @@ def _literals(path: Path) -> dict[str, Any]:
 def run_probe(probe: Probe, python: Path) -> dict[str, Any]:
     """Run one probe in its framework's interpreter (cleaned environment, ``-I``) and return its counts."""
     with tempfile.TemporaryDirectory(prefix="probe-home-") as home:
-        done = subprocess.run([str(python), "-I", str(ROOT / probe.file)], cwd=ROOT, env=clean_environment(Path(home)),
+        environment = {**clean_environment(Path(home)), "TMPDIR": home}  # whatever the probe leaves goes with ``home``
+        done = subprocess.run([str(python), "-I", str(ROOT / probe.file)], cwd=ROOT, env=environment,
                               capture_output=True, text=True, timeout=PROBE_TIMEOUT_S)
     lines = done.stdout.strip().splitlines()
     if done.returncode != 0 or not lines:

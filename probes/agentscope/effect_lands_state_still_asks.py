@@ -11,8 +11,6 @@ refusal is AgentScope's ``ValueError`` up to its first colon, as in the evidence
 import asyncio
 import contextvars
 import json
-import tempfile
-from pathlib import Path
 
 from agentscope.agent import Agent
 from agentscope.credential import CredentialBase
@@ -24,7 +22,7 @@ from agentscope.model import ChatModelBase, ChatResponse
 from agentscope.state import AgentState
 from agentscope.tool import FunctionTool, Toolkit
 
-from harness.column_side.probe_kit import FAULT_EXIT_CODE, Fault, counts, in_child, report, world
+from harness.column_side.probe_kit import FAULT_EXIT_CODE, SCRATCH, Fault, counts, in_child, report, world
 
 SCENARIO = "side_effect_before_checkpoint"
 SHOWS = (
@@ -41,7 +39,7 @@ SHOWS = (
 PROMPT = "You are a support agent for a small bank. Use the tools when they help."
 SCRIPT = [[("c1", "transfer_funds", {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500})], "Sent 25.00 from ACC-1 to ACC-2."]
 fixture, call_id = world(Fault("tool.kill_after_effect", call_id="c1")), contextvars.ContextVar("call_id")
-SAVED = Path(tempfile.mkdtemp()) / "agent_state.json"
+SAVED = SCRATCH / "agent_state.json"
 
 
 class Scripted(ChatModelBase):

@@ -12,8 +12,6 @@ refusal is AgentScope's ``ValueError`` up to its first colon, as in the evidence
 import asyncio
 import contextvars
 import json
-import tempfile
-from pathlib import Path
 
 from agentscope.agent import Agent
 from agentscope.credential import CredentialBase
@@ -24,7 +22,7 @@ from agentscope.model import ChatModelBase, ChatResponse
 from agentscope.state import AgentState
 from agentscope.tool import FunctionTool, Toolkit
 
-from harness.column_side.probe_kit import FAULT_EXIT_CODE, Fault, counts, in_child, report, world
+from harness.column_side.probe_kit import FAULT_EXIT_CODE, SCRATCH, Fault, counts, in_child, report, world
 
 SCENARIO = "crash_resume"
 SHOWS = (
@@ -38,7 +36,7 @@ SHOWS = (
 PROMPT = "You are a support agent for a small bank. Use the tools when they help."
 SCRIPT = [[("c1", "put_note", {"key": "followup", "text": "Call the customer back on Monday."})], [("c2", "get_weather", {"city": "Paris"})], "Saved; Paris is sunny."]
 fixture, call_id = world(Fault("model.kill_before_turn", turn=1)), contextvars.ContextVar("call_id")
-SAVED = Path(tempfile.mkdtemp()) / "agent_state.json"
+SAVED = SCRATCH / "agent_state.json"
 
 
 class Scripted(ChatModelBase):

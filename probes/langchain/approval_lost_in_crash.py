@@ -14,8 +14,6 @@ modes: https://reference.langchain.com/python/langgraph/types/Durability.
 """
 
 import sqlite3
-import tempfile
-from pathlib import Path
 from typing import Annotated
 
 from langchain.agents import create_agent
@@ -27,7 +25,7 @@ from langchain_core.tools import InjectedToolCallId, tool
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 
-from harness.column_side.probe_kit import FAULT_EXIT_CODE, Fault, counts, in_child, report, world
+from harness.column_side.probe_kit import FAULT_EXIT_CODE, SCRATCH, Fault, counts, in_child, report, world
 
 SCENARIO = "kill_before_effect@write_held"
 SHOWS = (
@@ -46,7 +44,7 @@ SHOWS = (
 )
 
 fixture = world(Fault(point="tool.kill_before_effect", call_id="c1"))  # the process dies inside the executor
-DB = Path(tempfile.mkdtemp()) / "checkpoints.sqlite"
+DB = SCRATCH / "checkpoints.sqlite"
 CONFIG = {"configurable": {"thread_id": "sess-kill_before_effect"}}
 ARGS = {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500}
 SCRIPT = [AIMessage("", tool_calls=[{"id": "c1", "name": "transfer_funds", "args": ARGS}]), AIMessage("Sent 25.00 from ACC-1 to ACC-2.")]

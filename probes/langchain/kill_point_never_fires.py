@@ -10,8 +10,6 @@ Documented API only: ``create_agent`` with a ``SqliteSaver`` checkpointer and a 
 """
 
 import sqlite3
-import tempfile
-from pathlib import Path
 from typing import Annotated
 
 from langchain.agents import create_agent
@@ -21,13 +19,13 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.tools import InjectedToolCallId, tool
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from harness.column_side.probe_kit import FAULT_EXIT_CODE, Fault, in_child, report, world
+from harness.column_side.probe_kit import FAULT_EXIT_CODE, SCRATCH, Fault, in_child, report, world
 
 SCENARIO = "kill_after_checkpoint"
 SHOWS = ("checkpoint_after_interrupt.interrupts", "step_statuses.0", "step_statuses.1")
 
 fixture = world(Fault(point="engine.kill_after_checkpoint", call_id="c1"))
-DB = Path(tempfile.mkdtemp()) / "checkpoints.sqlite"
+DB = SCRATCH / "checkpoints.sqlite"
 CONFIG = {"configurable": {"thread_id": "sess-kill_after_checkpoint"}}
 NOTE = {"key": "followup", "text": "Call the customer back on Monday."}
 SCRIPT = [AIMessage("", tool_calls=[{"id": "c1", "name": "put_note", "args": NOTE}]), AIMessage("The note is saved.")]

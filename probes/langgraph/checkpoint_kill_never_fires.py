@@ -9,7 +9,6 @@ a small ``BaseChatModel`` that answers turn N of the script, N the number of ass
 """
 
 import sqlite3
-import tempfile
 from typing import Annotated
 
 from langchain_core.language_models import BaseChatModel
@@ -20,7 +19,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
-from harness.column_side.probe_kit import FAULT_EXIT_CODE, Fault, counts, in_child, report, world
+from harness.column_side.probe_kit import FAULT_EXIT_CODE, SCRATCH, Fault, counts, in_child, report, world
 
 SCENARIO = "kill_after_checkpoint"
 SHOWS = (
@@ -31,7 +30,7 @@ SHOWS = (
 )
 
 fixture = world(Fault("engine.kill_after_checkpoint", call_id="c1"))  # armed; nothing in LangGraph meets it
-checkpoints, config = tempfile.mkdtemp() + "/langgraph.sqlite", {"configurable": {"thread_id": "sess-kill_after_checkpoint"}}
+checkpoints, config = str(SCRATCH / "langgraph.sqlite"), {"configurable": {"thread_id": "sess-kill_after_checkpoint"}}
 
 
 @tool

@@ -11,7 +11,6 @@ the script, N the number of assistant messages it is sent (a task run again gets
 """
 
 import sqlite3
-import tempfile
 from typing import Annotated
 
 from langchain_core.language_models import BaseChatModel
@@ -23,7 +22,7 @@ from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 from langgraph.types import Command, interrupt
 
-from harness.column_side.probe_kit import FAULT_EXIT_CODE, Fault, counts, in_child, report, world
+from harness.column_side.probe_kit import FAULT_EXIT_CODE, SCRATCH, Fault, counts, in_child, report, world
 
 SCENARIO = "side_effect_before_checkpoint@write_landed"
 SHOWS = (
@@ -40,7 +39,7 @@ SHOWS = (
 )
 
 fixture = world(Fault("tool.kill_after_effect", call_id="c1"))
-checkpoints, config = tempfile.mkdtemp() + "/langgraph.sqlite", {"configurable": {"thread_id": "sess-side_effect_before_checkpoint"}}
+checkpoints, config = str(SCRATCH / "langgraph.sqlite"), {"configurable": {"thread_id": "sess-side_effect_before_checkpoint"}}
 
 
 @tool

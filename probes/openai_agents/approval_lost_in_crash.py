@@ -12,8 +12,6 @@ Documented API only: ``Agent`` with a ``Model`` passed directly (https://openai.
 
 import asyncio
 import json
-import tempfile
-from pathlib import Path
 
 from agents import Agent, Runner, RunState, SQLiteSession, function_tool, set_tracing_disabled
 from agents.items import ModelResponse
@@ -22,7 +20,7 @@ from agents.testing import assistant_message, function_call
 from agents.tool_context import ToolContext
 from agents.usage import Usage
 
-from harness.column_side.probe_kit import FAULT_EXIT_CODE, Fault, counts, in_child, report, world
+from harness.column_side.probe_kit import FAULT_EXIT_CODE, SCRATCH, Fault, counts, in_child, report, world
 
 SCENARIO = "kill_before_effect"
 SHOWS = (
@@ -41,7 +39,7 @@ SHOWS = (
 fixture = world(Fault("tool.kill_before_effect", call_id="c1"))
 SCRIPT = [{"tool_calls": [{"id": "c1", "name": "transfer_funds", "arguments": {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500}}]},
           {"text": "Sent 25.00 from ACC-1 to ACC-2."}]
-HERE = Path(tempfile.mkdtemp())  # what survives a process: the session, the paused RunState, the step's status
+HERE = SCRATCH  # what survives a process: the session, the paused RunState, the step's status
 STATE, STATUS = HERE / "run_state.json", HERE / "status"
 
 

@@ -10,7 +10,6 @@ https://openai.github.io/openai-agents-python/context/), ``Runner.run(agent, inp
 
 import asyncio
 import json
-import tempfile
 from collections import Counter
 
 from agents import Agent, Runner, SQLiteSession, function_tool, set_tracing_disabled
@@ -20,7 +19,7 @@ from agents.testing import assistant_message, function_call
 from agents.tool_context import ToolContext
 from agents.usage import Usage
 
-from harness.column_side.probe_kit import counts, report, world
+from harness.column_side.probe_kit import SCRATCH, counts, report, world
 
 SCENARIO = "duplicate_event"
 SHOWS = ("idempotent_replay.c1.effects", "idempotent_replay.c1.results", "model.calls_per_turn", "step_statuses")
@@ -54,7 +53,7 @@ def put_note(ctx: ToolContext, key: str, text: str) -> str:
 async def main() -> dict:
     agent = Agent(name="support", instructions="You are a support agent for a small bank. Use the tools when they help.",
                   model=Scripted(), tools=[put_note])
-    session = SQLiteSession("sess-duplicate_event", f"{tempfile.mkdtemp()}/session.sqlite")
+    session = SQLiteSession("sess-duplicate_event", str(SCRATCH / "session.sqlite"))
     statuses, answers = [], []
     for _ in ("run", "deliver_again"):  # the same event, delivered twice
         result = await Runner.run(agent, "Save a follow-up note.", session=session)

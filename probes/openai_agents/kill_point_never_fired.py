@@ -12,9 +12,7 @@ fresh process (``in_child``).
 
 import asyncio
 import json
-import tempfile
 from collections import Counter
-from pathlib import Path
 
 from agents import Agent, Runner, SQLiteSession, function_tool, set_tracing_disabled
 from agents.items import ModelResponse
@@ -23,7 +21,7 @@ from agents.testing import assistant_message, function_call
 from agents.tool_context import ToolContext
 from agents.usage import Usage
 
-from harness.column_side.probe_kit import FAULT_EXIT_CODE, Fault, in_child, report, world
+from harness.column_side.probe_kit import FAULT_EXIT_CODE, SCRATCH, Fault, in_child, report, world
 
 SCENARIO = "kill_after_checkpoint"
 SHOWS = ("checkpoint_after_interrupt.interrupts", "model.calls_per_turn", "step_statuses")
@@ -31,7 +29,7 @@ SHOWS = ("checkpoint_after_interrupt.interrupts", "model.calls_per_turn", "step_
 fixture = world(Fault("engine.kill_after_checkpoint", call_id="c1"))
 SCRIPT = [{"tool_calls": [{"id": "c1", "name": "put_note", "arguments": {"key": "followup", "text": "Call the customer back on Monday."}}]},
           {"text": "The note is saved."}]
-HERE = Path(tempfile.mkdtemp())  # what survives a process: the session, each step's status, the turns the model was asked
+HERE = SCRATCH  # what survives a process: the session, each step's status, the turns the model was asked
 STATUS, TURNS = HERE / "status", HERE / "turns"
 
 

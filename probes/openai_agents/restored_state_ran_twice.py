@@ -12,7 +12,6 @@ Documented API only: ``Agent`` with a ``Model`` passed directly (https://openai.
 
 import asyncio
 import json
-import tempfile
 
 from agents import Agent, Runner, RunState, SQLiteSession, function_tool, set_tracing_disabled
 from agents.items import ModelResponse, ToolCallOutputItem
@@ -21,7 +20,7 @@ from agents.testing import assistant_message, function_call
 from agents.tool_context import ToolContext
 from agents.usage import Usage
 
-from harness.column_side.probe_kit import counts, report, world
+from harness.column_side.probe_kit import SCRATCH, counts, report, world
 
 SCENARIO = "resume_same_state_twice"
 SHOWS = (
@@ -60,7 +59,7 @@ def transfer_funds(ctx: ToolContext, from_account: str, to_account: str, amount_
 async def main() -> dict:
     agent = Agent(name="support", instructions="You are a support agent for a small bank. Use the tools when they help.",
                   model=Scripted(), tools=[transfer_funds])
-    session = SQLiteSession("sess-resume_same_state_twice", f"{tempfile.mkdtemp()}/session.sqlite")
+    session = SQLiteSession("sess-resume_same_state_twice", str(SCRATCH / "session.sqlite"))
     paused = await Runner.run(agent, "Send 25.00 from ACC-1 to ACC-2.", session=session)
     snapshot = json.dumps(paused.to_state().to_json())  # the driver's snapshot of the paused run
     answers = []

@@ -10,14 +10,12 @@ tools (https://pydantic.dev/docs/ai/tools-toolsets/tools/); a scripted ``Functio
 """
 
 import json
-import tempfile
-from pathlib import Path
 
 from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults, ModelMessagesTypeAdapter, RunContext, Tool
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from harness.column_side.probe_kit import FAULT_EXIT_CODE, Fault, counts, in_child, report, world
+from harness.column_side.probe_kit import FAULT_EXIT_CODE, SCRATCH, Fault, counts, in_child, report, world
 
 SCENARIO = "kill_before_effect"
 SHOWS = (
@@ -36,7 +34,7 @@ SHOWS = (
 fixture = world(Fault("tool.kill_before_effect", call_id="c1"))
 script = [[ToolCallPart("transfer_funds", {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500}, tool_call_id="c1")],
           [TextPart("Sent 25.00 from ACC-1 to ACC-2.")]]
-state = Path(tempfile.mkdtemp())
+state = SCRATCH
 saved, asked_log = state / "messages.json", state / "asked.log"  # both outlive a killed process
 
 

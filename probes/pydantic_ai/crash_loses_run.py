@@ -9,14 +9,12 @@ https://pydantic.dev/docs/ai/core-concepts/message-history/#persisting-sessions)
 """
 
 import json
-import tempfile
-from pathlib import Path
 
 from pydantic_ai import Agent, ModelMessagesTypeAdapter, RunContext
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from harness.column_side.probe_kit import FAULT_EXIT_CODE, Fault, counts, in_child, report, world
+from harness.column_side.probe_kit import FAULT_EXIT_CODE, SCRATCH, Fault, counts, in_child, report, world
 
 SCENARIO = "crash_resume"
 SHOWS = (
@@ -34,7 +32,7 @@ fixture = world(Fault("model.kill_before_turn", turn=1))
 script = [[ToolCallPart("put_note", {"key": "followup", "text": "Call the customer back on Monday."}, tool_call_id="c1")],
           [ToolCallPart("get_weather", {"city": "Paris"}, tool_call_id="c2")],
           [TextPart("Saved; Paris is sunny.")]]
-state = Path(tempfile.mkdtemp())
+state = SCRATCH
 saved, asked_log = state / "messages.json", state / "asked.log"  # both outlive a killed process
 
 

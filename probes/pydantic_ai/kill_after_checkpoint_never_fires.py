@@ -10,14 +10,12 @@ https://pydantic.dev/docs/ai/core-concepts/message-history/#persisting-sessions)
 """
 
 import json
-import tempfile
-from pathlib import Path
 
 from pydantic_ai import Agent, ModelMessagesTypeAdapter, RunContext
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from harness.column_side.probe_kit import FAULT_EXIT_CODE, Fault, counts, in_child, report, world
+from harness.column_side.probe_kit import FAULT_EXIT_CODE, SCRATCH, Fault, counts, in_child, report, world
 
 SCENARIO = "kill_after_checkpoint"
 SHOWS = (
@@ -30,7 +28,7 @@ SHOWS = (
 fixture = world(Fault("engine.kill_after_checkpoint", call_id="c1"))  # only an intent checkpoint could fire it
 script = [[ToolCallPart("put_note", {"key": "followup", "text": "Call the customer back on Monday."}, tool_call_id="c1")],
           [TextPart("The note is saved.")]]
-saved = Path(tempfile.mkdtemp()) / "messages.json"
+saved = SCRATCH / "messages.json"
 
 
 async def scripted(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
