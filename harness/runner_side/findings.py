@@ -37,6 +37,8 @@ def collect(documents: dict[str, dict[str, Any]], mode: str) -> Findings:
     for name, document in sorted(documents.items()):
         for key, record in sorted(document.get("modes", {}).get(mode, {}).get("scenarios", {}).items()):
             for reason in record.get("reasons", ()):
+                if reason["rule"] not in TITLES:  # a finding without a heading would be left out of the report silently
+                    raise ValueError(f"{name}/{mode}/{key}: rule {reason['rule']!r} has no title in harness.runner_side.reasons.TITLES")
                 if reason["rule"] in CONSEQUENCES:
                     continue
                 cells = sorted(n for n, c in record["columns"].items() if reason["rule"] in c.get("rules", ()))

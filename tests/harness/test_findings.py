@@ -97,3 +97,11 @@ def test_each_core_observable_a_framework_gets_wrong_by_default_has_a_probe() ->
         differ = {n for s in document["modes"]["defaults"]["scenarios"].values() for n, c in s["columns"].items() if c["equal"] is False and n in core}
         shown = {path.split(".")[0] for p in probes if p.framework == name for path in p.shows}
         assert differ <= shown, (name, sorted(differ - shown))
+
+
+def test_a_rule_without_a_title_is_refused_not_left_out() -> None:
+    documents = _documents()
+    record = documents["langgraph"]["modes"]["defaults"]["scenarios"]["always_deny"]
+    record["reasons"] = [*record["reasons"], {"rule": "untitled_rule", "text": "x", "claims": []}]
+    with pytest.raises(ValueError, match="untitled_rule"):
+        collect(documents, "defaults")

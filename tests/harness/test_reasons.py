@@ -181,3 +181,25 @@ def test_a_long_runs_model_requests_keep_what_each_added() -> None:
     long = ["system user" + " assistant tool" * i for i in range(LONG_RUN_REQUESTS + 1)] + ["system user again"]
     kept = compact_requests(long)
     assert kept[0] == "system user" and kept[1:-1] == ["+ assistant tool"] * LONG_RUN_REQUESTS and kept[-1] == "system user again"
+
+
+def test_the_claim_tree_finds_exactly_what_claimed_finds() -> None:
+    """``explain`` matches leaves through a tree of claims (linear in a long run); it must agree with ``claimed``,
+    the one-line definition FINDINGS.md uses."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from harness.runner_side.reasons import Reason, _claim_tree, _claimants, claimed
+
+    key = st.sampled_from(["a", "b", "c1", "0", "*"])
+    path = st.lists(key.filter(lambda k: k != "*"), min_size=1, max_size=4).map(tuple)
+    claim = st.lists(key, min_size=1, max_size=4).map(tuple)
+
+    @settings(max_examples=300, deadline=None)
+    @given(path, st.lists(st.lists(claim, max_size=3).map(tuple), max_size=4))
+    def agree(leaf: tuple[str, ...], claims_per_reason: list[tuple[tuple[str, ...], ...]]) -> None:
+        found = [Reason(f"r{i}", "", claims) for i, claims in enumerate(claims_per_reason)]
+        expected = {i for i, r in enumerate(found) if claimed(leaf, r.claims)}
+        assert _claimants(leaf, _claim_tree(found)) == expected
+
+    agree()
