@@ -21,7 +21,8 @@ RunStatus = Literal["completed", "awaiting_approval", "reconcile_required", "sto
 STATUSES: tuple[RunStatus, ...] = ("completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "refused", "crashed", "error")
 SCENARIO_TIMEOUT_S = 120.0  # wall clock for all steps of one scenario: a hidden loop must never hang a run
 PROGRESS_PREFIX = "PROGRESS "
-"""How a column process starts a line that reports one finished scenario (``<mode>/<key>``) to the runner."""
+"""How a column process starts a line to the runner: ``plan <n>`` (the scenario runs it will make, sub-cases aside)
+first, then ``<mode>/<key>`` as each scenario finishes."""
 MECHANISM_ROLES = ("loop", "tool_dispatch", "message_assembly", "approval", "persistence")
 """What a third-party column names of its framework (``module:qualname``), located in its environment."""
 

@@ -94,16 +94,18 @@ def run_all(columns: list[Column], modes: list[str], scenarios_dir: Path, scratc
 
     def one(column: Column) -> ColumnResult:
         column_modes = ["contract"] if column.name == REFERENCE else modes
-        runs_modes = [m for m in column_modes if m == "contract" or column.environment == "isolated"]  # our own columns have contract only
-        expected, done = count * len(runs_modes), [0]
+        planned, done = [count], [0]
 
         def log(message: str) -> None:
             say(f"[{column.name}] {message}")
 
-        def on_progress(key: str) -> None:  # one finished scenario (or sub-case) in the column process
+        def on_progress(line: str) -> None:  # the column's plan, then one line per finished scenario (or sub-case)
+            if line.startswith("plan "):
+                planned[0] = int(line.split()[1])
+                return
             done[0] += 1
-            total = f"{expected}" if done[0] <= expected else f"{expected}+"  # forced orderings (sub-cases) add runs
-            say(f"[{column.name}] {done[0]}/{total} {key} ({time.perf_counter() - started:.0f} s)")
+            total = f"{planned[0]}" if done[0] <= planned[0] else f"{planned[0]}+"  # forced orderings (sub-cases) add runs
+            say(f"[{column.name}] {done[0]}/{total} {line} ({time.perf_counter() - started:.0f} s)")
 
         result = run_column(column, column_modes, scenarios_dir, scratch, scenario_count=count, twice=twice, log=log, on_progress=on_progress)
         if not stopping():  # a stopped run says so once, in main

@@ -83,7 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     scenarios = load_scenarios(args.scenarios)
     results: dict[str, dict[str, Any]] = {}
     timings: dict[str, float] = {"import_s": imported - started}
-    for mode in [m for m in args.mode if m in column.modes]:
+    modes = [m for m in args.mode if m in column.modes]
+    print(f"{PROGRESS_PREFIX}plan {len(scenarios) * len(modes)}", flush=True)  # forced orderings (sub-cases) come on top
+    for mode in modes:
         column.prepare(mode)
         mode_started = time.perf_counter()
         records: dict[str, Any] = {}

@@ -70,7 +70,7 @@ def run_column(
     The column's fixture tools append to a ledger this process keeps (``LedgerServer``); the
     counts of every driver step are read from it here, never from the column. With ``twice``
     every scenario runs twice and any difference between the two runs is an undeclared race.
-    ``on_progress`` gets ``<mode>/<scenario>`` as each scenario finishes in the column process.
+    ``on_progress`` gets the column process's plan (``plan <n>``), then ``<mode>/<scenario>`` as each scenario finishes.
     """
     scratch = scratch_root / column.name
     scratch.mkdir(parents=True, exist_ok=True)
