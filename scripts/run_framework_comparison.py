@@ -170,6 +170,7 @@ def compare(args: argparse.Namespace, scenarios: list[Scenario], expectations: d
     results = run_all(columns, MODES[args.mode], args.scenarios, scratch / "columns", len(scenarios), twice=args.check)
     if stopping():
         raise Stopped(signal.SIGINT)
+    before = {p.name: _read(p) for p in sorted(args.output.glob("*.json"))}  # the output as it was, read once
     reference = results[REFERENCE]
     documents: dict[str, dict[str, Any]] = {}
     for name, result in results.items():
@@ -179,8 +180,8 @@ def compare(args: argparse.Namespace, scenarios: list[Scenario], expectations: d
             documents[name] = column_document(result, reference, {s.id: s for s in scenarios})
     shown = dict(documents)  # what this run measured: the table and the summaries show only that
     if args.whole:  # evidence of the committed scenarios stays whole: keep each column's modes not run
-        documents = {n: merge_modes(d, _read(args.output / f"{n}.json")) if n != REFERENCE else d for n, d in documents.items()}
-    previous = _read(args.output / "availability.json") or {"columns": {}}
+        documents = {n: merge_modes(d, before.get(f"{n}.json")) if n != REFERENCE else d for n, d in documents.items()}
+    previous = before.get("availability.json") or {"columns": {}}
     entries = {n: e for n, e in previous["columns"].items() if n in known_columns()}
     entries.update({n: availability_entry(r) for n, r in results.items()})
     for name, document in documents.items():  # a column whose other mode was kept from the committed file has both
@@ -192,7 +193,7 @@ def compare(args: argparse.Namespace, scenarios: list[Scenario], expectations: d
         if errors:
             raise AssertionError(f"harness bug: {file_name} breaks the evidence schema: {errors[:3]}")
         write_json(target / file_name, document)
-    findings = findings_text(documents, args.output if args.whole else None)
+    findings = findings_text(documents, before if args.whole else {})
     (target / FINDINGS).write_text(findings, encoding="utf-8")
     timings = {n: r.timings for n, r in results.items()}
     (target / "timings.json").write_text(json.dumps(timings, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -202,7 +203,7 @@ def compare(args: argparse.Namespace, scenarios: list[Scenario], expectations: d
     print(wide_table(shown) + "\n" + "\n".join(LEGEND[-2:]) if args.wide else compact_table(shown, races))
     failures = report(args, results, shown)
     if args.check:
-        drift = collapse_common({name: diff_documents(name, _read(args.output / name), document) for name, document in documents_to_write.items()})
+        drift = collapse_common({name: diff_documents(name, before.get(name), document) for name, document in documents_to_write.items()})
         findings_diff = diff_text(FINDINGS, args.output / FINDINGS, findings)
         drift += [f"{FINDINGS} differs from what the evidence generates:"] if findings_diff else []
         print(f"\n--check against {_shown(args.output)}: " + ("no drift" if not drift else f"{len(drift)} drifted:"))
@@ -272,10 +273,10 @@ def _summaries(documents: dict[str, dict[str, Any]]) -> list[str]:
 FINDINGS = "FINDINGS.md"
 
 
-def findings_text(documents: dict[str, dict[str, Any]], output: Path | None) -> str:
-    """FINDINGS.md from this run's documents and the documents in ``output`` of the columns this run did not measure
-    (``None`` for a run of one's own scenarios: its FINDINGS.md holds this run only)."""
-    everything = {p.stem: d for p in sorted(output.glob("*.json")) if (d := _read(p)) and "framework" in d} if output else {}
+def findings_text(documents: dict[str, dict[str, Any]], kept: dict[str, dict[str, Any] | None]) -> str:
+    """FINDINGS.md from this run's documents and, from ``kept`` (the output's files as they were; empty for a run of
+    one's own scenarios, whose FINDINGS.md holds this run only), the documents of the columns this run did not measure."""
+    everything = {name.removesuffix(".json"): d for name, d in kept.items() if d and "framework" in d}
     return render_findings({**everything, **documents}, declared_probes())
 
 
