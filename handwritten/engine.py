@@ -28,7 +28,7 @@ from .model import Model, ToolCall
 from .policy import Decision, Policy
 from .resume import resume_position
 from .steps import AwaitApproval, Final, RunAgain, Step, Stopped
-from .tools import ToolContext, ToolRegistry
+from .tools import ToolContext, ToolRegistry, as_session_user
 
 RunStatus = Literal["completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "refused"]
 ReconcileOutcome = Literal["confirmed", "not_executed"]
@@ -77,6 +77,7 @@ class Engine:
         max_steps: int = 10,
         max_attempts: int = 3,
         system_prompt: str | None = None,
+        user: str | None = None,
     ) -> None:
         self._model = model
         self._registry = registry
@@ -89,6 +90,7 @@ class Engine:
         self._max_steps = max_steps
         self._max_attempts = max_attempts
         self._system_prompt = system_prompt
+        self._user = user  # the session's user: a tool that acts for a user acts for this one only
         self._tools = registry.openai_tools()
 
     # -- public transitions ---------------------------------------------------------------
@@ -273,13 +275,16 @@ class Engine:
             error: dict[str, Any] = {"error": "invalid arguments", "details": list(checked.errors)}
             return self._with_result(state, call.id, call.name, "error", error)
         spec = self._registry.get(call.name)
+        args = as_session_user(spec, checked.args, self._user)
+        if args is None:
+            return self._with_result(state, call.id, call.name, "refused", {"error": f"refused: {call.name} acts for the session's user only"})
         decision = self._policy.decide(call.name, spec.risk)
-        digest = sha256_hex(checked.canonical)
+        digest = sha256_hex(canonical_json(args))
         self._emit(ev.CallAdmitted(call.id, call.name, digest, decision.value))
         if decision is Decision.DENY:
             return self._with_result(state, call.id, call.name, "refused", {"error": f"refused by policy: {call.name} is never allowed"})
         key = f"{state.session_id}/{call.id}" if Policy.needs_idempotency(decision) else None
-        pending = PendingCall(call.id, call.name, checked.args, digest, key)
+        pending = PendingCall(call.id, call.name, args, digest, key)
         state = state.evolve(queue=state.queue + (pending,))
         if decision is Decision.NEEDS_APPROVAL:
             self._emit(ev.ApprovalRequested(call.id, call.name, digest))

@@ -198,3 +198,14 @@ class StoppedMaxSteps(Event):
 
     kind: ClassVar[str] = "stopped_max_steps"
     max_steps: int
+
+
+@dataclass(frozen=True)
+class BoundaryCall(Event):
+    """A call from outside the engine's loop met the tool boundary (``handwritten.boundary``): its outcome."""
+
+    kind: ClassVar[str] = "boundary_call"
+    call_id: str
+    tool: str
+    status: str
+    reason: str | None

@@ -47,6 +47,20 @@ class ToolSpec:
     input_schema: Mapping[str, Any]
     risk: RiskClass
     executor: Executor = field(compare=False)
+    acts_for: str | None = None
+    """The argument naming the user the tool acts for, if it acts for one: the user comes from the session,
+    never from the arguments (an argument naming another user is refused)."""
+
+
+def as_session_user(spec: ToolSpec, args: Any, user: str | None) -> Any | None:
+    """The arguments a tool that acts for a user runs with: the session's user in ``spec.acts_for``. None when the
+    arguments name another user (or the session has none): the call must be refused, not run for whoever was named."""
+    if spec.acts_for is None:
+        return args
+    named = args.get(spec.acts_for)
+    if user is None or (named is not None and named != user):
+        return None
+    return {**args, spec.acts_for: user}
 
 
 class UnknownTool(KeyError):

@@ -44,6 +44,7 @@ class FixtureTool:
     schema: dict[str, Any]
     risk: RiskClass
     body: Body
+    acts_for: str | None = None  # the argument naming the user it acts for (``handwritten.tools.ToolSpec.acts_for``)
 
 
 def _obj(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -84,6 +85,14 @@ def _calculator(world: Any, args: dict[str, Any], call_id: str) -> tuple[Any, An
     return {"result": result}, None
 
 
+_ORDERS = {"alice": ["ORD-1001 (shipped)"], "bob": ["ORD-2001 (pending)", "ORD-2002 (card ending 4242)"]}
+
+
+def _list_orders(world: Any, args: dict[str, Any], call_id: str) -> tuple[Any, Any]:
+    user = args.get("username", "")  # the boundary fills it from the session; a framework may pass what the model said
+    return {"username": user, "orders": _ORDERS.get(user, [])}, None
+
+
 def _put_note(world: Any, args: dict[str, Any], call_id: str) -> tuple[Any, Any]:
     return {"key": args["key"], "stored": True}, dict(args)
 
@@ -113,6 +122,14 @@ FIXTURE_TOOLS: dict[str, FixtureTool] = {
             _obj({"a": {"type": "number"}, "b": {"type": "number"}, "op": {"enum": ["add", "sub", "mul", "div"]}}, ["a", "b", "op"]),
             RiskClass.READ_ONLY,
             _calculator,
+        ),
+        FixtureTool(
+            "list_orders",
+            "Orders of the signed-in user (acts for the session's user: the user comes from the session).",
+            _obj({"username": _STR}, []),
+            RiskClass.READ_ONLY,
+            _list_orders,
+            acts_for="username",
         ),
         FixtureTool(
             "put_note",

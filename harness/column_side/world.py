@@ -103,4 +103,4 @@ class FixtureWorld:
         def executor(name: str) -> Callable[[Any, ToolContext], Any]:
             return lambda args, ctx: self.call(name, ctx.call_id, args)
 
-        return [ToolSpec(n, FIXTURE_TOOLS[n].description, FIXTURE_TOOLS[n].schema, FIXTURE_TOOLS[n].risk, executor(n)) for n in names]
+        return [ToolSpec(t.name, t.description, t.schema, t.risk, executor(t.name), t.acts_for) for t in (FIXTURE_TOOLS[n] for n in names)]

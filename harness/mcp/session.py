@@ -1,0 +1,84 @@
+"""A served session: its directory of files, and the tool boundary over the fixture world it serves.
+
+A session's records (pending calls, grants, idempotency records, and outside a scenario run its own ledger) live
+in ``<state dir>/<session id>/``: a restarted server that opens the same directory continues the same session, and
+the human's side (``scripts/approve_mcp.py``, or the scenario driver) grants approvals by writing there.
+
+Inside a scenario run the harness starts the server with ``HARNESS_ENV`` set (JSON: the run's scratch directory,
+its faults, the ledger channel's binding, the driver's clock, the session's user): the tools then append to the
+runner's ledger, meet the scenario's faults (a kill ends the server process) and read the driver's clock.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from handwritten.boundary import SessionRecords, ToolBoundary
+from handwritten.events import Event
+from handwritten.tools import ToolRegistry
+from harness.canonical_io import canonical_line
+from harness.column_side.world import FixtureWorld
+from harness.errors import HarnessError
+from harness.fixture_tools import FIXTURE_TOOLS
+from harness.ledger import Binding, LocalLedger, bind_worker
+from harness.scenarios import Fault
+
+HARNESS_ENV = "AGENT_BENCH_MCP_HARNESS"
+DEFAULT_USER = "alice"
+_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+@dataclass(frozen=True)
+class HarnessWiring:
+    """How a server started by a scenario run reaches the run's world (passed in ``HARNESS_ENV``)."""
+
+    scratch: str
+    faults: list[dict[str, Any]]
+    ledger: tuple[str, str, int]  # the runner's ledger: address, run, driver step
+    now: float
+    trace: str  # the run's trace file: the server's events are appended, tagged with the driver step
+
+    def to_env(self) -> str:
+        return json.dumps(asdict(self))
+
+    @staticmethod
+    def from_env() -> HarnessWiring | None:
+        raw = os.environ.get(HARNESS_ENV)
+        if not raw:
+            return None
+        data = json.loads(raw)
+        return HarnessWiring(data["scratch"], data["faults"], tuple(data["ledger"]), float(data["now"]), data["trace"])
+
+
+def session_dir(state_dir: Path, session_id: str) -> Path:
+    """The session's directory; an id that is not a plain name (a path, say) is refused."""
+    if not _SESSION_ID.match(session_id):
+        raise HarnessError(f"session id {session_id!r}: use letters, digits, '.', '_' and '-' (at most 128)")
+    return state_dir / session_id
+
+
+def open_boundary(state_dir: Path, session_id: str, user: str, tools: list[str], wiring: HarnessWiring | None) -> ToolBoundary:
+    """The boundary a server applies to every call of this session."""
+    unknown = [t for t in tools if t not in FIXTURE_TOOLS]
+    if unknown:
+        raise HarnessError(f"unknown tools {unknown} (known: {', '.join(sorted(FIXTURE_TOOLS))})")
+    directory = session_dir(state_dir, session_id)
+    records = SessionRecords(directory)
+    if wiring is None:  # a server of one's own: its ledger is a file of the session, its clock the wall clock
+        world = FixtureWorld(directory, [], may_kill=False, ledger=LocalLedger(directory / "ledger.sqlite"))
+        return ToolBoundary(ToolRegistry(world.tool_specs(tools)), records, session_id, user, clock=time.time)
+    address, run, step = wiring.ledger
+    bind_worker(Binding(address, run, step))  # this process is part of the driver step: its effects are the step's
+    world = FixtureWorld(Path(wiring.scratch), [Fault.from_json(f) for f in wiring.faults], may_kill=True)
+    trace = open(wiring.trace, "a", encoding="utf-8", buffering=1)  # line-buffered: survives the server's kill
+
+    def sink(event: Event) -> None:
+        trace.write(canonical_line({"driver_step": step, "source": "mcp_server", **event.to_json()}))
+
+    return ToolBoundary(ToolRegistry(world.tool_specs(tools)), records, session_id, user, clock=lambda: wiring.now, trace=sink)
