@@ -135,6 +135,7 @@ def test_fixture_tools_policy(world):
         "search_kb": "run",
         "fetch_page": "run",
         "calculator": "run",
+        "list_orders": "run",
         "put_note": "run_idempotent",
         "transfer_funds": "needs_approval",
         "send_email": "needs_approval",
