@@ -34,6 +34,7 @@ CREATE TABLE IF NOT EXISTS pending (pending_id TEXT PRIMARY KEY, tool TEXT NOT N
 CREATE TABLE IF NOT EXISTS grants (grant_id INTEGER PRIMARY KEY AUTOINCREMENT, tool TEXT NOT NULL, args_hash TEXT NOT NULL,
                                    expires_at REAL NOT NULL, used INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS approved_keys (call_id TEXT PRIMARY KEY, args_hash TEXT NOT NULL, grant_id INTEGER NOT NULL);
 """
 
 
@@ -88,8 +89,15 @@ class SessionRecords:
         self._conn.execute("DELETE FROM pending WHERE tool = ? AND args_hash = ?", (tool, digest))
         return int(cursor.lastrowid or 0)
 
-    def take_grant(self, tool: str, digest: str, now: float) -> GrantTaken:
-        """Use one unused, unexpired grant for exactly this call (once); ``expired`` when only expired ones exist."""
+    def approved(self, call_id: str, digest: str) -> bool:
+        """Whether a grant was taken for this key with these arguments: its later attempts (a retry after a failure
+        before any effect, a reconciled ``not_executed``) are the same approved call and need no new grant."""
+        row = self._conn.execute("SELECT 1 FROM approved_keys WHERE call_id = ? AND args_hash = ?", (call_id, digest)).fetchone()
+        return row is not None
+
+    def take_grant(self, tool: str, digest: str, now: float, call_id: str | None = None) -> GrantTaken:
+        """Use one unused, unexpired grant for exactly this call (once), for the key ``call_id`` if the caller sent one;
+        ``expired`` when there is none and the latest grant for this call expired unused."""
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")  # two deliveries at once: only one takes the grant
         try:
@@ -99,7 +107,10 @@ class SessionRecords:
             ).fetchone()
             if row is not None:
                 conn.execute("UPDATE grants SET used = 1 WHERE grant_id = ?", (row[0],))
-            stale = row is None and conn.execute("SELECT 1 FROM grants WHERE tool = ? AND args_hash = ? AND used = 0", (tool, digest)).fetchone()
+                if call_id is not None:
+                    conn.execute("INSERT OR REPLACE INTO approved_keys VALUES (?, ?, ?)", (call_id, digest, row[0]))
+            latest = conn.execute("SELECT used FROM grants WHERE tool = ? AND args_hash = ? ORDER BY grant_id DESC LIMIT 1", (tool, digest)).fetchone()
+            stale = row is None and latest is not None and latest[0] == 0  # the latest grant for this call expired unused
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -180,10 +191,9 @@ class ToolBoundary:
         if claimed:  # whatever the caller sends, approval only ever comes from the human's side
             why = "an approval sent by the client is never accepted: approvals are granted out of band"
             return BoundaryResult("refused", call_id, tool, {"error": why}, "client_approval", digest)
-        record = self.records.idempotency.get(key) if key else None
-        if record is not None and record.state.value == "completed" and record.args_hash == digest:
-            return None  # a re-sent call that already ran: its stored result, no new effect and no new grant
-        taken = self.records.take_grant(tool, digest, self._clock())
+        if key is not None and self.records.approved(key, digest):
+            return None  # the approved call again: a replay of its result, or another attempt under its key
+        taken = self.records.take_grant(tool, digest, self._clock(), key)
         if taken == "taken":
             return None
         pending_id = self.records.add_pending(tool, args, digest)

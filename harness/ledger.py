@@ -249,6 +249,12 @@ def bind_worker(binding: Binding) -> None:
     _bound = binding
 
 
+def current_binding() -> Binding | None:
+    """The binding of this worker (None outside a supervised worker): a program the worker starts for the same
+    driver step (the MCP server) is handed it, so its effects count in the step too."""
+    return _bound
+
+
 def worker_ledger(scratch: Path) -> LedgerClient | LocalLedger:
     """The ledger of this process: the runner's channel in a supervised worker, else a local file."""
     return LedgerClient(_bound) if _bound is not None else LocalLedger(scratch / "ledger.sqlite")

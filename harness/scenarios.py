@@ -22,6 +22,8 @@ from harness.scenario_messages import json_type, locate, not_utf8
 
 SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
 SCHEMA_PATH = SCENARIO_DIR / "scenario.schema.json"
+DEFAULT_USER = "alice"  # the session's user when a scenario names none
+BOUNDARY_ACTIONS = ("direct_call", "grant")  # steps at the tool boundary, outside the agent's loop
 
 
 # point -> (what it does, the field that selects where it fires)
@@ -68,6 +70,13 @@ class Scenario:
     model_script: tuple[dict[str, Any], ...]
     driver: tuple[dict[str, Any], ...]
     faults: tuple[Fault, ...]
+    user: str = DEFAULT_USER
+
+    @property
+    def uses_boundary(self) -> bool:
+        """Whether a step calls the tool boundary directly (a client other than the agent, or the human granting
+        there): only a column with a tool boundary outside its agent's loop can play it."""
+        return any(step["action"] in BOUNDARY_ACTIONS for step in self.driver)
 
     @property
     def user_inputs(self) -> tuple[str, ...]:
@@ -162,6 +171,7 @@ def load_scenario(path: Path) -> Scenario:
         model_script=tuple(data["model_script"]),
         driver=tuple(data["driver"]),
         faults=tuple(Fault.from_json(f) for f in data["faults"]),
+        user=data.get("user", DEFAULT_USER),
     )
 
 

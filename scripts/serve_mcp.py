@@ -23,7 +23,8 @@ sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 from handwritten.boundary import ToolBoundary  # noqa: E402
 from harness.errors import HarnessError  # noqa: E402
 from harness.fixture_tools import FIXTURE_TOOLS  # noqa: E402
-from harness.mcp.session import DEFAULT_USER, HarnessWiring, open_boundary  # noqa: E402
+from harness.mcp.session import HarnessWiring, open_boundary  # noqa: E402
+from harness.scenarios import DEFAULT_USER  # noqa: E402
 
 DEFAULT_STATE_DIR = ROOT / "runs" / "mcp-state"
 DEFAULT_SESSION = "mcp-session"

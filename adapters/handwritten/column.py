@@ -3,22 +3,28 @@
 Every worker builds the engine afresh from the files in the scratch directory (engine
 records in ``engine.sqlite``, fault firings in ``faults.sqlite``; the ledger is the
 runner's, reached through its channel), so a resume after a kill knows only what was on disk.
+Direct calls of a scenario (``direct_call``, ``grant``: a client other than the agent) meet the engine's
+tool boundary (``handwritten.boundary``), whose records live in the scratch directory too.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
 from handwritten.approvals import ApprovalAuthority
+from handwritten.boundary import SessionRecords, ToolBoundary
+from handwritten.canonical import args_hash
 from handwritten.checkpoint import AgentState, SqliteCheckpointStore
 from handwritten.engine import Engine, Hooks, ReconcileOutcome, RunResult
 from handwritten.events import Event
 from handwritten.idempotency import SqliteIdempotencyStore
-from handwritten.tools import ToolRegistry
+from handwritten.tools import ToolRegistry, ToolSpec
 from harness.canonical_io import canonical_line
-from harness.column_side.approver import APPROVAL_SECRET
+from harness.column_side.approver import APPROVAL_SECRET, TOKEN_TTL_S
 from harness.column_side.driver import trace_path
 from harness.column_side.protocol import ColumnAdapter, PendingCall, StepOutcome, StepRequest
 from harness.column_side.scripted_model import ScriptedModel
@@ -27,18 +33,24 @@ from harness.column_side.world import FixtureWorld
 from harness.records import ScenarioRun, StepFacts
 from harness.scenarios import Scenario
 
+Sink = Callable[[Event], None]
+
 
 class HandwrittenColumn(ColumnAdapter):
-    """The reference: the engine's own loop, approvals, checkpoints and idempotency records."""
+    """The reference: the engine's own loop, approvals, checkpoints and idempotency records.
+
+    Its tool boundary serves the scenario's direct calls in process, over the same fixture world; the
+    ``handwritten_mcp`` column overrides the hooks below to put an MCP server in between."""
 
     name = "handwritten"
     modes = ("contract",)
+    boundary = True
     idempotency_store = SqliteIdempotencyStore  # a test-only broken column swaps it for one that forgets
 
     def perform(self, scenario: Scenario, scratch: Path, request: StepRequest, mode: str = "contract") -> StepOutcome:
         """Run one driver step in this (worker) process."""
         self.check_mode(mode)
-        return _perform(scenario, scratch, request, self.idempotency_store)
+        return _perform(self, scenario, scratch, request)
 
     def facts(self, run: ScenarioRun, mode: str = "contract") -> list[StepFacts]:
         """What the engine's own trace says happened in each step."""
@@ -48,8 +60,45 @@ class HandwrittenColumn(ColumnAdapter):
         """Native information, recorded but never compared: the engine's final checkpoint summary."""
         return _detail(run)
 
+    # -- hooks: where the engine's tools and the boundary live ----------------------------------------------
 
-def _perform(scenario: Scenario, scratch: Path, request: StepRequest, idempotency_store: Any) -> StepOutcome:
+    def tools(self, scenario: Scenario, scratch: Path, request: StepRequest, world: FixtureWorld) -> AbstractContextManager[list[ToolSpec]]:
+        """The engine's tools for one step: the fixture world's, in process."""
+        return nullcontext(world.tool_specs(list(scenario.tools)))
+
+    def boundary_records(self, scratch: Path, session: str) -> SessionRecords:
+        """A session's boundary records (pending calls, grants, idempotency) in the scratch directory."""
+        return SessionRecords(scratch / "boundary" / session)
+
+    def call_boundary(self, scenario: Scenario, scratch: Path, request: StepRequest, world: FixtureWorld, sink: Sink) -> tuple[str, str | None]:
+        """A direct call at the boundary, in process: its status and reason."""
+        step = request.boundary or {}
+        session = step.get("session", scenario.session_id)
+        records = self.boundary_records(scratch, session)
+        try:
+            registry = ToolRegistry(world.tool_specs(list(scenario.tools)))
+            boundary = ToolBoundary(registry, records, session, scenario.user, clock=lambda: request.now, trace=sink)
+            result = boundary.call(step["tool"], step["arguments"], step.get("key"), claimed_approval="approval_meta" in step)
+        finally:
+            records.close()
+        return result.status, result.reason
+
+    def grant_at_boundary(self, scratch: Path, session: str, tool: str, digest: str, expires_at: float) -> None:
+        """The human's approval written to the boundary's records (the in-process boundary reads them there)."""
+        records = self.boundary_records(scratch, session)
+        try:
+            records.grant(tool, digest, expires_at)
+        finally:
+            records.close()
+
+    def approved_in_engine(self, scratch: Path, scenario: Scenario, call: Any, now: float) -> None:
+        """An approval the driver gives the engine also reaches the tools' boundary, if they have one of their own."""
+
+    def settle_at_boundary(self, scratch: Path, session: str, call_id: str, outcome: str) -> None:
+        """An operator's reconcile also reaches the tools' boundary, if they have one of their own."""
+
+
+def _perform(column: HandwrittenColumn, scenario: Scenario, scratch: Path, request: StepRequest) -> StepOutcome:
     index, now = request.index, request.now
     world = FixtureWorld(scratch, list(scenario.faults), may_kill=True)
     engine_db = str(scratch / "engine.sqlite")
@@ -59,17 +108,32 @@ def _perform(scenario: Scenario, scratch: Path, request: StepRequest, idempotenc
     def sink(event: Event) -> None:
         trace_file.write(canonical_line({"driver_step": index, **event.to_json()}))
 
-    engine = Engine(
-        model=ScriptedModel.of(scenario, scratch, world.faults),
-        registry=ToolRegistry(world.tool_specs(list(scenario.tools))),
-        checkpoints=checkpoints,
-        idempotency=idempotency_store(engine_db),
-        approvals=ApprovalAuthority(APPROVAL_SECRET, clock=lambda: now, new_token_id=_no_issuing),
-        trace=sink,
-        hooks=Hooks(after_checkpoint=lambda call: world.faults.fire("engine.kill_after_checkpoint", call_id=call.call_id)),
-        max_steps=scenario.max_steps,
-        system_prompt=scenario.system_prompt,
-    )
+    session = scenario.session_id
+    match request.action:
+        case "grant":  # the human approves a call at the boundary, out of band: written to that session's records
+            step = request.boundary or {}
+            column.grant_at_boundary(scratch, step.get("session", session), step["tool"], args_hash(step["arguments"]), now + float(step.get("ttl_s", TOKEN_TTL_S)))
+            return _outcome_of_state(_require(checkpoints.load(session), session))
+        case "direct_call":
+            status, reason = column.call_boundary(scenario, scratch, request, world, sink)
+            return _boundary_outcome(status, reason, _require(checkpoints.load(session), session))
+    with column.tools(scenario, scratch, request, world) as specs:
+        engine = Engine(
+            model=ScriptedModel.of(scenario, scratch, world.faults),
+            registry=ToolRegistry(specs),
+            checkpoints=checkpoints,
+            idempotency=column.idempotency_store(engine_db),
+            approvals=ApprovalAuthority(APPROVAL_SECRET, clock=lambda: now, new_token_id=_no_issuing),
+            trace=sink,
+            hooks=Hooks(after_checkpoint=lambda call: world.faults.fire("engine.kill_after_checkpoint", call_id=call.call_id)),
+            max_steps=scenario.max_steps,
+            system_prompt=scenario.system_prompt,
+            user=scenario.user,
+        )
+        return _engine_step(column, engine, checkpoints, scenario, scratch, request)
+
+
+def _engine_step(column: HandwrittenColumn, engine: Engine, checkpoints: SqliteCheckpointStore, scenario: Scenario, scratch: Path, request: StepRequest) -> StepOutcome:
     session = scenario.session_id
     snapshots = scratch / "snapshots"
     match request.action:
@@ -77,12 +141,18 @@ def _perform(scenario: Scenario, scratch: Path, request: StepRequest, idempotenc
             assert request.event is not None
             result = engine.run(session, request.event.input, request.event.event_id)
         case "approve" | "misuse_token":
+            if request.action == "approve":
+                state = checkpoints.load(session)
+                call = next((c for c in (state.pending_approval if state else ()) if c.call_id == request.call_id), None)
+                if call is not None:
+                    column.approved_in_engine(scratch, scenario, call, request.now)
             result = engine.approve(session, _call(request), request.token or "")
         case "reject":
             result = engine.reject(session, _call(request), request.reason)
         case "resume":
             result = engine.resume(session)
         case "reconcile":
+            column.settle_at_boundary(scratch, session, _call(request), _reconcile_outcome(request))
             result = engine.reconcile_uncertain(session, _call(request), _reconcile_outcome(request))
         case "snapshot":
             state = _require(checkpoints.load(session), session)
@@ -93,7 +163,20 @@ def _perform(scenario: Scenario, scratch: Path, request: StepRequest, idempotenc
             state = AgentState.from_json(json.loads((snapshots / f"{request.name}.json").read_text(encoding="utf-8")))
             checkpoints.save(state)  # the saved state is delivered again, as a retried webhook would
             return _outcome_of_state(state)
+        case _:
+            raise ValueError(f"unknown driver action {request.action!r}")
     return _outcome(result)
+
+
+def _boundary_outcome(status: str, reason: str | None, state: AgentState) -> StepOutcome:
+    """A direct call's outcome as a step: ran (``completed``), stopped for reconciliation, or refused with the reason.
+    The agent's session stays where it was: a direct call does not touch it."""
+    session_status = state.status if state.status != "running" else "crashed"
+    if status in ("ok", "replayed"):
+        return StepOutcome("completed", session_status, None, _pending(state))
+    if status == "uncertain":
+        return StepOutcome("reconcile_required", session_status, reason, _pending(state))
+    return StepOutcome("refused", session_status, reason or status, _pending(state))
 
 
 def _call(request: StepRequest) -> str:

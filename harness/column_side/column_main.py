@@ -28,6 +28,9 @@ from harness.records import PROGRESS_PREFIX, SCENARIO_TIMEOUT_S, raw_record, run
 from harness.scenarios import Scenario, load_scenarios
 
 
+NO_BOUNDARY = "calls the tool boundary directly (direct_call, grant): this column has no boundary outside its agent's loop"
+
+
 def run_raw(
     column: ColumnAdapter,
     scenario: Scenario,
@@ -84,12 +87,15 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, dict[str, Any]] = {}
     timings: dict[str, float] = {"import_s": imported - started}
     modes = [m for m in args.mode if m in column.modes]
-    print(f"{PROGRESS_PREFIX}plan {len(scenarios) * len(modes)}", flush=True)  # forced orderings (sub-cases) come on top
+    # A scenario with steps at a tool boundary needs a column that has one outside its agent's loop.
+    not_applicable = {s.id: NO_BOUNDARY for s in scenarios if s.uses_boundary and not column.boundary}
+    playable = [s for s in scenarios if s.id not in not_applicable]
+    print(f"{PROGRESS_PREFIX}plan {len(playable) * len(modes)}", flush=True)  # forced orderings (sub-cases) come on top
     for mode in modes:
         column.prepare(mode)
         mode_started = time.perf_counter()
         records: dict[str, Any] = {}
-        for scenario in scenarios:
+        for scenario in playable:
             schedules = column.schedules(scenario, mode)
             for schedule in schedules or (None,):  # each forced ordering of a race is its own sub-case
                 key = f"{scenario.id}@{schedule}" if schedule else scenario.id
@@ -103,5 +109,6 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{PROGRESS_PREFIX}{mode}/{key}", flush=True)  # the runner forwards it as a progress line
         results[mode] = records
         timings[f"{mode}_s"] = time.perf_counter() - mode_started
-    write_json(args.out, {"column": column.name, "mechanisms": mechanisms, "constants": constants, "modes": results, "timings": timings})
+    document = {"column": column.name, "mechanisms": mechanisms, "constants": constants, "modes": results, "timings": timings}
+    write_json(args.out, document | ({"not_applicable": dict(sorted(not_applicable.items()))} if not_applicable else {}))
     return 0

@@ -27,7 +27,9 @@ from harness.column_side.world import arm_schedule
 from harness.errors import HarnessError
 from harness.ledger import Binding, LedgerServer, bind_worker
 from harness.records import SCENARIO_TIMEOUT_S, ScenarioRun, StepRecord
-from harness.scenarios import Scenario
+from harness.scenarios import BOUNDARY_ACTIONS, Scenario
+
+BOUNDARY_FIELDS = ("tool", "arguments", "key", "session", "approval_meta", "ttl_s")
 
 Perform = Callable[[Scenario, Path, StepRequest], StepOutcome]
 """Runs one driver step inside a worker (a column's ``perform`` with its mode bound)."""
@@ -100,6 +102,7 @@ def _play(
             reason=step.get("reason", "not approved"),
             outcome=step.get("outcome"),
             name=step.get("name"),
+            boundary={k: step[k] for k in BOUNDARY_FIELDS if k in step} if action in BOUNDARY_ACTIONS else None,
         )
         fired_before = set(fired_faults(str(scratch / FAULTS_FILE)))
         binding = dataclasses.replace(ledger, step=index)

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from harness.records import ScenarioRun, StepFacts
     from harness.scenarios import Scenario
 
-Action = Literal["run", "deliver_again", "approve", "misuse_token", "reject", "resume", "reconcile", "snapshot", "restore"]
+Action = Literal["run", "deliver_again", "approve", "misuse_token", "reject", "resume", "reconcile", "snapshot", "restore", "direct_call", "grant"]
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,8 @@ class StepRequest:
     ``event`` to ``run`` and ``deliver_again``; ``call_id`` to the decisions and ``reconcile``;
     ``token`` to ``approve`` and ``misuse_token`` (issued, or misused, by the harness's approver);
     ``reason`` to ``reject``; ``outcome`` (``confirmed`` | ``not_executed``) to ``reconcile``;
-    ``name`` to ``snapshot`` and ``restore``."""
+    ``name`` to ``snapshot`` and ``restore``; ``boundary`` (the step's ``tool``, ``arguments``, ``key``, ``session``,
+    ``approval_meta``, ``ttl_s``) to ``direct_call`` and ``grant``, the steps at a column's tool boundary."""
 
     index: int
     action: Action
@@ -52,6 +53,7 @@ class StepRequest:
     reason: str = "not approved"
     outcome: str | None = None
     name: str | None = None
+    boundary: dict[str, Any] | None = None
 
     @property
     def is_decision(self) -> bool:
@@ -108,6 +110,9 @@ class ColumnAdapter(ABC):
 
     name: ClassVar[str]
     modes: ClassVar[tuple[str, ...]]
+    boundary: ClassVar[bool] = False
+    """Whether the column has a tool boundary outside its agent's loop (``handwritten.boundary``): only then does it
+    play scenarios with ``direct_call`` and ``grant`` steps; other columns leave them out, listed as not applicable."""
     mechanisms: ClassVar[dict[str, str]] = {}
     """Where the framework keeps its loop, tool dispatch, message assembly, approval and persistence:
     role -> ``module:qualname`` of the framework's own code (``harness.column_side.mechanisms``); empty for our own columns."""

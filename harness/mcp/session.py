@@ -30,7 +30,6 @@ from harness.ledger import Binding, LocalLedger, bind_worker
 from harness.scenarios import Fault
 
 HARNESS_ENV = "AGENT_BENCH_MCP_HARNESS"
-DEFAULT_USER = "alice"
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 

@@ -102,6 +102,8 @@ def column_document(result: ColumnResult, reference: ColumnResult, scenarios_by_
                 **{k: record[k] for k in _RECORD_EXTRAS},
             }
         modes[mode] = {"summary": summarize(scenarios), "scenarios": scenarios}
+        if result.not_applicable:  # left out, and said so: never counted as equal
+            modes[mode]["not_applicable"] = result.not_applicable
     document = {**_header(result), "modes": modes}
     if result.column.environment == "isolated":  # third-party columns: defaults plus the least glue
         document["glue_lines"] = count_glue_lines(result.column.adapter_dir)

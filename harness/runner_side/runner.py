@@ -50,6 +50,8 @@ class ColumnResult:
     """role -> a framework constant (``ref``, ``value``) read in the column's environment (a step limit, a retry count)."""
     undeclared_races: list[str] = field(default_factory=list)
     """``<column>/<mode>/<scenario>/<part>`` for every part of a record that differed between two runs."""
+    not_applicable: dict[str, str] = field(default_factory=dict)
+    """Scenarios the column does not play (in any of its modes), with why (a tool boundary it does not have)."""
 
 
 def run_column(
@@ -127,7 +129,7 @@ def run_column(
         return ColumnResult(column, "not-measured", reason=f"the column names no mechanism for {', '.join(missing)}", versions=versions)
     return ColumnResult(
         column, "measured", versions=versions, modes=modes_out, network=network, timings=timings, mechanisms=mechanisms,
-        constants=document["constants"], undeclared_races=races
+        constants=document["constants"], undeclared_races=races, not_applicable=document.get("not_applicable", {})
     )
 
 
