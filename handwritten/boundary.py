@@ -1,6 +1,6 @@
 """The tool boundary: the contract for a tool call that arrives from outside the engine's loop.
 
-A protocol server (the MCP server in ``harness.mcp``) hands every call it receives to a ``ToolBoundary``.
+A protocol server (the MCP server in ``harness.column_side.mcp``) hands every call it receives to a ``ToolBoundary``.
 The call passes schema, identity, policy, approval, checkpoint and execute, in that order, with the same
 idempotency records as a call of the engine's own loop. A boundary is a protocol edge, not an authority:
 

@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
 from handwritten.boundary import SessionRecords  # noqa: E402
+from harness.column_side.mcp.session import session_dir  # noqa: E402
 from harness.errors import HarnessError  # noqa: E402
-from harness.mcp.session import session_dir  # noqa: E402
 
 DEFAULT_STATE_DIR = ROOT / "runs" / "mcp-state"
 

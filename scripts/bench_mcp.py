@@ -53,10 +53,10 @@ from mcp.types import CallToolResult, RequestParamsMeta  # noqa: E402
 from handwritten.boundary import ToolBoundary  # noqa: E402
 from handwritten.policy import Policy  # noqa: E402
 from handwritten.tools import as_session_user  # noqa: E402
+from harness.column_side.mcp import KEY_META  # noqa: E402
+from harness.column_side.mcp.server import build_server  # noqa: E402
+from harness.column_side.mcp.session import open_boundary  # noqa: E402
 from harness.fixture_tools import FIXTURE_TOOLS  # noqa: E402
-from harness.mcp import KEY_META  # noqa: E402
-from harness.mcp.server import build_server  # noqa: E402
-from harness.mcp.session import open_boundary  # noqa: E402
 
 SERVE = ROOT / "scripts" / "serve_mcp.py"
 KINDS = {"read": ("get_weather", {"city": "Paris"}), "write": ("put_note", {"key": "bench", "text": "hello"})}

@@ -21,9 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
 from handwritten.boundary import ToolBoundary  # noqa: E402
+from harness.column_side.mcp.session import HarnessWiring, open_boundary  # noqa: E402
 from harness.errors import HarnessError  # noqa: E402
 from harness.fixture_tools import FIXTURE_TOOLS  # noqa: E402
-from harness.mcp.session import HarnessWiring, open_boundary  # noqa: E402
 from harness.scenarios import DEFAULT_USER  # noqa: E402
 
 DEFAULT_STATE_DIR = ROOT / "runs" / "mcp-state"
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on 127.0.0.1:PORT at /mcp instead of stdio")
     args = parser.parse_args(argv)
     try:
-        from harness.mcp.server import build_server, serve_http, serve_stdio
+        from harness.column_side.mcp.server import build_server, serve_http, serve_stdio
     except ImportError as exc:
         print(f"serve_mcp.py: the MCP SDK is missing ({exc}); install the extra: pip install -e '.[mcp]'", file=sys.stderr)
         return 2

@@ -24,13 +24,13 @@ from handwritten.checkpoint import PendingCall
 from handwritten.tools import ToolSpec
 from harness.column_side.approver import TOKEN_TTL_S
 from harness.column_side.driver import trace_path
+from harness.column_side.mcp import APPROVAL_META, KEY_META
+from harness.column_side.mcp.client import McpTools, server_command
+from harness.column_side.mcp.session import HARNESS_ENV, HarnessWiring
 from harness.column_side.protocol import StepRequest
 from harness.column_side.world import FixtureWorld
 from harness.columns import ROOT
 from harness.ledger import current_binding
-from harness.mcp import APPROVAL_META, KEY_META
-from harness.mcp.client import McpTools, server_command
-from harness.mcp.session import HARNESS_ENV, HarnessWiring
 from harness.scenarios import Scenario
 
 SERVER = ROOT / "scripts" / "serve_mcp.py"

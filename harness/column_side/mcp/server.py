@@ -21,7 +21,7 @@ from mcp.server.stdio import stdio_server
 from handwritten.boundary import BoundaryResult, ToolBoundary
 from handwritten.canonical import canonical_json
 from handwritten.tools import RiskClass
-from harness.mcp import ACTS_FOR_META, APPROVAL_META, KEY_META, RISK_META
+from harness.column_side.mcp import ACTS_FOR_META, APPROVAL_META, KEY_META, RISK_META
 
 SERVER_NAME = "agent-framework-bench"
 SERVER_VERSION = "0.1.0"

@@ -28,8 +28,8 @@ from mcp_types import RequestParamsMeta
 
 from handwritten.tools import RiskClass, ToolContext, ToolSpec
 from harness.column_side.faults import FAULT_EXIT_CODE
+from harness.column_side.mcp import ACTS_FOR_META, KEY_META, RISK_META
 from harness.errors import HarnessError
-from harness.mcp import ACTS_FOR_META, KEY_META, RISK_META
 
 EXIT_WAIT_S = 10.0
 

@@ -1,0 +1,140 @@
+"""The tool boundary: a call from outside the engine's loop meets the same contract, and nothing the caller sends approves.
+
+Each test drives a ``ToolBoundary`` over the fixture world with a real ledger file and real session records, and
+checks the outcome and the ledger's counts (the side-effect truth)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from handwritten.boundary import SessionRecords, ToolBoundary
+from handwritten.canonical import args_hash
+from handwritten.tools import ToolRegistry
+from harness.column_side.world import FixtureWorld
+from harness.fixture_tools import FIXTURE_TOOLS
+from harness.ledger import ledger_counts
+from harness.scenarios import Fault
+
+TRANSFER = {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 500}
+NOW = 1_000.0
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = NOW
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+def boundary(tmp_path: Path, clock: Clock, session: str = "s1", faults: list[Fault] | None = None) -> ToolBoundary:
+    world = FixtureWorld(tmp_path, faults or [], may_kill=False)
+    records = SessionRecords(tmp_path / "sessions" / session)
+    return ToolBoundary(ToolRegistry(world.tool_specs(list(FIXTURE_TOOLS))), records, session, "alice", clock)
+
+
+def counts(tmp_path: Path) -> dict[str, tuple[int, int, int]]:
+    return {cid: (c["tool_entries"], c["executor_entries"], c["effects"]) for cid, c in ledger_counts(str(tmp_path / "ledger.sqlite")).items()}
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "status", "reason"),
+    [
+        ("transfer_funds", {**TRANSFER, "amount_cents": "500"}, "invalid_arguments", "invalid_arguments"),
+        ("transfer_funds", {**TRANSFER, "note": "extra"}, "invalid_arguments", "invalid_arguments"),
+        ("transfer_funds", "not an object", "invalid_arguments", "invalid_arguments"),
+        ("delete_everything", {}, "unknown_tool", "unknown_tool"),
+        ("drop_database", {"name": "prod"}, "denied", "always_deny"),
+        ("transfer_funds", TRANSFER, "approval_required", "approval_required"),
+        ("list_orders", {"username": "bob"}, "refused", "other_user"),
+    ],
+)
+def test_refused_calls_leave_the_ledger_unchanged(tmp_path: Path, clock: Clock, tool: str, arguments: object, status: str, reason: str) -> None:
+    result = boundary(tmp_path, clock).call(tool, arguments, key="k1")
+    assert (result.status, result.reason, result.is_error) == (status, reason, True)
+    assert counts(tmp_path) == {}
+
+
+def test_the_user_comes_from_the_session(tmp_path: Path, clock: Clock) -> None:
+    b = boundary(tmp_path, clock)
+    assert b.call("list_orders", {}).output == {"username": "alice", "orders": ["ORD-1001 (shipped)"]}
+    assert b.call("list_orders", {"username": "alice"}).status == "ok"
+
+
+def test_a_grant_runs_the_call_once_and_a_resend_with_its_key_is_replayed(tmp_path: Path, clock: Clock) -> None:
+    b = boundary(tmp_path, clock)
+    first = b.call("transfer_funds", TRANSFER, key="k1")
+    assert first.status == "approval_required"
+    assert [p["pending_id"] for p in b.records.pending()] == [first.output["pending_id"]]
+    b.records.grant("transfer_funds", args_hash(TRANSFER), NOW + 60)
+    assert b.records.pending() == []
+    ran = b.call("transfer_funds", TRANSFER, key="k1")
+    again = b.call("transfer_funds", TRANSFER, key="k1")
+    assert (ran.status, again.status, again.output) == ("ok", "replayed", ran.output)
+    assert b.call("transfer_funds", TRANSFER, key="k2").status == "approval_required"  # used once: a new call needs a new grant
+    assert counts(tmp_path) == {"k1": (1, 1, 1)}
+
+
+def test_grants_are_bound_to_arguments_session_and_expiry(tmp_path: Path, clock: Clock) -> None:
+    b = boundary(tmp_path, clock)
+    b.records.grant("transfer_funds", args_hash({**TRANSFER, "amount_cents": 501}), NOW + 60)  # other arguments
+    assert b.call("transfer_funds", TRANSFER, key="k1").reason == "approval_required"
+    other = SessionRecords(tmp_path / "sessions" / "s2")  # another session's grant
+    other.grant("transfer_funds", args_hash(TRANSFER), NOW + 60)
+    assert b.call("transfer_funds", TRANSFER, key="k1").reason == "approval_required"
+    b.records.grant("transfer_funds", args_hash(TRANSFER), NOW + 60)
+    clock.now = NOW + 60
+    assert b.call("transfer_funds", TRANSFER, key="k1").reason == "approval_expired"
+    assert counts(tmp_path) == {}
+
+
+def test_an_approval_the_client_sends_is_refused_and_leaves_the_grant_unused(tmp_path: Path, clock: Clock) -> None:
+    b = boundary(tmp_path, clock)
+    b.records.grant("transfer_funds", args_hash(TRANSFER), NOW + 60)
+    refused = b.call("transfer_funds", TRANSFER, key="k1", claimed_approval=True)
+    assert (refused.status, refused.reason) == ("refused", "client_approval")
+    assert counts(tmp_path) == {}
+    assert b.call("transfer_funds", TRANSFER, key="k1").status == "ok"
+
+
+def test_without_a_key_every_call_is_new(tmp_path: Path, clock: Clock) -> None:
+    b = boundary(tmp_path, clock)
+    note = {"key": "n", "text": "t"}
+    ids = [b.call("put_note", note).call_id for _ in range(2)] + [b.call("put_note", note, key="k").call_id for _ in range(2)]
+    assert ids == ["call-1", "call-2", "k", "k"]
+    assert counts(tmp_path) == {"call-1": (1, 1, 1), "call-2": (1, 1, 1), "k": (1, 1, 1)}
+
+
+def test_a_timeout_after_the_effect_is_uncertain_until_reconciled(tmp_path: Path, clock: Clock) -> None:
+    b = boundary(tmp_path, clock, faults=[Fault("tool.timeout_after_effect", call_id="k1")])
+    assert b.call("put_note", {"key": "n", "text": "t"}, key="k1").status == "uncertain"
+    assert b.call("put_note", {"key": "n", "text": "t"}, key="k1").status == "uncertain"  # never retried on its own
+    assert b.records.reconcile("k1", "confirmed")
+    assert b.call("put_note", {"key": "n", "text": "t"}, key="k1").status == "replayed"
+    assert counts(tmp_path) == {"k1": (1, 1, 1)}
+
+
+def test_a_failed_attempt_of_an_approved_call_retries_under_its_grant(tmp_path: Path, clock: Clock) -> None:
+    b = boundary(tmp_path, clock, faults=[Fault("tool.raise_before_effect", call_id="k1")])
+    b.records.grant("transfer_funds", args_hash(TRANSFER), NOW + 60)
+    assert b.call("transfer_funds", TRANSFER, key="k1").status == "error"
+    assert b.call("transfer_funds", TRANSFER, key="k1").status == "ok"
+    assert counts(tmp_path) == {"k1": (2, 2, 1)}
+
+
+def test_a_restarted_boundary_continues_the_session_from_its_files(tmp_path: Path, clock: Clock) -> None:
+    first = boundary(tmp_path, clock)
+    first.records.grant("transfer_funds", args_hash(TRANSFER), NOW + 60)
+    assert first.call("transfer_funds", TRANSFER, key="k1").status == "ok"
+    pending = first.call("send_email", {"to": "a@b.c", "subject": "s", "body": "b"}, key="k2").output["pending_id"]
+    first.records.close()
+    second = boundary(tmp_path, clock)
+    assert second.call("transfer_funds", TRANSFER, key="k1").status == "replayed"
+    assert [p["pending_id"] for p in second.records.pending()] == [pending]
