@@ -27,7 +27,6 @@ from harness.ledger import Binding, LedgerClient
 from harness.records import PROGRESS_PREFIX, SCENARIO_TIMEOUT_S, raw_record, run_key
 from harness.scenarios import Scenario, load_scenarios
 
-
 NO_BOUNDARY = "calls the tool boundary directly (direct_call, grant): this column has no boundary outside its agent's loop"
 
 

@@ -33,7 +33,7 @@ LEGEND = [
     "  ≠N    N observables differ from the engine's (listed under the block)",
     "  ERR   the scenario could not be measured (the reason is in the closing lines)",
     "  RACE  two runs of the scenario differed where nothing was declared (--check)",
-    "  -     not run by this column (<scenario>@<schedule>: an ordering another column forces)",
+    "  -     not run by this column (an ordering another column forces, or a boundary it lacks)",
     "  n/m   the column was not measured (the reason is in the closing lines)",
     "  n/e   no expectation given (handwritten only: its run is still every column's reference)",
     *textwrap.wrap("observables: " + ", ".join(f"{short}={name}" for name, short in SHORT.items() if short != name), WIDTH, subsequent_indent="  "),
