@@ -22,7 +22,6 @@ from adapters.handwritten.column import HandwrittenColumn, Sink
 from handwritten.boundary import SessionRecords
 from handwritten.checkpoint import PendingCall
 from handwritten.tools import ToolSpec
-from harness.column_side.approver import TOKEN_TTL_S
 from harness.column_side.driver import trace_path
 from harness.column_side.mcp import APPROVAL_META, KEY_META
 from harness.column_side.mcp.client import McpTools, server_command
@@ -34,6 +33,7 @@ from harness.ledger import current_binding
 from harness.scenarios import Scenario
 
 SERVER = ROOT / "scripts" / "serve_mcp.py"
+GRANT_UNTIL_USED = float("inf")
 
 
 class HandwrittenMcpColumn(HandwrittenColumn):
@@ -62,7 +62,9 @@ class HandwrittenMcpColumn(HandwrittenColumn):
 
     def approved_in_engine(self, scratch: Path, scenario: Scenario, call: PendingCall, now: float) -> None:
         # The same driver step grants the server's approval: the call the engine runs next reaches the server once.
-        self.grant_at_boundary(scratch, scenario.session_id, call.tool, call.args_hash, now + TOKEN_TTL_S)
+        # The engine keeps an approval it accepted until the call runs (after the turn's other calls are decided,
+        # however long that takes), so the server's grant for it does not expire either.
+        self.grant_at_boundary(scratch, scenario.session_id, call.tool, call.args_hash, GRANT_UNTIL_USED)
 
     def settle_at_boundary(self, scratch: Path, session: str, call_id: str, outcome: str) -> None:
         records = self.boundary_records(scratch, session)
