@@ -201,6 +201,8 @@ class _Step:
             case "restore":
                 self.held.restore(self._snapshot_path())
                 return self.wait(session.restore(self._snapshot_path()))
+            case "direct_call" | "grant":  # never handed over: a framework's tools have no boundary outside its loop
+                raise ValueError(f"{request.action} needs a tool boundary {self.column.name} does not have")
 
     def _decide(self, session: Session) -> StepOutcome:
         request, trace = self.context.request, self.context.trace

@@ -133,6 +133,8 @@ def _act(session: ContractSession, request: StepRequest, snapshots: Path) -> Ste
         case "restore":
             saved = json.loads((snapshots / f"{request.name}.json").read_text(encoding="utf-8"))
             return _saved(session.restore(saved["checkpoint_id"]))
+        case "direct_call" | "grant":  # never handed over: the column has no tool boundary outside its graph
+            raise ValueError(f"{request.action} needs a tool boundary this column does not have")
 
 
 def _saved(state: Checkpoint) -> StepOutcome:
