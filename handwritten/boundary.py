@@ -32,7 +32,7 @@ GrantTaken = Literal["taken", "expired", "none"]
 _TABLES = """
 CREATE TABLE IF NOT EXISTS pending (pending_id TEXT PRIMARY KEY, tool TEXT NOT NULL, args TEXT NOT NULL, args_hash TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS grants (grant_id INTEGER PRIMARY KEY AUTOINCREMENT, tool TEXT NOT NULL, args_hash TEXT NOT NULL,
-                                   expires_at REAL NOT NULL, used INTEGER NOT NULL DEFAULT 0);
+                                   expires_at REAL NOT NULL, used INTEGER NOT NULL DEFAULT 0, call_id TEXT);
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS approved_keys (call_id TEXT PRIMARY KEY, args_hash TEXT NOT NULL, grant_id INTEGER NOT NULL);
 """
@@ -43,14 +43,14 @@ class BoundaryResult:
     """What a call at the boundary ended with: a value for the caller, never an exception.
 
     ``call_id``: the id the call ran (or would run) under: the caller's key, else one the boundary assigned;
-    ``reason``: why it was refused or what it waits for; ``output``: the tool's output or the refusal's details."""
+    ``reason``: why it was refused or what it waits for; ``output``: the tool's output or the refusal's details
+    (for ``approval_required``: the ``pending_id`` a human grants, the tool and the arguments' hash)."""
 
     status: Status
     call_id: str
     tool: str
     output: Any
     reason: str | None = None
-    args_hash: str | None = None
 
     @property
     def is_error(self) -> bool:
@@ -83,11 +83,11 @@ class SessionRecords:
         rows = self._conn.execute("SELECT pending_id, tool, args, args_hash FROM pending ORDER BY rowid").fetchall()
         return [{"pending_id": p, "tool": t, "args": json.loads(a), "args_hash": h} for p, t, a, h in rows]
 
-    def grant(self, tool: str, digest: str, expires_at: float) -> int:
-        """The human approves ``tool`` with the arguments hashed ``digest`` in this session until ``expires_at``."""
-        cursor = self._conn.execute("INSERT INTO grants (tool, args_hash, expires_at) VALUES (?, ?, ?)", (tool, digest, expires_at))
+    def grant(self, tool: str, digest: str, expires_at: float, call_id: str | None = None) -> None:
+        """The human approves ``tool`` with the arguments hashed ``digest`` in this session until ``expires_at``; with
+        ``call_id`` (an approver that knows the call's key, as the engine's does) only a call sent with that key."""
+        self._conn.execute("INSERT INTO grants (tool, args_hash, expires_at, call_id) VALUES (?, ?, ?, ?)", (tool, digest, expires_at, call_id))
         self._conn.execute("DELETE FROM pending WHERE tool = ? AND args_hash = ?", (tool, digest))
-        return int(cursor.lastrowid or 0)
 
     def approved(self, call_id: str, digest: str) -> bool:
         """Whether a grant was taken for this key with these arguments: its later attempts (a retry after a failure
@@ -102,14 +102,18 @@ class SessionRecords:
         conn.execute("BEGIN IMMEDIATE")  # two deliveries at once: only one takes the grant
         try:
             row = conn.execute(
-                "SELECT grant_id FROM grants WHERE tool = ? AND args_hash = ? AND used = 0 AND expires_at > ? ORDER BY grant_id",
-                (tool, digest, now),
+                "SELECT grant_id FROM grants WHERE tool = ? AND args_hash = ? AND used = 0 AND expires_at > ?"
+                " AND (call_id IS NULL OR call_id = ?) ORDER BY grant_id",
+                (tool, digest, now, call_id),
             ).fetchone()
             if row is not None:
                 conn.execute("UPDATE grants SET used = 1 WHERE grant_id = ?", (row[0],))
                 if call_id is not None:
                     conn.execute("INSERT OR REPLACE INTO approved_keys VALUES (?, ?, ?)", (call_id, digest, row[0]))
-            latest = conn.execute("SELECT used FROM grants WHERE tool = ? AND args_hash = ? ORDER BY grant_id DESC LIMIT 1", (tool, digest)).fetchone()
+            latest = conn.execute(
+                "SELECT used FROM grants WHERE tool = ? AND args_hash = ? AND (call_id IS NULL OR call_id = ?) ORDER BY grant_id DESC LIMIT 1",
+                (tool, digest, call_id),
+            ).fetchone()
             stale = row is None and latest is not None and latest[0] == 0  # the latest grant for this call expired unused
             conn.execute("COMMIT")
         except BaseException:
@@ -119,9 +123,8 @@ class SessionRecords:
 
     def next_call_id(self) -> str:
         """An id for a call sent without a key: every such call is new (``call-1``, ``call-2``, ...)."""
-        self._conn.execute("INSERT INTO counters VALUES ('calls', 1) ON CONFLICT(name) DO UPDATE SET value = value + 1")
-        (value,) = self._conn.execute("SELECT value FROM counters WHERE name = 'calls'").fetchone()
-        return f"call-{value}"
+        cursor = self._conn.execute("INSERT INTO counters VALUES ('calls', 1) ON CONFLICT(name) DO UPDATE SET value = value + 1 RETURNING value")
+        return f"call-{cursor.fetchone()[0]}"  # one statement: two servers of one session never hand out the same id
 
     def reconcile(self, call_id: str, outcome: str) -> bool:
         """The operator settles an uncertain call (``confirmed`` | ``not_executed``); False if nothing was uncertain.
@@ -177,7 +180,7 @@ class ToolBoundary:
         digest = sha256_hex(canonical_json(args))
         decision = self._policy.decide(tool, spec.risk)
         if decision is Decision.DENY:
-            return BoundaryResult("denied", call_id, tool, {"error": f"refused by policy: {tool} is never allowed"}, "always_deny", digest)
+            return BoundaryResult("denied", call_id, tool, {"error": f"refused by policy: {tool} is never allowed"}, "always_deny")
         if decision is Decision.NEEDS_APPROVAL:
             waiting = self._approval(tool, args, digest, key, call_id, claimed_approval)
             if waiting is not None:
@@ -190,7 +193,7 @@ class ToolBoundary:
         """None when the call may run: a replay of a completed key, or a grant of the human's taken now."""
         if claimed:  # whatever the caller sends, approval only ever comes from the human's side
             why = "an approval sent by the client is never accepted: approvals are granted out of band"
-            return BoundaryResult("refused", call_id, tool, {"error": why}, "client_approval", digest)
+            return BoundaryResult("refused", call_id, tool, {"error": why}, "client_approval")
         if key is not None and self.records.approved(key, digest):
             return None  # the approved call again: a replay of its result, or another attempt under its key
         taken = self.records.take_grant(tool, digest, self._clock(), key)
@@ -200,7 +203,7 @@ class ToolBoundary:
         reason = "approval_expired" if taken == "expired" else "approval_required"
         details = {"pending_id": pending_id, "tool": tool, "args_hash": digest, "session_id": self.session_id}
         why = "the approval granted for this call expired" if taken == "expired" else "a human must approve this call"
-        return BoundaryResult("approval_required", call_id, tool, {"error": why, **details}, reason, digest)
+        return BoundaryResult("approval_required", call_id, tool, {"error": why, **details}, reason)
 
     def _run_read_only(self, tool: str, args: Any, call_id: str) -> BoundaryResult:
         try:
@@ -215,15 +218,15 @@ class ToolBoundary:
         key = call_id
         match self.records.idempotency.begin(key, digest, self._max_attempts):
             case Replayed(result=stored):
-                return BoundaryResult("replayed", call_id, tool, json.loads(stored), None, digest)
+                return BoundaryResult("replayed", call_id, tool, json.loads(stored))
             case Conflict():
                 why = "idempotency key already used with different arguments"
-                return BoundaryResult("refused", call_id, tool, {"error": why}, "key_conflict", digest)
+                return BoundaryResult("refused", call_id, tool, {"error": why}, "key_conflict")
             case Exhausted(error=error):
-                return BoundaryResult("error", call_id, tool, {"error": f"failed after {self._max_attempts} attempts: {error}"}, "exhausted", digest)
+                return BoundaryResult("error", call_id, tool, {"error": f"failed after {self._max_attempts} attempts: {error}"}, "exhausted")
             case InFlight() | Uncertain():
                 why = "another delivery holds this call, or its outcome is unknown: reconcile it first"
-                return BoundaryResult("uncertain", call_id, tool, {"error": why}, "reconcile_required", digest)
+                return BoundaryResult("uncertain", call_id, tool, {"error": why}, "reconcile_required")
             case Started(attempt=attempt):
                 self._emit(ev.IntentCheckpointed(call_id, key))
                 try:
@@ -231,12 +234,12 @@ class ToolBoundary:
                 except TimeoutError as exc:
                     self.records.idempotency.mark_uncertain(key)
                     why = f"timed out after the executor was entered: {_describe(exc)}"
-                    return BoundaryResult("uncertain", call_id, tool, {"error": why}, "reconcile_required", digest)
+                    return BoundaryResult("uncertain", call_id, tool, {"error": why}, "reconcile_required")
                 except Exception as exc:
                     self.records.idempotency.fail(key, _describe(exc))
-                    return BoundaryResult("error", call_id, tool, {"error": _describe(exc), "attempt": attempt}, "tool_error", digest)
+                    return BoundaryResult("error", call_id, tool, {"error": _describe(exc), "attempt": attempt}, "tool_error")
                 self.records.idempotency.complete(key, output)
-                return BoundaryResult("ok", call_id, tool, output, None, digest)
+                return BoundaryResult("ok", call_id, tool, output)
         raise AssertionError("unreachable: begin() answers with one of its outcomes")
 
 

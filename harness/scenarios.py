@@ -53,6 +53,10 @@ class Fault:
     def from_json(data: dict[str, Any]) -> Fault:
         return Fault(point=data["point"], call_id=data.get("call_id"), turn=data.get("turn"))
 
+    def to_json(self) -> dict[str, Any]:
+        """The fault as a scenario file spells it (``from_json`` reads it back)."""
+        return {"point": self.point} | ({"call_id": self.call_id} if self.call_id is not None else {}) | ({"turn": self.turn} if self.turn is not None else {})
+
 
 @dataclass(frozen=True)
 class Scenario:

@@ -21,16 +21,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
 from handwritten.boundary import SessionRecords  # noqa: E402
-from harness.column_side.mcp.session import session_dir  # noqa: E402
+from harness.column_side.mcp.session import DEFAULT_SESSION, DEFAULT_STATE_DIR, session_dir  # noqa: E402
 from harness.errors import HarnessError  # noqa: E402
-
-DEFAULT_STATE_DIR = ROOT / "runs" / "mcp-state"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Approve or settle calls of a served MCP session.")
     parser.add_argument("--state-dir", type=Path, default=DEFAULT_STATE_DIR)
-    parser.add_argument("--session", default="mcp-session")
+    parser.add_argument("--session", default=DEFAULT_SESSION)
     parser.add_argument("--grant", metavar="PENDING_ID", help="approve this pending call")
     parser.add_argument("--ttl", type=float, default=300.0, help="seconds the grant stays valid (default 300)")
     parser.add_argument("--reconcile", metavar="CALL_ID", help="settle this uncertain call")

@@ -21,13 +21,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
 from handwritten.boundary import ToolBoundary  # noqa: E402
-from harness.column_side.mcp.session import HarnessWiring, open_boundary  # noqa: E402
+from harness.column_side.mcp.session import DEFAULT_SESSION, DEFAULT_STATE_DIR, HarnessWiring, open_boundary  # noqa: E402
 from harness.errors import HarnessError  # noqa: E402
 from harness.fixture_tools import FIXTURE_TOOLS  # noqa: E402
 from harness.scenarios import DEFAULT_USER  # noqa: E402
-
-DEFAULT_STATE_DIR = ROOT / "runs" / "mcp-state"
-DEFAULT_SESSION = "mcp-session"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,8 +50,8 @@ def main(argv: list[str] | None = None) -> int:
             opened[session] = open_boundary(args.state_dir, session, args.user, tools, wiring)
         return opened[session]
 
-    try:
-        boundary_for(None) if args.session or args.http is None else None  # a bad session id or tool fails now, not at the first call
+    try:  # a bad session id or tool name fails now, not at the first call
+        boundary_for(None)
     except HarnessError as exc:
         print(f"serve_mcp.py: {exc}", file=sys.stderr)
         return 2

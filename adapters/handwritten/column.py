@@ -83,11 +83,11 @@ class HandwrittenColumn(ColumnAdapter):
             records.close()
         return result.status, result.reason
 
-    def grant_at_boundary(self, scratch: Path, session: str, tool: str, digest: str, expires_at: float) -> None:
+    def grant_at_boundary(self, scratch: Path, session: str, tool: str, digest: str, expires_at: float, call_id: str | None = None) -> None:
         """The human's approval written to the boundary's records (the in-process boundary reads them there)."""
         records = self.boundary_records(scratch, session)
         try:
-            records.grant(tool, digest, expires_at)
+            records.grant(tool, digest, expires_at, call_id)
         finally:
             records.close()
 

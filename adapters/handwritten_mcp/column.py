@@ -61,10 +61,10 @@ class HandwrittenMcpColumn(HandwrittenColumn):
         return body["status"], body.get("reason")
 
     def approved_in_engine(self, scratch: Path, scenario: Scenario, call: PendingCall, now: float) -> None:
-        # The same driver step grants the server's approval: the call the engine runs next reaches the server once.
-        # The engine keeps an approval it accepted until the call runs (after the turn's other calls are decided,
-        # however long that takes), so the server's grant for it does not expire either.
-        self.grant_at_boundary(scratch, scenario.session_id, call.tool, call.args_hash, GRANT_UNTIL_USED)
+        # The same driver step grants the server's approval, for this call only (the engine sends its call id as the key):
+        # the call the engine runs next reaches the server once. The engine keeps an approval it accepted until the call
+        # runs (after the turn's other calls are decided, however long that takes), so the grant does not expire either.
+        self.grant_at_boundary(scratch, scenario.session_id, call.tool, call.args_hash, GRANT_UNTIL_USED, call.call_id)
 
     def settle_at_boundary(self, scratch: Path, session: str, call_id: str, outcome: str) -> None:
         records = self.boundary_records(scratch, session)
@@ -80,7 +80,7 @@ def _server(scenario: Scenario, scratch: Path, request: StepRequest, session: st
     assert binding is not None, "a driver step runs in a supervised worker bound to the ledger"
     wiring = HarnessWiring(
         scratch=str(scratch),
-        faults=[{k: v for k, v in vars(f).items() if v is not None} for f in scenario.faults],
+        faults=[f.to_json() for f in scenario.faults],
         ledger=(binding.address, binding.run, binding.step),
         now=request.now,
         trace=str(trace_path(scratch)),

@@ -95,6 +95,15 @@ def test_grants_are_bound_to_arguments_session_and_expiry(tmp_path: Path, clock:
     assert counts(tmp_path) == {}
 
 
+def test_a_grant_for_one_call_approves_no_other_call_with_the_same_arguments(tmp_path: Path, clock: Clock) -> None:
+    b = boundary(tmp_path, clock)
+    b.records.grant("transfer_funds", args_hash(TRANSFER), NOW + 60, call_id="k1")
+    assert b.call("transfer_funds", TRANSFER, key="k2").reason == "approval_required"
+    assert b.call("transfer_funds", TRANSFER).reason == "approval_required"
+    assert b.call("transfer_funds", TRANSFER, key="k1").status == "ok"
+    assert counts(tmp_path) == {"k1": (1, 1, 1)}
+
+
 def test_an_approval_the_client_sends_is_refused_and_leaves_the_grant_unused(tmp_path: Path, clock: Clock) -> None:
     b = boundary(tmp_path, clock)
     b.records.grant("transfer_funds", args_hash(TRANSFER), NOW + 60)

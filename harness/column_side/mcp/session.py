@@ -30,6 +30,8 @@ from harness.ledger import Binding, LocalLedger, bind_worker
 from harness.scenarios import Fault
 
 HARNESS_ENV = "AGENT_BENCH_MCP_HARNESS"
+DEFAULT_STATE_DIR = Path(__file__).resolve().parents[3] / "runs" / "mcp-state"  # git-ignored, in the repository
+DEFAULT_SESSION = "mcp-session"
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
