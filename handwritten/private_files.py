@@ -1,0 +1,130 @@
+"""Files only this user can reach: where a tool boundary keeps its grants, secrets and records.
+
+A session's directory holds what decides whether a high-risk call runs (grants, the secret that signs them, the
+idempotency records), so it is trusted only when nobody else could have written into it: the directory is this
+user's, no symlink, not writable by group or others, and its parent cannot swap it away (this user's or root's, and
+writable by others only with the sticky bit, as ``/tmp`` is). A directory of this user's that others may read is made
+private (``0700``) before anything goes in; files are created ``0600`` and opened without following symlinks. Anything
+else is refused with ``UntrustedPath``, which names the path: nothing is read from it and nothing is written.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+from pathlib import Path
+
+_WRITABLE_BY_OTHERS = stat.S_IWGRP | stat.S_IWOTH
+_REACHABLE_BY_OTHERS = 0o077
+
+
+class UntrustedPath(Exception):
+    """A directory or file that someone other than this user could have written: refused, never half-used."""
+
+
+def private_directory(path: Path) -> Path:
+    """``path`` as a private directory of this user's: created ``0700`` if missing, else checked (and tightened)."""
+    try:
+        path.mkdir(mode=0o700, parents=True)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise UntrustedPath(f"{path}: cannot create the directory ({exc.strerror})") from exc
+    _check_parent(path)
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode):
+        raise UntrustedPath(f"{path}: a symlink; give the directory itself")
+    if not stat.S_ISDIR(info.st_mode):
+        raise UntrustedPath(f"{path}: not a directory")
+    _check_owner(path, info)
+    if info.st_mode & _WRITABLE_BY_OTHERS:
+        raise UntrustedPath(f"{path}: group or others can write it (mode {stat.S_IMODE(info.st_mode):o}); use a directory only you can write")
+    if info.st_mode & _REACHABLE_BY_OTHERS:
+        os.chmod(path, 0o700, follow_symlinks=False)  # ours and written by nobody else: tighten before secrets go in
+    return path
+
+
+def private_file(path: Path) -> Path:
+    """Create ``path`` (``0600``) or check it: a regular file of this user's, no symlink; others lose any access."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        raise UntrustedPath(f"{path}: cannot open it as a private file ({exc.strerror})") from exc
+    try:
+        _check_private_fd(path, fd)
+    finally:
+        os.close(fd)
+    return path
+
+
+def read_private(path: Path) -> str | None:
+    """The text of a private file of this user's (None if it does not exist); refused if others could have written it."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise UntrustedPath(f"{path}: cannot read it as a private file ({exc.strerror})") from exc
+    with os.fdopen(fd, "r", encoding="utf-8") as handle:
+        _check_private_fd(path, handle.fileno())
+        return handle.read()
+
+
+def write_private(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` at once (a reader never sees half a file), the new file ``0600``."""
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def secret(path: Path) -> bytes:
+    """The secret kept in ``path`` (32 random bytes, hex), made once: two processes creating it together share one."""
+    existing = read_private(path)
+    if existing is None:
+        temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(secrets.token_hex(32))
+        try:
+            os.link(temporary, path)  # atomic and never replaces: whoever links first made the secret
+        except FileExistsError:
+            pass
+        finally:
+            temporary.unlink()
+        existing = read_private(path)
+    if existing is None or len(existing) != 64:
+        raise UntrustedPath(f"{path}: not a secret this program wrote")
+    return existing.encode()
+
+
+def _check_private_fd(path: Path, fd: int) -> None:
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        raise UntrustedPath(f"{path}: not a regular file")
+    _check_owner(path, info)
+    if info.st_mode & _WRITABLE_BY_OTHERS:
+        raise UntrustedPath(f"{path}: group or others can write it (mode {stat.S_IMODE(info.st_mode):o})")
+    if info.st_mode & _REACHABLE_BY_OTHERS:
+        os.fchmod(fd, 0o600)
+
+
+def _check_owner(path: Path, info: os.stat_result) -> None:
+    if info.st_uid != os.geteuid():
+        raise UntrustedPath(f"{path}: owned by uid {info.st_uid}, not by this user (uid {os.geteuid()})")
+
+
+def _check_parent(path: Path) -> None:
+    """Whoever can write the parent can rename the directory away and put another in its place."""
+    parent = path.absolute().parent
+    info = os.stat(parent)
+    if info.st_uid not in (os.geteuid(), 0):
+        raise UntrustedPath(f"{path}: its parent {parent} is owned by uid {info.st_uid}, who could replace it")
+    if info.st_mode & _WRITABLE_BY_OTHERS and not info.st_mode & stat.S_ISVTX:
+        raise UntrustedPath(f"{path}: its parent {parent} is writable by others without the sticky bit, who could replace it")
