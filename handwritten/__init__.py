@@ -14,4 +14,8 @@ One module per concept:
 - ``engine``: the agent loop and its transitions.
 - ``steps``: the tagged outcomes of one loop step (``RunAgain``, ``AwaitApproval``, ``Final``, ``Stopped``).
 - ``resume``: where a resumed run continues (``resume_position``).
+- ``boundary``: the contract for a call from outside the loop (a protocol server's ``ToolBoundary``).
+- ``session_records``: a boundary session's waiting calls, signed grants, held keys and idempotency records.
+- ``key_locks``: a key held across processes while its call is decided and executed.
+- ``private_files``: directories and files only this user can reach, or refused.
 """

@@ -47,7 +47,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
 import anyio  # noqa: E402
+import httpx2  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp.types import CallToolResult, RequestParamsMeta  # noqa: E402
 
 from handwritten.boundary import ToolBoundary  # noqa: E402
@@ -55,7 +57,7 @@ from handwritten.policy import Policy  # noqa: E402
 from handwritten.tools import as_session_user  # noqa: E402
 from harness.column_side.mcp import KEY_META  # noqa: E402
 from harness.column_side.mcp.server import build_server  # noqa: E402
-from harness.column_side.mcp.session import open_boundary  # noqa: E402
+from harness.column_side.mcp.session import TOKEN_FILE, open_boundary  # noqa: E402
 from harness.fixture_tools import FIXTURE_TOOLS  # noqa: E402
 
 SERVE = ROOT / "scripts" / "serve_mcp.py"
@@ -144,7 +146,9 @@ async def measure(state: Path, rounds: int, batch: int, warmup: int) -> dict[str
     try:
         async with AsyncExitStack() as stack:
             stdio = StdioServerParameters(command=sys.executable, args=[str(SERVE), "--state-dir", str(state), "--session", "c", "--user", USER], cwd=str(ROOT))
-            clients = [await stack.enter_async_context(Client(target)) for target in (build_server(lambda _: served), stdio, url)]
+            http_client = await stack.enter_async_context(httpx2.AsyncClient(headers={"Authorization": f"Bearer {(state / TOKEN_FILE).read_text().strip()}"}))
+            over_http = streamable_http_client(url, http_client=http_client)  # every request carries the server's bearer token
+            clients = [await stack.enter_async_context(Client(target)) for target in (build_server(served), stdio, over_http)]
             calls: dict[str, Call] = dict(zip(PATHS, [boundary_call(local), *map(client_call, clients)], strict=True))
             calls[POLICY] = policy_call(local)
             for call in calls.values():  # first calls pay for imports, connections and caches

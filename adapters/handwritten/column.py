@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from handwritten.approvals import ApprovalAuthority
-from handwritten.boundary import SessionRecords, ToolBoundary
+from handwritten.boundary import ToolBoundary
 from handwritten.canonical import args_hash
 from handwritten.checkpoint import AgentState, SqliteCheckpointStore
 from handwritten.engine import Engine, Hooks, ReconcileOutcome, RunResult
 from handwritten.events import Event
 from handwritten.idempotency import SqliteIdempotencyStore
+from handwritten.session_records import SessionRecords
 from handwritten.tools import ToolRegistry, ToolSpec
 from harness.canonical_io import canonical_line
 from harness.column_side.approver import APPROVAL_SECRET, TOKEN_TTL_S
@@ -83,11 +84,15 @@ class HandwrittenColumn(ColumnAdapter):
             records.close()
         return result.status, result.reason
 
-    def grant_at_boundary(self, scratch: Path, session: str, tool: str, digest: str, expires_at: float, call_id: str | None = None) -> None:
-        """The human's approval written to the boundary's records (the in-process boundary reads them there)."""
+    def grant_at_boundary(self, scratch: Path, session: str, step: dict[str, Any], expires_at: float) -> bool:
+        """The human approves a call waiting at the boundary (the step's ``tool`` and ``arguments``, and ``key`` when it
+        names one, else the oldest such call): a grant written to the session's records, where the boundary reads it.
+        False when no such call waits: a human grants what a call asked for, never ahead of it."""
         records = self.boundary_records(scratch, session)
         try:
-            records.grant(tool, digest, expires_at, call_id)
+            digest = args_hash(step["arguments"])
+            waiting = [p for p in records.pending() if p["tool"] == step["tool"] and p["args_hash"] == digest and ("key" not in step or p["key"] == step["key"])]
+            return bool(waiting) and records.grant_pending(waiting[0]["pending_id"], expires_at) is not None
         finally:
             records.close()
 
@@ -110,10 +115,11 @@ def _perform(column: HandwrittenColumn, scenario: Scenario, scratch: Path, reque
 
     session = scenario.session_id
     match request.action:
-        case "grant":  # the human approves a call at the boundary, out of band: written to that session's records
+        case "grant":  # the human approves a call waiting at the boundary, out of band: written to that session's records
             step = request.boundary or {}
-            column.grant_at_boundary(scratch, step.get("session", session), step["tool"], args_hash(step["arguments"]), now + float(step.get("ttl_s", TOKEN_TTL_S)))
-            return _outcome_of_state(_require(checkpoints.load(session), session))
+            granted = column.grant_at_boundary(scratch, step.get("session", session), step, now + float(step.get("ttl_s", TOKEN_TTL_S)))
+            state = _require(checkpoints.load(session), session)
+            return _outcome_of_state(state) if granted else _boundary_outcome("refused", "not_pending", state)
         case "direct_call":
             status, reason = column.call_boundary(scenario, scratch, request, world, sink)
             return _boundary_outcome(status, reason, _require(checkpoints.load(session), session))

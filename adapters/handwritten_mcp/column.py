@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from adapters.handwritten.column import HandwrittenColumn, Sink
-from handwritten.boundary import SessionRecords
 from handwritten.checkpoint import PendingCall
+from handwritten.session_records import SessionRecords
 from handwritten.tools import ToolSpec
 from harness.column_side.driver import trace_path
 from harness.column_side.mcp import APPROVAL_META, KEY_META
@@ -40,6 +40,7 @@ class HandwrittenMcpColumn(HandwrittenColumn):
     """The engine over MCP: same loop and records as ``handwritten``, its tools on the far side of stdio."""
 
     name = "handwritten_mcp"
+    packages = ("mcp",)  # the MCP SDK the server and the engine's client ran on
 
     @contextmanager
     def tools(self, scenario: Scenario, scratch: Path, request: StepRequest, world: FixtureWorld) -> Iterator[list[ToolSpec]]:
@@ -64,12 +65,16 @@ class HandwrittenMcpColumn(HandwrittenColumn):
         # The same driver step grants the server's approval, for this call only (the engine sends its call id as the key):
         # the call the engine runs next reaches the server once. The engine keeps an approval it accepted until the call
         # runs (after the turn's other calls are decided, however long that takes), so the grant does not expire either.
-        self.grant_at_boundary(scratch, scenario.session_id, call.tool, call.args_hash, GRANT_UNTIL_USED, call.call_id)
+        records = self.boundary_records(scratch, scenario.session_id)
+        try:
+            records.grant(call.tool, call.args_hash, GRANT_UNTIL_USED, call.call_id)
+        finally:
+            records.close()
 
     def settle_at_boundary(self, scratch: Path, session: str, call_id: str, outcome: str) -> None:
         records = self.boundary_records(scratch, session)
         try:
-            records.reconcile(call_id, outcome)
+            records.reconcile(call_id, outcome)  # the server of the step before has exited: its keys are no longer held
         finally:
             records.close()
 

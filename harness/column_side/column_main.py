@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib
+import importlib.metadata
 import time
 from pathlib import Path
 from typing import Any
@@ -108,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{PROGRESS_PREFIX}{mode}/{key}", flush=True)  # the runner forwards it as a progress line
         results[mode] = records
         timings[f"{mode}_s"] = time.perf_counter() - mode_started
-    document = {"column": column.name, "mechanisms": mechanisms, "constants": constants, "modes": results, "timings": timings}
+    versions = {name: importlib.metadata.version(name) for name in column.packages}
+    document = {"column": column.name, "mechanisms": mechanisms, "constants": constants, "modes": results, "timings": timings, "versions": versions}
     write_json(args.out, document | ({"not_applicable": dict(sorted(not_applicable.items()))} if not_applicable else {}))
     return 0

@@ -113,6 +113,9 @@ class ColumnAdapter(ABC):
     boundary: ClassVar[bool] = False
     """Whether the column has a tool boundary outside its agent's loop (``handwritten.boundary``): only then does it
     play scenarios with ``direct_call`` and ``grant`` steps; other columns leave them out, listed as not applicable."""
+    packages: ClassVar[tuple[str, ...]] = ()
+    """Distributions a project column runs on whose versions its evidence records (read with ``importlib.metadata`` in
+    the column's own process); an isolated column's versions come from its verified environment instead."""
     mechanisms: ClassVar[dict[str, str]] = {}
     """Where the framework keeps its loop, tool dispatch, message assembly, approval and persistence:
     role -> ``module:qualname`` of the framework's own code (``harness.column_side.mechanisms``); empty for our own columns."""

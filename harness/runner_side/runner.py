@@ -123,6 +123,7 @@ def run_column(
                     races += [f"{column.name}/{mode}/{key}/{part}" for part in _differing_parts(record, again)]
                 modes_out[mode][key] = record
     timings = {**document["timings"], "total_s": time.perf_counter() - started}
+    versions = versions or dict(sorted(document.get("versions", {}).items()))  # a project column's own packages
     network = refused_attempts(scratch / "network.jsonl")
     mechanisms = document["mechanisms"]
     if column.environment == "isolated" and (missing := missing_roles({r: m["ref"] for r, m in mechanisms.items()})):

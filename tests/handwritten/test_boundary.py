@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from handwritten.boundary import SessionRecords, ToolBoundary
+from handwritten.boundary import ToolBoundary
 from handwritten.canonical import args_hash
+from handwritten.session_records import SessionRecords
 from handwritten.tools import ToolRegistry
 from harness.column_side.world import FixtureWorld
 from harness.fixture_tools import FIXTURE_TOOLS
@@ -73,7 +74,7 @@ def test_a_grant_runs_the_call_once_and_a_resend_with_its_key_is_replayed(tmp_pa
     first = b.call("transfer_funds", TRANSFER, key="k1")
     assert first.status == "approval_required"
     assert [p["pending_id"] for p in b.records.pending()] == [first.output["pending_id"]]
-    b.records.grant("transfer_funds", args_hash(TRANSFER), NOW + 60)
+    assert b.records.grant_pending(first.output["pending_id"], NOW + 60) is not None
     assert b.records.pending() == []
     ran = b.call("transfer_funds", TRANSFER, key="k1")
     again = b.call("transfer_funds", TRANSFER, key="k1")
@@ -82,14 +83,17 @@ def test_a_grant_runs_the_call_once_and_a_resend_with_its_key_is_replayed(tmp_pa
     assert counts(tmp_path) == {"k1": (1, 1, 1)}
 
 
-def test_grants_are_bound_to_arguments_session_and_expiry(tmp_path: Path, clock: Clock) -> None:
+def test_grants_are_bound_to_tool_arguments_key_session_and_expiry(tmp_path: Path, clock: Clock) -> None:
     b = boundary(tmp_path, clock)
-    b.records.grant("transfer_funds", args_hash({**TRANSFER, "amount_cents": 501}), NOW + 60)  # other arguments
+    b.records.grant("transfer_funds", args_hash({**TRANSFER, "amount_cents": 501}), NOW + 60, "k1")  # other arguments
+    b.records.grant("send_email", args_hash(TRANSFER), NOW + 60, "k1")  # another tool
+    b.records.grant("transfer_funds", args_hash(TRANSFER), NOW + 60, "k2")  # another call's key
+    b.records.grant("transfer_funds", args_hash(TRANSFER), NOW + 60, None)  # the next call sent without a key
     assert b.call("transfer_funds", TRANSFER, key="k1").reason == "approval_required"
     other = SessionRecords(tmp_path / "sessions" / "s2")  # another session's grant
-    other.grant("transfer_funds", args_hash(TRANSFER), NOW + 60)
+    other.grant("transfer_funds", args_hash(TRANSFER), NOW + 60, "k1")
     assert b.call("transfer_funds", TRANSFER, key="k1").reason == "approval_required"
-    b.records.grant("transfer_funds", args_hash(TRANSFER), NOW + 60)
+    b.records.grant("transfer_funds", args_hash(TRANSFER), NOW + 60, "k1")
     clock.now = NOW + 60
     assert b.call("transfer_funds", TRANSFER, key="k1").reason == "approval_expired"
     assert counts(tmp_path) == {}
@@ -97,7 +101,7 @@ def test_grants_are_bound_to_arguments_session_and_expiry(tmp_path: Path, clock:
 
 def test_a_grant_for_one_call_approves_no_other_call_with_the_same_arguments(tmp_path: Path, clock: Clock) -> None:
     b = boundary(tmp_path, clock)
-    b.records.grant("transfer_funds", args_hash(TRANSFER), NOW + 60, call_id="k1")
+    b.records.grant("transfer_funds", args_hash(TRANSFER), NOW + 60, "k1")
     assert b.call("transfer_funds", TRANSFER, key="k2").reason == "approval_required"
     assert b.call("transfer_funds", TRANSFER).reason == "approval_required"
     assert b.call("transfer_funds", TRANSFER, key="k1").status == "ok"
@@ -106,7 +110,7 @@ def test_a_grant_for_one_call_approves_no_other_call_with_the_same_arguments(tmp
 
 def test_an_approval_the_client_sends_is_refused_and_leaves_the_grant_unused(tmp_path: Path, clock: Clock) -> None:
     b = boundary(tmp_path, clock)
-    b.records.grant("transfer_funds", args_hash(TRANSFER), NOW + 60)
+    b.records.grant("transfer_funds", args_hash(TRANSFER), NOW + 60, "k1")
     refused = b.call("transfer_funds", TRANSFER, key="k1", claimed_approval=True)
     assert (refused.status, refused.reason) == ("refused", "client_approval")
     assert counts(tmp_path) == {}
@@ -117,22 +121,23 @@ def test_without_a_key_every_call_is_new(tmp_path: Path, clock: Clock) -> None:
     b = boundary(tmp_path, clock)
     note = {"key": "n", "text": "t"}
     ids = [b.call("put_note", note).call_id for _ in range(2)] + [b.call("put_note", note, key="k").call_id for _ in range(2)]
-    assert ids == ["call-1", "call-2", "k", "k"]
-    assert counts(tmp_path) == {"call-1": (1, 1, 1), "call-2": (1, 1, 1), "k": (1, 1, 1)}
+    assert ids == ["srv:1", "srv:2", "k", "k"]
+    assert counts(tmp_path) == {"srv:1": (1, 1, 1), "srv:2": (1, 1, 1), "k": (1, 1, 1)}
 
 
 def test_a_timeout_after_the_effect_is_uncertain_until_reconciled(tmp_path: Path, clock: Clock) -> None:
     b = boundary(tmp_path, clock, faults=[Fault("tool.timeout_after_effect", call_id="k1")])
     assert b.call("put_note", {"key": "n", "text": "t"}, key="k1").status == "uncertain"
     assert b.call("put_note", {"key": "n", "text": "t"}, key="k1").status == "uncertain"  # never retried on its own
-    assert b.records.reconcile("k1", "confirmed")
+    assert b.records.reconcile("k1", "confirmed") == "reconciled"
+    assert b.records.reconcile("k1", "confirmed") == "not_uncertain"
     assert b.call("put_note", {"key": "n", "text": "t"}, key="k1").status == "replayed"
     assert counts(tmp_path) == {"k1": (1, 1, 1)}
 
 
 def test_a_failed_attempt_of_an_approved_call_retries_under_its_grant(tmp_path: Path, clock: Clock) -> None:
     b = boundary(tmp_path, clock, faults=[Fault("tool.raise_before_effect", call_id="k1")])
-    b.records.grant("transfer_funds", args_hash(TRANSFER), NOW + 60)
+    b.records.grant("transfer_funds", args_hash(TRANSFER), NOW + 60, "k1")
     assert b.call("transfer_funds", TRANSFER, key="k1").status == "error"
     assert b.call("transfer_funds", TRANSFER, key="k1").status == "ok"
     assert counts(tmp_path) == {"k1": (2, 2, 1)}
@@ -140,10 +145,49 @@ def test_a_failed_attempt_of_an_approved_call_retries_under_its_grant(tmp_path: 
 
 def test_a_restarted_boundary_continues_the_session_from_its_files(tmp_path: Path, clock: Clock) -> None:
     first = boundary(tmp_path, clock)
-    first.records.grant("transfer_funds", args_hash(TRANSFER), NOW + 60)
+    first.records.grant("transfer_funds", args_hash(TRANSFER), NOW + 60, "k1")
     assert first.call("transfer_funds", TRANSFER, key="k1").status == "ok"
     pending = first.call("send_email", {"to": "a@b.c", "subject": "s", "body": "b"}, key="k2").output["pending_id"]
     first.records.close()
     second = boundary(tmp_path, clock)
     assert second.call("transfer_funds", TRANSFER, key="k1").status == "replayed"
     assert [p["pending_id"] for p in second.records.pending()] == [pending]
+
+
+def test_a_second_delivery_while_the_key_is_held_is_in_progress_and_touches_nothing(tmp_path: Path, clock: Clock) -> None:
+    b = boundary(tmp_path, clock)
+    b.records.grant("transfer_funds", args_hash(TRANSFER), NOW + 60, "k1")
+    with b.records.hold("k1"):  # another delivery of k1 is deciding or running
+        busy = b.call("transfer_funds", TRANSFER, key="k1")
+        assert b.records.reconcile("k1", "confirmed") == "in_progress"
+    assert (busy.status, busy.reason, busy.is_error) == ("in_progress", "in_progress", True)
+    assert b.records.pending() == [] and counts(tmp_path) == {}
+    assert b.call("transfer_funds", TRANSFER, key="k1").status == "ok"  # the grant was left for the call that holds it
+
+
+def test_arguments_too_large_or_too_deep_are_refused_before_the_schema(tmp_path: Path, clock: Clock) -> None:
+    b = boundary(tmp_path, clock)
+    deep: object = "leaf"
+    for _ in range(65):
+        deep = [deep]
+    big = {"key": "n", "text": "x" * (1 << 20)}
+    for arguments, reason in ((deep, "arguments_too_large"), (big, "arguments_too_large"), ({"key": "n", "text": float("nan")}, "invalid_arguments")):
+        result = b.call("put_note", arguments, key="k1")
+        assert (result.status, result.reason) == ("invalid_arguments", reason), result
+    assert b.call("put_note", {"key": "n", "text": "x" * 1000}, key="k1").status == "ok"
+    assert counts(tmp_path) == {"k1": (1, 1, 1)}
+
+
+def test_keys_in_the_servers_namespace_are_refused_and_keyless_grants_go_to_keyless_calls(tmp_path: Path, clock: Clock) -> None:
+    b = boundary(tmp_path, clock)
+    assert (b.call("put_note", {"key": "n", "text": "t"}, key="srv:9").reason) == "reserved_key"
+    keyless = b.call("transfer_funds", TRANSFER)
+    keyed = b.call("transfer_funds", TRANSFER, key="k1")
+    assert keyless.output["pending_id"] != keyed.output["pending_id"]
+    assert b.records.grant_pending(keyless.output["pending_id"], NOW + 60) == {
+        "pending_id": keyless.output["pending_id"], "tool": "transfer_funds", "args": TRANSFER, "args_hash": args_hash(TRANSFER), "key": None
+    }  # fmt: skip
+    assert b.call("transfer_funds", TRANSFER, key="k1").status == "approval_required"  # the keyless call's grant is not k1's
+    ran = b.call("transfer_funds", TRANSFER)
+    assert ran.status == "ok" and ran.call_id.startswith("srv:")
+    assert [p["key"] for p in b.records.pending()] == ["k1"]

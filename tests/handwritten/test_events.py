@@ -31,7 +31,7 @@ INSTANCES = [
     ev.Reconciled("c1", "confirmed"),
     ev.Finished(""),
     ev.StoppedMaxSteps(2),
-    ev.BoundaryCall("call-1", "transfer_funds", "approval_required", "approval_required"),
+    ev.BoundaryCall("srv:1", "transfer_funds", "approval_required", "approval_required"),
 ]
 
 

@@ -4,6 +4,10 @@ The suite (npm ``@modelcontextprotocol/conformance``, pinned) runs its whole act
 scenarios that need its own test tools, resources or prompts are listed, with why, in
 ``conformance-expected-failures.yaml``. The suite itself fails the run on a failure not listed there and on
 a listed scenario that now passes, so the baseline can neither hide a regression nor go stale.
+
+The server wants ``Authorization: Bearer <token>`` on every request and the suite has no way to send a header,
+so it reaches the server as a host that cannot send one does (README, "MCP"): through a bridge that adds the token
+(``tests/mcp/auth_proxy.py``). Straight at the server, without it, the suite gets nowhere.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any
 import pytest
 
 from harness.fixture_tools import FIXTURE_TOOLS
+from tests.mcp.auth_proxy import auth_proxy
 from tests.mcp.node import REPO, run_npx
 
 pytestmark = pytest.mark.slow
@@ -95,17 +100,17 @@ def _start(port: int, scratch: Path) -> subprocess.Popen[bytes] | None:
 
 
 @pytest.fixture
-def server_url() -> Iterator[str]:
-    """A server on a free loopback port, its state and log in a temporary directory removed afterwards."""
+def server() -> Iterator[tuple[str, str]]:
+    """A server on a free loopback port (its URL and bearer token), state and log in a temporary directory removed afterwards."""
     with tempfile.TemporaryDirectory(prefix="mcp-conformance-") as scratch:
         for _attempt in range(3):  # a free port can be taken between the probe and the server's bind
             port = _free_port()
-            server = _start(port, Path(scratch))
-            if server is not None:
+            process = _start(port, Path(scratch))
+            if process is not None:
                 try:
-                    yield f"http://127.0.0.1:{port}/mcp"
+                    yield f"http://127.0.0.1:{port}", (Path(scratch) / "state" / "http-token").read_text().strip()
                 finally:
-                    _stop(server)
+                    _stop(process)
                 return
         pytest.fail("no free port after 3 attempts")
 
@@ -119,10 +124,11 @@ def _results(directory: Path) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def test_server_passes_the_conformance_suite_but_for_the_listed_scenarios(server_url: str) -> None:
+def test_server_passes_the_conformance_suite_but_for_the_listed_scenarios(server: tuple[str, str]) -> None:
+    origin, token = server
     expected_failures = baseline()
-    with tempfile.TemporaryDirectory(prefix="mcp-conformance-results-") as results_dir:
-        done = run_npx(SUITE, SUITE_VERSION, "server", "--url", server_url, "--expected-failures", str(BASELINE), "-o", results_dir, timeout=600)
+    with tempfile.TemporaryDirectory(prefix="mcp-conformance-results-") as results_dir, auth_proxy(origin, token) as bridge:
+        done = run_npx(SUITE, SUITE_VERSION, "server", "--url", f"{bridge}/mcp", "--expected-failures", str(BASELINE), "-o", results_dir, timeout=600)
         results = _results(Path(results_dir))
     # The summary and the suite's baseline verdict (unexpected failures, stale entries), without colour codes.
     summary = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout[done.stdout.find("=== SUMMARY ===") :])
@@ -134,3 +140,11 @@ def test_server_passes_the_conformance_suite_but_for_the_listed_scenarios(server
         assert checks and all(c["status"] == "SUCCESS" for c in checks), f"{scenario}: {json.dumps(checks)[:2000]}"
     listed = results["tools-list"][0]["details"]["tools"]
     assert sorted(listed) == sorted(FIXTURE_TOOLS)  # the suite saw this server's tools, not some other server's
+
+
+def test_without_the_token_the_suite_gets_nowhere(server: tuple[str, str]) -> None:
+    origin, _ = server
+    with tempfile.TemporaryDirectory(prefix="mcp-conformance-results-") as results_dir:
+        done = run_npx(SUITE, SUITE_VERSION, "server", "--url", f"{origin}/mcp", "--scenario", "tools-list", "-o", results_dir, timeout=300)
+        checks = _results(Path(results_dir)).get("tools-list", [])
+    assert done.returncode != 0 and checks and all(c["status"] != "SUCCESS" for c in checks), (done.returncode, json.dumps(checks)[:2000])

@@ -8,6 +8,7 @@ server process, and that the grant is given outside the protocol (``scripts/appr
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -19,6 +20,7 @@ import pytest
 
 from harness.fixture_tools import FIXTURE_TOOLS, OPENING_BALANCE_CENTS
 from harness.ledger import ledger_counts
+from tests.mcp.attack_kit import http_server
 from tests.mcp.node import REPO, run_npx
 
 pytestmark = pytest.mark.slow
@@ -120,3 +122,37 @@ def test_a_high_risk_call_waits_for_a_grant_given_out_of_band_then_runs_once(ins
     code, again = inspector.call("transfer_funds", TRANSFER)
     assert code == TOOL_ERROR_EXIT and again["structuredContent"]["status"] == "approval_required", again
     assert inspector.transfers() == 1
+
+
+def readme_http_host_config(port: int, token: str) -> dict[str, Any]:
+    """The README's host configuration for Streamable HTTP, with this server's port and token put in."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```json\n(.*?)```", readme, flags=re.S)
+    config = json.loads(next(b for b in blocks if '"headers"' in b and '"http"' in b))
+    entry = config["mcpServers"]["agent-framework-bench"]
+    assert entry["url"] == "http://127.0.0.1:8765/mcp" and entry["headers"]["Authorization"].startswith("Bearer <"), entry
+    entry["url"] = f"http://127.0.0.1:{port}/mcp"
+    entry["headers"]["Authorization"] = f"Bearer {token}"
+    return config
+
+
+def test_over_http_a_host_sends_the_token_as_the_readme_shows() -> None:
+    with tempfile.TemporaryDirectory(prefix="mcp-inspector-http-") as scratch:
+        home = Path(scratch)
+        env = {"HOME": scratch, "MCP_CLIENT_CONFIG_PATH": str(home / "client.json"), "MCP_INSPECTOR_SECRET_STORE": "memory"}
+        runs = {}
+        with http_server(home / "state") as server:
+            config = readme_http_host_config(server.port, server.token)
+            for label in ("with the header", "without it"):
+                if label == "without it":
+                    del config["mcpServers"]["agent-framework-bench"]["headers"]
+                (home / "host.json").write_text(json.dumps(config), encoding="utf-8")
+                runs[label] = run_npx(
+                    INSPECTOR, INSPECTOR_VERSION, "--cli", "--format", "json", "--config", str(home / "host.json"), "--server", "agent-framework-bench",
+                    "--stored-auth-only", "--method", "tools/list", env=env,
+                )  # fmt: skip
+    listed = runs["with the header"]
+    assert listed.returncode == 0, listed.stderr[-2000:]
+    assert sorted(t["name"] for t in json.loads(listed.stdout)["result"]["tools"]) == sorted(FIXTURE_TOOLS)
+    refused = runs["without it"]
+    assert refused.returncode != 0 and "unauthorized" in refused.stdout + refused.stderr, refused.stderr[-2000:]

@@ -5,26 +5,28 @@ the approval is granted out of band (``scripts/approve_mcp.py``), and nothing in
 
 from __future__ import annotations
 
-import socket
+import importlib.metadata
+import json
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 import pytest
 from mcp import Client
+from mcp.client.client import ConnectMode
 from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 
-from handwritten.boundary import ToolBoundary
 from harness.column_side.mcp import APPROVAL_META, KEY_META, RISK_META
 from harness.column_side.mcp.server import build_server
 from harness.column_side.mcp.session import open_boundary
 from harness.columns import ROOT
 from harness.fixture_tools import FIXTURE_TOOLS
 from harness.ledger import ledger_counts
+from tests.mcp.attack_kit import http_server
 
 TRANSFER = {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 500}
 HINTS = {"read_only": (True, False, True), "reversible_write": (False, False, True), "high_risk": (False, True, False), "always_deny": (False, True, False)}
@@ -80,17 +82,14 @@ def check(seen: dict[str, Any]) -> None:
 
 
 def test_in_process(tmp_path: Path) -> None:
-    opened: dict[str, ToolBoundary] = {}
-
-    def boundary_for(_: str | None) -> ToolBoundary:
-        return opened.setdefault("s1", open_boundary(tmp_path, "s1", "alice", list(FIXTURE_TOOLS), None))
+    boundary = open_boundary(tmp_path, "s1", "alice", list(FIXTURE_TOOLS), None)
 
     async def main() -> dict[str, Any]:
-        async with Client(build_server(boundary_for)) as client:
+        async with Client(build_server(boundary)) as client:
             return await listing_and_outcomes(client)
 
     check(anyio.run(main))
-    assert ledger_counts(str(tmp_path / "s1" / "ledger.sqlite")).keys() == {"call-5"}  # only the read ran (the fifth call without a key)
+    assert ledger_counts(str(tmp_path / "s1" / "ledger.sqlite")).keys() == {"srv:5"}  # only the read ran (the fifth call without a key)
 
 
 @pytest.mark.slow
@@ -115,27 +114,19 @@ def test_over_stdio_with_the_approval_granted_out_of_band(tmp_path: Path) -> Non
     assert ledger_counts(str(tmp_path / "s1" / "ledger.sqlite"))["k1"]["effects"] == 1
 
 
-@pytest.fixture
-def http_server(tmp_path: Path) -> Iterator[str]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "serve_mcp.py"), "--http", str(port), "--state-dir", str(tmp_path), "--session", "s1"])
-    try:
-        deadline = time.monotonic() + 30
-        while socket.socket().connect_ex(("127.0.0.1", port)) != 0:
-            assert server.poll() is None and time.monotonic() < deadline, "the HTTP server did not start"
-            time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        server.terminate()
-        server.wait(10)
-
-
 @pytest.mark.slow
-def test_over_streamable_http(http_server: str) -> None:
-    async def main() -> dict[str, Any]:
-        async with Client(http_server, mode="legacy") as client:
-            return await listing_and_outcomes(client)
+@pytest.mark.parametrize("mode", ["legacy", "auto"])  # 2025-11-25 with its handshake, and what the client negotiates by default
+def test_over_streamable_http_with_the_bearer_token(tmp_path: Path, mode: ConnectMode) -> None:
+    with http_server(tmp_path) as server:
 
-    check(anyio.run(main))
+        async def main() -> dict[str, Any]:
+            async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {server.token}"}) as http:
+                async with Client(streamable_http_client(f"http://127.0.0.1:{server.port}/mcp", http_client=http), mode=mode) as client:
+                    return await listing_and_outcomes(client)
+
+        check(anyio.run(main))
+
+
+def test_the_handwritten_mcp_evidence_records_the_sdk_it_ran_on() -> None:
+    document = json.loads((ROOT / "evidence" / "handwritten_mcp.json").read_text(encoding="utf-8"))
+    assert document["versions"] == {"mcp": importlib.metadata.version("mcp")}

@@ -2,7 +2,8 @@
 
 - ``server``: the MCP server over the engine's tool boundary (``handwritten.boundary``), stdio or Streamable HTTP;
 - ``session``: where a served session keeps its files, and the harness's wiring of a server into a scenario run;
-- ``client``: the engine's tools taken from an MCP server it starts and supervises over stdio.
+- ``client``: the engine's tools taken from an MCP server it starts and supervises over stdio;
+- ``cli``: what ``scripts/serve_mcp.py`` and ``scripts/approve_mcp.py`` share: one-line refusals of bad values.
 """
 
 META_PREFIX = "agent-framework-bench/"

@@ -1,8 +1,11 @@
 """A served session: its directory of files, and the tool boundary over the fixture world it serves.
 
-A session's records (pending calls, grants, idempotency records, and outside a scenario run its own ledger) live
-in ``<state dir>/<session id>/``: a restarted server that opens the same directory continues the same session, and
-the human's side (``scripts/approve_mcp.py``, or the scenario driver) grants approvals by writing there.
+A session's records (pending calls, signed grants, idempotency records, and outside a scenario run its own ledger)
+live in ``<state dir>/<session id>/``, both directories private to the server's user (``handwritten.private_files``):
+a restarted server that opens the same directory continues the same session, and the human's side
+(``scripts/approve_mcp.py``, or the scenario driver) grants approvals by writing there. The server that starts last
+on a state directory writes its session id (``session``) and, over HTTP, its bearer token (``http-token``) beside
+the sessions, ``0600``: that is where ``approve_mcp.py`` and a host's configuration read them.
 
 Inside a scenario run the harness starts the server with ``HARNESS_ENV`` set (JSON: the run's scratch directory,
 its faults, the ledger channel's binding, the driver's clock, the session's user): the tools then append to the
@@ -14,13 +17,16 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from handwritten.boundary import SessionRecords, ToolBoundary
+from handwritten.boundary import ToolBoundary
 from handwritten.events import Event
+from handwritten.private_files import private_directory, private_file, read_private, write_private
+from handwritten.session_records import SessionRecords
 from handwritten.tools import ToolRegistry
 from harness.canonical_io import canonical_line
 from harness.column_side.world import FixtureWorld
@@ -31,8 +37,9 @@ from harness.scenarios import Fault
 
 HARNESS_ENV = "AGENT_BENCH_MCP_HARNESS"
 DEFAULT_STATE_DIR = Path(__file__).resolve().parents[3] / "runs" / "mcp-state"  # git-ignored, in the repository
-DEFAULT_SESSION = "mcp-session"
-_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+SESSION_FILE = "session"  # in the state directory: the id of the session the last server started there serves
+TOKEN_FILE = "http-token"  # beside it: that server's bearer token, when it serves Streamable HTTP
+_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
 @dataclass(frozen=True)
@@ -58,10 +65,38 @@ class HarnessWiring:
 
 
 def session_dir(state_dir: Path, session_id: str) -> Path:
-    """The session's directory; an id that is not a plain name (a path, say) is refused."""
-    if not _SESSION_ID.match(session_id):
+    """The session's directory; an id that is not a plain name (a path, a trailing newline) is refused."""
+    if not _SESSION_ID.fullmatch(session_id):
         raise HarnessError(f"session id {session_id!r}: use letters, digits, '.', '_' and '-' (at most 128)")
+    if session_id in (SESSION_FILE, TOKEN_FILE):
+        raise HarnessError(f"session id {session_id!r}: the name of a file of the state directory; choose another")
     return state_dir / session_id
+
+
+def new_session_id() -> str:
+    """A session id nobody can guess, for a server started without ``--session``."""
+    return f"mcp-{secrets.token_hex(16)}"
+
+
+def new_token() -> str:
+    """A bearer token for a server's Streamable HTTP clients."""
+    return secrets.token_urlsafe(32)
+
+
+def announce(state_dir: Path, session_id: str, token: str | None) -> None:
+    """Write the served session's id (and the HTTP token) into the state directory for the human's side and hosts."""
+    private_directory(state_dir)
+    write_private(state_dir / SESSION_FILE, session_id + "\n")
+    if token is not None:
+        write_private(state_dir / TOKEN_FILE, token + "\n")
+
+
+def announced_session(state_dir: Path) -> str | None:
+    """The id of the session the last server started on ``state_dir`` serves, if one wrote it."""
+    if not state_dir.is_dir():
+        return None
+    text = read_private(state_dir / SESSION_FILE)
+    return text.strip() if text else None
 
 
 def open_boundary(state_dir: Path, session_id: str, user: str, tools: list[str], wiring: HarnessWiring | None) -> ToolBoundary:
@@ -72,7 +107,7 @@ def open_boundary(state_dir: Path, session_id: str, user: str, tools: list[str],
     directory = session_dir(state_dir, session_id)
     records = SessionRecords(directory)
     if wiring is None:  # a server of one's own: its ledger is a file of the session, its clock the wall clock
-        world = FixtureWorld(directory, [], may_kill=False, ledger=LocalLedger(directory / "ledger.sqlite"))
+        world = FixtureWorld(directory, [], may_kill=False, ledger=LocalLedger(private_file(directory / "ledger.sqlite")))
         return ToolBoundary(ToolRegistry(world.tool_specs(tools)), records, session_id, user, clock=time.time)
     address, run, step = wiring.ledger
     bind_worker(Binding(address, run, step))  # this process is part of the driver step: its effects are the step's

@@ -1,0 +1,393 @@
+"""The MCP server against a hostile local client: nobody takes another's approval, no planted file approves anything,
+concurrent deliveries tell the truth, and no input takes the server down or gets an answer it should not.
+
+Each test is an attack that worked once (issue 18); they drive the server as programs (``scripts/serve_mcp.py``,
+``scripts/approve_mcp.py``) with raw requests and the official SDK's client, and read the session's own ledger.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from handwritten.boundary import ToolBoundary
+from handwritten.canonical import args_hash
+from handwritten.session_records import SessionRecords
+from handwritten.tools import RiskClass, ToolContext, ToolRegistry, ToolSpec
+from tests.mcp.attack_kit import (
+    APPROVE,
+    KEY_META,
+    TRANSFER,
+    RawStdio,
+    approve,
+    effects,
+    http_server,
+    one_line_error,
+    pending_ids,
+    run_script,
+    serve_command,
+    structured,
+)
+
+pytestmark = pytest.mark.slow
+RACE_TRIALS = int(os.environ.get("AGENT_BENCH_MCP_RACE_TRIALS", "5"))  # 30 outside CI: see the README
+RACE_SERVERS = 8
+
+
+def stdio_params(state: Path, session: str = "s1") -> StdioServerParameters:
+    command, *args = serve_command(state, session=session)
+    return StdioServerParameters(command=command, args=args)
+
+
+async def call(client: Client, tool: str, arguments: Any, key: str | None = None) -> dict[str, Any]:
+    result = await client.call_tool(tool, arguments, meta={KEY_META: key} if key else None)  # type: ignore[arg-type]
+    return dict(result.structured_content or {})
+
+
+# -- identity over HTTP: the token, never a header a client picks ----------------------------------------------
+
+
+def test_an_http_client_without_the_token_gets_nothing(tmp_path: Path) -> None:
+    with http_server(tmp_path) as server:
+        for authorization in [None, "Bearer made-up-token", f"Bearer {server.token}x", f"Basic {server.token}", "bearer", f"Bearer  {server.token[:-1]}"]:
+            headers = {"Authorization": authorization} if authorization else {}
+            status, body, message = server.call("transfer_funds", TRANSFER, token=None, headers=headers, meta={KEY_META: "k1"})
+            assert status == 401 and (message is None or "result" not in message), (authorization, status, body)
+        assert pending_ids(tmp_path) == []  # touched nothing: not even a pending call
+        status, _, message = server.call("transfer_funds", TRANSFER, token=server.token, meta={KEY_META: "k1"})
+        assert status == 200 and structured(message)["status"] == "approval_required"
+    assert effects(tmp_path, "transfer_funds") == {}
+
+
+def test_a_grant_for_one_clients_call_never_runs_another_clients_call(tmp_path: Path) -> None:
+    """Two HTTP clients with the token (the same session, whatever ``Mcp-Session-Id`` each names) send the same transfer
+    under their own keys; the human grants the first one's: the second one's still waits."""
+    with http_server(tmp_path) as server:
+        first = structured(server.call("transfer_funds", TRANSFER, token=server.token, meta={KEY_META: "a-1"}, headers={"Mcp-Session-Id": "client-a"})[2])
+        second = structured(server.call("transfer_funds", TRANSFER, token=server.token, meta={KEY_META: "b-1"}, headers={"Mcp-Session-Id": "client-a"})[2])
+        assert first["status"] == second["status"] == "approval_required"
+        assert first["result"]["pending_id"] != second["result"]["pending_id"]  # two calls wait, each its own
+        assert approve(tmp_path, "--grant", first["result"]["pending_id"]).returncode == 0
+        again = structured(server.call("transfer_funds", TRANSFER, token=server.token, meta={KEY_META: "b-1"}, headers={"Mcp-Session-Id": "client-a"})[2])
+        assert again["status"] == "approval_required"
+        ran = structured(server.call("transfer_funds", TRANSFER, token=server.token, meta={KEY_META: "a-1"})[2])
+        assert ran["status"] == "ok"
+    assert effects(tmp_path, "transfer_funds") == {"a-1": 1}
+    assert pending_ids(tmp_path) == [second["result"]["pending_id"]]
+
+
+def test_open_descriptors_stay_flat_over_300_http_sessions(tmp_path: Path) -> None:
+    """300 clients each open a transport session (the SDK gives each an ``Mcp-Session-Id``) and call a tool in it, on a
+    server started without ``--session``."""
+    with http_server(tmp_path, session=None) as server:
+        for _ in range(10):  # warm: whatever the server opens once
+            server.legacy_session_call("get_weather", {"city": "Paris"})
+        before = server.open_descriptors()
+        outcomes = {structured(server.legacy_session_call("get_weather", {"city": "Paris"}))["status"] for _ in range(300)}
+        after = server.open_descriptors()
+        sessions = sorted(p.name for p in tmp_path.iterdir() if p.is_dir())
+        assert sessions == [server.session], sessions[:5]  # no directory per transport session
+    assert outcomes == {"ok"}
+    assert after - before <= 5, (before, after)
+
+
+def test_a_bad_session_header_is_answered_without_an_internal_error(tmp_path: Path) -> None:
+    with http_server(tmp_path, session=None) as server:
+        for header in ["../../etc", "x" * 300, "a b", "s1", ""]:
+            status, body, message = server.call("get_weather", {"city": "Paris"}, token=server.token, headers={"Mcp-Session-Id": header})
+            assert status < 500 and message is not None and "Traceback" not in body, (header, status, body[:500])
+            assert structured(message)["status"] == "ok", (header, body[:500])  # the header is never identity: it changes nothing
+
+
+# -- the state directory: only the server user's, private, and grants signed ------------------------------------
+
+
+def test_a_planted_grant_row_approves_nothing(tmp_path: Path) -> None:
+    async def main() -> list[str]:
+        async with Client(stdio_params(tmp_path)) as client:
+            held = await call(client, "transfer_funds", TRANSFER, "k1")
+            _plant_grants(tmp_path / "s1" / "boundary.sqlite", "transfer_funds", args_hash(TRANSFER), "k1")
+            again = await call(client, "transfer_funds", TRANSFER, "k1")
+            keyless = await call(client, "transfer_funds", TRANSFER)
+            return [held["status"], again["status"], keyless["status"]]
+
+    assert anyio.run(main) == ["approval_required"] * 3
+    assert effects(tmp_path, "transfer_funds") == {}
+
+
+def _plant_grants(db: Path, tool: str, digest: str, key: str) -> None:
+    """What someone without the secret can write: a row in every table that looks like grants, every column filled in
+    as a valid grant of this call would have it, for its key and for no key."""
+    with sqlite3.connect(db) as conn:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'") if "grant" in r[0] or "approv" in r[0]]
+        assert tables, "no grants table to plant in"
+        for table in tables:
+            columns = [r[1] for r in conn.execute(f"PRAGMA table_info({table})") if not r[5]]  # not the primary key
+            for planted_key in (key, None):
+                guess = {"tool": tool, "args_hash": digest, "expires_at": 4e9, "used": 0, "call_id": planted_key, "call_key": planted_key, "mac": "0" * 64, "grant_id": 1}
+                values = [guess.get(c, planted_key if "key" in c or "call" in c else 0) for c in columns]
+                conn.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", values)
+
+
+def _foreign_owned(path: Path) -> None:
+    path.mkdir(mode=0o755)
+    if os.geteuid() != 0:
+        pytest.skip("needs root to make a directory another user owns (CI runs as root)")
+    os.chown(path, 65534, 65534)
+
+
+@pytest.mark.parametrize("case", ["state dir writable by all", "state dir of another user", "session dir writable by all", "session dir a symlink"])
+def test_a_state_directory_others_could_write_is_refused_at_start(tmp_path: Path, case: str) -> None:
+    state = tmp_path / "state"
+    match case:
+        case "state dir writable by all":
+            state.mkdir()
+            os.chmod(state, 0o777)
+            named = state
+        case "state dir of another user":
+            _foreign_owned(state)
+            named = state
+        case "session dir writable by all":
+            state.mkdir(mode=0o700)
+            (state / "s1").mkdir()
+            os.chmod(state / "s1", 0o777)
+            named = state / "s1"
+        case "session dir a symlink":
+            state.mkdir(mode=0o700)
+            (tmp_path / "elsewhere").mkdir(mode=0o700)
+            (state / "s1").symlink_to(tmp_path / "elsewhere")
+            named = state / "s1"
+    before = sorted(str(p) for p in tmp_path.rglob("*"))
+    line = one_line_error(run_script(serve_command(state)))
+    assert str(named) in line, line
+    line = one_line_error(approve(state))
+    assert str(named) in line, line
+    assert sorted(str(p) for p in tmp_path.rglob("*")) == before  # nothing written into it
+
+
+def test_state_files_are_private(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with Client(stdio_params(tmp_path / "state")) as client:
+            await call(client, "put_note", {"key": "n", "text": "t"}, "k1")
+            await call(client, "transfer_funds", TRANSFER, "k2")
+
+    anyio.run(main)
+    found = {p: p.stat().st_mode & 0o777 for p in (tmp_path / "state").rglob("*")}
+    assert found and all(mode == (0o700 if p.is_dir() else 0o600) for p, mode in found.items()), {str(p): oct(m) for p, m in found.items()}
+    assert (tmp_path / "state").stat().st_mode & 0o777 == 0o700
+
+
+# -- concurrent deliveries of one granted call -------------------------------------------------------------------
+
+
+def test_concurrent_identical_calls_give_one_effect_and_truthful_statuses(tmp_path: Path) -> None:
+    """8 servers of one session each receive the same granted call with the same key at the same moment."""
+
+    async def deliver(client: Client, go: anyio.Event, args: dict[str, Any], key: str, statuses: list[str]) -> None:
+        await go.wait()
+        statuses.append((await call(client, "transfer_funds", args, key))["status"])
+
+    async def race(clients: list[Client]) -> list[list[str]]:
+        seen = []
+        for trial in range(RACE_TRIALS):
+            key = f"race-{trial}"
+            args = {**TRANSFER, "amount_cents": 100 + trial}
+            held = await call(clients[0], "transfer_funds", args, key)
+            assert held["status"] == "approval_required", held
+            granted = await anyio.to_thread.run_sync(approve, tmp_path, "--grant", held["result"]["pending_id"])
+            assert granted.returncode == 0, granted.stderr
+            go, statuses = anyio.Event(), []
+            async with anyio.create_task_group() as tasks:
+                for client in clients:
+                    tasks.start_soon(deliver, client, go, args, key, statuses)
+                await anyio.sleep(0.2)
+                go.set()
+            statuses.append((await call(clients[-1], "transfer_funds", args, key))["status"])  # afterwards: its result
+            seen.append(statuses)
+        return seen
+
+    async def main() -> list[list[str]]:
+        clients: list[Client] = []
+        all_up, done = anyio.Event(), anyio.Event()
+
+        async def connected(params: StdioServerParameters) -> None:  # the servers start side by side
+            async with Client(params) as client:
+                clients.append(client)
+                if len(clients) == RACE_SERVERS:
+                    all_up.set()
+                await done.wait()
+
+        async with anyio.create_task_group() as tasks:
+            for _ in range(RACE_SERVERS):
+                tasks.start_soon(connected, stdio_params(tmp_path))
+            await all_up.wait()
+            try:
+                return await race(clients)
+            finally:
+                done.set()
+
+    seen = anyio.run(main)
+    for trial, statuses in enumerate(seen):
+        assert set(statuses[:-1]) <= {"ok", "in_progress", "replayed"} and statuses.count("ok") == 1, (trial, statuses)
+        assert statuses[-1] == "replayed", (trial, statuses)
+    assert effects(tmp_path, "transfer_funds") == {f"race-{t}": 1 for t in range(RACE_TRIALS)}
+    assert pending_ids(tmp_path) == []  # an executed call is never listed as waiting
+
+
+# -- grants: one tool, one set of arguments, one key ---------------------------------------------------------------
+
+
+def test_a_grant_for_one_tool_never_runs_another(tmp_path: Path) -> None:
+    """Two high-risk tools of someone's own that take the same arguments: the grant of one, taken, never runs the other
+    under the same key, even after the first one's attempt failed before any effect."""
+    entered: list[str] = []
+
+    def executor(name: str) -> Any:
+        def run(args: Any, ctx: ToolContext) -> Any:
+            entered.append(f"{name}#{ctx.attempt}")
+            if name == "wire_a" and ctx.attempt == 1:
+                raise RuntimeError("the bank's API was down (before any effect)")
+            return {"wired": name}
+
+        return run
+
+    schema = {"type": "object", "properties": {"to": {"type": "string"}}, "required": ["to"], "additionalProperties": False}
+    registry = ToolRegistry([ToolSpec(name, name, schema, RiskClass.HIGH_RISK, executor(name)) for name in ("wire_a", "wire_b")])
+    records = SessionRecords(tmp_path / "state" / "s1")
+    boundary = ToolBoundary(registry, records, "s1", "alice", clock=lambda: 1000.0)
+    records.grant("wire_a", args_hash({"to": "bob"}), 2000.0, "k1")
+    outcomes = [boundary.call(tool, {"to": "bob"}, key="k1").status for tool in ("wire_a", "wire_b", "wire_a", "wire_b")]
+    assert entered == ["wire_a#1", "wire_a#2"], entered
+    assert outcomes[0] == "error" and outcomes[2] == "ok" and {outcomes[1], outcomes[3]} <= {"refused", "approval_required"}, outcomes
+
+
+def test_a_client_key_in_the_servers_namespace_is_refused(tmp_path: Path) -> None:
+    async def main() -> list[tuple[str, str | None]]:
+        async with Client(stdio_params(tmp_path)) as client:
+            out = []
+            for key in ("srv:1", "srv:2"):
+                body = await call(client, "put_note", {"key": "n", "text": "t"}, key)
+                out.append((body["status"], body["reason"]))
+            held = await call(client, "transfer_funds", TRANSFER)  # no key: the server names the call
+            assert held["status"] == "approval_required"
+            await anyio.to_thread.run_sync(lambda: approve(tmp_path, "--grant", held["result"]["pending_id"]))
+            ran = await call(client, "transfer_funds", TRANSFER)
+            out.append((ran["status"], ran["call_id"]))
+            return out
+
+    refused_1, refused_2, (ran, ran_as) = anyio.run(main)
+    assert refused_1 == refused_2 == ("refused", "reserved_key")
+    assert ran == "ok" and ran_as.startswith("srv:")
+    assert effects(tmp_path, "put_note") == {}
+
+
+# -- bounded input, and bad values on the command line -------------------------------------------------------------
+
+
+def test_a_message_over_the_limit_is_refused_over_stdio_and_nothing_is_stored(tmp_path: Path) -> None:
+    server = RawStdio(tmp_path)
+    try:
+        params = {"name": "put_note", "arguments": {"key": "n", "text": "x" * (3 << 20)}, "_meta": {KEY_META: "big"}}
+        for request_id, message in [
+            (5, {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": params}),  # the id first, as the Python SDK writes
+            ("six", {"jsonrpc": "2.0", "method": "tools/call", "params": params, "id": "six"}),  # last, as the TypeScript SDK does
+            (None, {"jsonrpc": "2.0", "method": "tools/call", "params": {**params, "id": 7}}),  # none of its own
+        ]:
+            server.send(message)
+            reply = server.reply()
+            assert reply["id"] == request_id and "1048576" in reply["error"]["message"], str(reply)[:500]
+        assert server.call(8, "get_weather", {"city": "Paris"})["id"] == 8  # the server goes on
+    finally:
+        server.close()
+    assert effects(tmp_path, "put_note") == {}
+    with sqlite3.connect(tmp_path / "s1" / "idempotency.sqlite") as conn:
+        assert conn.execute("SELECT count(*) FROM idempotency").fetchone() == (0,)
+
+
+def test_a_message_over_the_limit_is_refused_over_http(tmp_path: Path) -> None:
+    with http_server(tmp_path) as server:
+        status, body, _ = server.call("put_note", {"key": "n", "text": "x" * (2 << 20)}, token=server.token, meta={KEY_META: "big"})
+        assert status == 413, (status, body[:300])
+    assert effects(tmp_path, "put_note") == {}
+
+
+def test_deep_nesting_is_answered_over_stdio(tmp_path: Path) -> None:
+    server = RawStdio(tmp_path)
+    try:
+        for request_id, depth in enumerate([100, 900, 5000]):
+            nested = '{"a":' * depth + "1" + "}" * depth
+            server.send(raw=(f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/call","params":{{"name":"put_note","arguments":' + nested + "}}").encode())
+            reply = server.reply()
+            assert reply["id"] == request_id and "nested deeper than 64" in json.dumps(reply), (depth, str(reply)[:500])
+        assert server.call(10, "get_weather", {"city": "Paris"})["id"] == 10
+    finally:
+        server.close()
+
+
+def test_deep_nesting_is_answered_over_http(tmp_path: Path) -> None:
+    with http_server(tmp_path) as server:
+        nested = json.loads('{"a":' * 100 + "1" + "}" * 100)
+        status, body, message = server.call("put_note", nested, token=server.token)
+        assert status == 200 and "nested deeper than 64" in body, (status, body[:300])
+        deeper = '{"a":' * 900 + "1" + "}" * 900
+        raw = ('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"put_note","arguments":' + deeper + '}}').encode()
+        status, body, message = server.post(raw, {"Authorization": f"Bearer {server.token}", "MCP-Protocol-Version": "2025-11-25"})
+        assert status < 500 and message is not None and "error" in message and "Traceback" not in body, (status, body[:300])
+
+
+def test_approve_refuses_a_ttl_that_is_not_positive_and_finite(tmp_path: Path) -> None:
+    server = RawStdio(tmp_path)
+    try:
+        pending = server.call(1, "transfer_funds", TRANSFER, "k1")["result"]["structuredContent"]["result"]["pending_id"]
+    finally:
+        server.close()
+    for ttl in ["nan", "inf", "-5", "0", "soon"]:
+        line = one_line_error(approve(tmp_path, "--grant", pending, "--ttl", ttl))
+        assert "--ttl" in line, line
+    assert pending_ids(tmp_path) == [pending]  # nothing granted
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [(["--http", "99999"], "--http"), (["--http", "0"], "--http"), (["--http", "-1"], "--http"), (["--session", "s1\n"], "session"), (["--session", "../up"], "session")],
+)
+def test_serve_refuses_bad_values_in_one_line(tmp_path: Path, extra: list[str], named: str) -> None:
+    line = one_line_error(run_script(serve_command(tmp_path / "state", *extra, session=None)))
+    assert named in line, line
+
+
+def test_serve_refuses_a_state_dir_that_is_a_file(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.write_text("not a directory")
+    line = one_line_error(run_script(serve_command(state)))
+    assert str(state) in line, line
+
+
+def test_reconcile_refuses_a_call_that_is_still_running(tmp_path: Path) -> None:
+    """The executor of a reversible write asks the human's side to reconcile its own call while it runs."""
+    state = tmp_path / "state"
+    answers: list[subprocess.CompletedProcess[str]] = []
+
+    def slow_write(args: Any, ctx: ToolContext) -> Any:
+        command = [sys.executable, str(APPROVE), "--state-dir", str(state), "--session", "s1", "--reconcile", ctx.call_id, "--outcome", "not_executed"]
+        answers.append(run_script(command))
+        return {"written": True}
+
+    schema = {"type": "object", "properties": {}, "additionalProperties": False}
+    registry = ToolRegistry([ToolSpec("slow_write", "a write that takes a while", schema, RiskClass.REVERSIBLE_WRITE, slow_write)])
+    records = SessionRecords(state / "s1")
+    boundary = ToolBoundary(registry, records, "s1", "alice", clock=lambda: 1000.0)
+    assert boundary.call("slow_write", {}, key="k1").status == "ok"
+    assert answers[0].returncode == 1 and "running" in answers[0].stderr, (answers[0].returncode, answers[0].stderr)
+    assert boundary.call("slow_write", {}, key="k1").status == "replayed"  # the reconcile changed nothing
+    records.close()
