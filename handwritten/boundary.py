@@ -31,6 +31,7 @@ Status = Literal["ok", "replayed", "invalid_arguments", "unknown_tool", "denied"
 
 MAX_ARGUMENT_BYTES = 1 << 20  # a call's arguments as canonical JSON, in UTF-8: larger is refused before any check
 MAX_NESTING = 64  # arrays and objects inside one another: deeper is refused before the schema (its validator recurses)
+# Why refused before any other check: ``arguments_too_deep``, ``arguments_too_large``, or ``invalid_arguments`` (not JSON).
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class BoundaryResult:
 
     @property
     def is_error(self) -> bool:
+        """Whether the caller should see the result as an error: anything but a run or a replay of one."""
         return self.status not in ("ok", "replayed")
 
 
@@ -82,6 +84,7 @@ class ToolBoundary:
         return result
 
     def _call(self, tool: str, arguments: Any, key: str | None, claimed_approval: bool) -> BoundaryResult:
+        key = key or None  # an empty key is no key: the call is new, in grants and waiting calls as in its id
         if key is not None and key.startswith(SERVER_ID_PREFIX):
             why = f"keys starting with {SERVER_ID_PREFIX!r} are the ids this server gives calls sent without a key"
             return BoundaryResult("refused", key, tool, {"error": why}, "reserved_key")
@@ -175,7 +178,7 @@ def _unfit(arguments: Any) -> tuple[str, str] | None:
         value, depth = stack.pop()
         if isinstance(value, dict | list):
             if depth > MAX_NESTING:
-                return "arguments_too_large", f"arguments nested deeper than {MAX_NESTING} levels"
+                return "arguments_too_deep", f"arguments nested deeper than {MAX_NESTING} levels"
             stack.extend((item, depth + 1) for item in (value.values() if isinstance(value, dict) else value))
     try:
         size = len(canonical_json(arguments).encode("utf-8", "surrogatepass"))

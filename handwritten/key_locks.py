@@ -39,10 +39,23 @@ _open: dict[tuple[int, int], _LockFile] = {}  # (device, inode) -> this process'
 _guard = threading.Lock()
 
 
+def _forget_after_fork() -> None:
+    """A forked child holds none of its parent's record locks (they are not inherited): it starts with no holds, and
+    with a guard no thread of the parent's can have left taken."""
+    global _guard
+    _guard = threading.Lock()
+    for shared in _open.values():
+        shared.held.clear()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
+
+
 class KeyLocks:
     """Non-blocking holds on keys: ``hold(key)`` yields False while any process (this one included) holds it."""
 
     def __init__(self, path: Path) -> None:
+        self._closed = False
         with _guard:
             try:
                 known = os.stat(path, follow_symlinks=False)  # a stat, not an open: opening and closing would drop holds
@@ -75,7 +88,11 @@ class KeyLocks:
                     shared.held.discard(key)
 
     def close(self) -> None:
+        """Stop using the lock file (a second call does nothing); the last user in the process closes its descriptor."""
         with _guard:
+            if self._closed:
+                return
+            self._closed = True
             shared = _open[self._id]
             shared.users -= 1
             if shared.users == 0:

@@ -2,8 +2,8 @@
 
 A session's directory holds what decides whether a high-risk call runs (grants, the secret that signs them, the
 idempotency records), so it is trusted only when nobody else could have written into it: the directory is this
-user's, no symlink, not writable by group or others, and its parent cannot swap it away (this user's or root's, and
-writable by others only with the sticky bit, as ``/tmp`` is). A directory of this user's that others may read is made
+user's, no symlink, not writable by group or others, and no directory above it lets anyone swap it away (each one this
+user's or root's, and writable by others only with the sticky bit, as ``/tmp`` is: the rule OpenSSH applies). A directory of this user's that others may read is made
 private (``0700``) before anything goes in; files are created ``0600`` and opened without following symlinks. Anything
 else is refused with ``UntrustedPath``, which names the path: nothing is read from it and nothing is written.
 """
@@ -121,10 +121,11 @@ def _check_owner(path: Path, info: os.stat_result) -> None:
 
 
 def _check_parent(path: Path) -> None:
-    """Whoever can write the parent can rename the directory away and put another in its place."""
-    parent = path.absolute().parent
-    info = os.stat(parent)
-    if info.st_uid not in (os.geteuid(), 0):
-        raise UntrustedPath(f"{path}: its parent {parent} is owned by uid {info.st_uid}, who could replace it")
-    if info.st_mode & _WRITABLE_BY_OTHERS and not info.st_mode & stat.S_ISVTX:
-        raise UntrustedPath(f"{path}: its parent {parent} is writable by others without the sticky bit, who could replace it")
+    """Whoever can write any directory above can rename the one below away and put another in its place (and SQLite
+    reopens its files by name): every ancestor must be this user's or root's, and writable by others only if sticky."""
+    for ancestor in path.absolute().parents:
+        info = os.stat(ancestor)
+        if info.st_uid not in (os.geteuid(), 0):
+            raise UntrustedPath(f"{path}: {ancestor} above it is owned by uid {info.st_uid}, who could replace what is below")
+        if info.st_mode & _WRITABLE_BY_OTHERS and not info.st_mode & stat.S_ISVTX:
+            raise UntrustedPath(f"{path}: {ancestor} above it is writable by others without the sticky bit, who could replace what is below")

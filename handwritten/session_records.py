@@ -7,7 +7,9 @@ continues the session, and the human's side (``scripts/approve_mcp.py``, the sce
   exactly that call, so a grant of it approves one tool with one set of arguments for that one key, once. A call sent
   without a key gets a server-assigned id in its own namespace (``srv:N``), which no client key can take.
 - A grant is signed with the session's secret (``grant.key``, read only by the server and the human's side): a row
-  written by anyone without the secret approves nothing.
+  written by anyone without the secret approves nothing. The signature cannot stop someone who can write the
+  directory from rolling its files back (marking a taken grant unused, deleting a record): that is why the
+  directory must be private, and is refused otherwise.
 - A key is held while its call is decided and executed (``handwritten.key_locks``), so a second delivery of the same
   call, from any process of the session, is told it is in progress; a reconcile of a held key is refused.
 """
@@ -38,6 +40,7 @@ CREATE TABLE IF NOT EXISTS pending_calls (pending_id TEXT PRIMARY KEY, tool TEXT
 CREATE TABLE IF NOT EXISTS signed_grants (grant_id INTEGER PRIMARY KEY AUTOINCREMENT, tool TEXT NOT NULL,
                                           args_hash TEXT NOT NULL, call_key TEXT, expires_at REAL NOT NULL,
                                           used INTEGER NOT NULL DEFAULT 0, used_by TEXT, mac TEXT NOT NULL);
+-- used_by: the call id that took the grant (audit: a keyless call's srv:N); the mac covers everything but used, used_by
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 """
 _GRANT_COLUMNS = "grant_id, tool, args_hash, call_key, expires_at, used, mac"
@@ -55,8 +58,13 @@ class SessionRecords:
         self.idempotency = SqliteIdempotencyStore(str(private_file(directory / "idempotency.sqlite")))
         self._conn = connect(str(private_file(directory / "boundary.sqlite")))
         self._conn.executescript(_TABLES)
+        self._closed = False
 
     def close(self) -> None:
+        """Close the session's files (a second call does nothing); the keys this instance held are released."""
+        if self._closed:
+            return
+        self._closed = True
         self._conn.close()
         self.idempotency.close()
         self._locks.close()
@@ -102,8 +110,9 @@ class SessionRecords:
         return call
 
     def approved(self, key: str, tool: str, digest: str) -> bool:
-        """Whether a grant for this key, tool and arguments was taken: its later attempts (a retry after a failure
-        before any effect, a reconciled ``not_executed``) are the same approved call and need no new grant."""
+        """Whether a grant for this key, tool and arguments was already taken. The boundary asks only when the key has
+        no idempotency record yet (its later attempts go to that record): a server that died between taking the grant
+        and recording the call leaves exactly this, and the call must not need a second grant."""
         rows = self._conn.execute(
             f"SELECT {_GRANT_COLUMNS} FROM signed_grants WHERE used = 1 AND call_key = ? AND tool = ? AND args_hash = ?", (key, tool, digest)
         ).fetchall()

@@ -171,7 +171,7 @@ def test_arguments_too_large_or_too_deep_are_refused_before_the_schema(tmp_path:
     for _ in range(65):
         deep = [deep]
     big = {"key": "n", "text": "x" * (1 << 20)}
-    for arguments, reason in ((deep, "arguments_too_large"), (big, "arguments_too_large"), ({"key": "n", "text": float("nan")}, "invalid_arguments")):
+    for arguments, reason in ((deep, "arguments_too_deep"), (big, "arguments_too_large"), ({"key": "n", "text": float("nan")}, "invalid_arguments")):
         result = b.call("put_note", arguments, key="k1")
         assert (result.status, result.reason) == ("invalid_arguments", reason), result
     assert b.call("put_note", {"key": "n", "text": "x" * 1000}, key="k1").status == "ok"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -10,6 +11,8 @@ from pathlib import Path
 
 from handwritten.key_locks import KeyLocks
 from handwritten.private_files import private_directory
+
+ROOT = Path(__file__).resolve().parents[2]
 
 HOLDER = """
 import sys, time
@@ -25,7 +28,7 @@ with locks.hold(sys.argv[3]) as held:
 
 def test_a_key_held_by_another_process_is_not_held_here_until_that_process_dies(tmp_path: Path) -> None:
     path = private_directory(tmp_path / "s1") / "inflight.lock"
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(Path(__file__).resolve().parents[2]), str(path), "k1"], stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(ROOT), str(path), "k1"], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         locks = KeyLocks(path)
@@ -43,6 +46,12 @@ def test_a_key_held_by_another_process_is_not_held_here_until_that_process_dies(
         holder.wait()
 
 
+def held_elsewhere(path: Path, key: str) -> bool:
+    """Whether another process finds ``key`` held (the kernel's record lock, not this process's bookkeeping)."""
+    done = subprocess.run([sys.executable, "-c", HOLDER.replace("time.sleep(60)", "pass"), str(ROOT), str(path), key], capture_output=True, text=True, check=True)
+    return done.stdout.strip() == "not held"
+
+
 def test_in_one_process_a_key_is_held_once_across_threads_and_instances(tmp_path: Path) -> None:
     path = private_directory(tmp_path / "s1") / "inflight.lock"
     first, second = KeyLocks(path), KeyLocks(path)
@@ -52,12 +61,27 @@ def test_in_one_process_a_key_is_held_once_across_threads_and_instances(tmp_path
         thread = threading.Thread(target=lambda: seen.append(second.hold("k1").__enter__()))
         thread.start()
         thread.join()
-        second.close()  # closing another instance's descriptor must not drop this hold (one descriptor per file)
+        second.close()  # closing another instance must not drop this hold: one descriptor per file and process
+        second.close()  # nor closing it twice
         third = KeyLocks(path)
-        with third.hold("k1") as again:
-            assert not again
         third.close()
+        assert held_elsewhere(path, "k1")
     assert seen == [False]
+    assert not held_elsewhere(path, "k1")
     with first.hold("k1") as held:
         assert held
     first.close()
+
+
+def test_a_forked_child_holds_nothing_of_its_parents_but_cannot_take_what_the_parent_holds(tmp_path: Path) -> None:
+    path = private_directory(tmp_path / "s1") / "inflight.lock"
+    locks = KeyLocks(path)
+    with locks.hold("k1") as held:
+        assert held
+        pid = os.fork()
+        if pid == 0:  # the child: its bookkeeping is empty, and the parent's kernel lock still stands
+            with locks.hold("k1") as child_held, locks.hold("k2") as other:
+                os._exit(0 if (not child_held and other) else 1)
+        _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    locks.close()

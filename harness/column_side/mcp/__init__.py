@@ -1,6 +1,7 @@
 """MCP as a protocol boundary, not an authorization boundary (needs the ``mcp`` extra: the official MCP SDK).
 
 - ``server``: the MCP server over the engine's tool boundary (``handwritten.boundary``), stdio or Streamable HTTP;
+- ``bounded``: the transports' limits on a message (size, nesting), each refusal answered with a JSON-RPC error;
 - ``session``: where a served session keeps its files, and the harness's wiring of a server into a scenario run;
 - ``client``: the engine's tools taken from an MCP server it starts and supervises over stdio;
 - ``cli``: what ``scripts/serve_mcp.py`` and ``scripts/approve_mcp.py`` share: one-line refusals of bad values.

@@ -8,39 +8,31 @@ replayed, invalid arguments, approval required, denied, unknown tool, refused, i
 result with ``isError``, ``structuredContent`` and the status in the text too (some clients show the model only text),
 never a raw exception. No elicitation: a client answers an elicitation itself, so it cannot be the approval gate.
 
-Input is bounded: a message of at most ``MAX_MESSAGE_BYTES`` (stdio: one line; HTTP: one request body, else 413),
-JSON nested at most ``MAX_NESTING`` deep; anything else is answered with a JSON-RPC error naming the problem. Over
-HTTP every request must carry ``Authorization: Bearer <token>``; any other gets 401 before the SDK sees it.
+Input is bounded (``bounded``): a message over the size or nesting limit is answered with a JSON-RPC error naming the
+problem and never reaches the SDK. Over HTTP every request must carry ``Authorization: Bearer <token>``; any other
+gets 401 before anything else reads it.
 """
 
 from __future__ import annotations
 
 import hmac
-import json
-import re
 import socket
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
 import mcp.types as types
 from mcp.server import Server, ServerRequestContext
-from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from handwritten.boundary import MAX_ARGUMENT_BYTES, MAX_NESTING, BoundaryResult, ToolBoundary
+from handwritten.boundary import BoundaryResult, ToolBoundary
 from handwritten.canonical import canonical_json
 from handwritten.tools import RiskClass
 from harness.column_side.mcp import ACTS_FOR_META, APPROVAL_META, KEY_META, RISK_META
+from harness.column_side.mcp.bounded import MAX_MESSAGE_BYTES, BoundedBody, bounded_stdio
 
 SERVER_NAME = "agent-framework-bench"
 SERVER_VERSION = "0.1.0"
-MAX_MESSAGE_BYTES = MAX_ARGUMENT_BYTES  # one JSON-RPC message: a call's arguments cannot be larger than the message
-PARSE_ERROR, INVALID_REQUEST = -32700, -32600
 
 # (readOnlyHint, destructiveHint, idempotentHint) per risk class: hints for hosts, never the policy itself.
 _HINTS = {
@@ -88,9 +80,6 @@ def build_server(boundary: ToolBoundary) -> Server[Any]:
     return Server(SERVER_NAME, version=SERVER_VERSION, on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-# -- stdio, bounded ----------------------------------------------------------------------------------------------
-
-
 def serve_stdio(server: Server[Any]) -> None:
     """Serve one connection over stdin/stdout until the client closes it."""
 
@@ -101,123 +90,30 @@ def serve_stdio(server: Server[Any]) -> None:
     anyio.run(main)
 
 
-@asynccontextmanager
-async def bounded_stdio() -> AsyncIterator[tuple[Any, Any]]:
-    """The SDK's stdio transport with limits: one message per line, at most ``MAX_MESSAGE_BYTES`` and ``MAX_NESTING``
-    deep; a line over either, or one that is no JSON-RPC message, is answered at once with a JSON-RPC error (its id when
-    one can be read from it) and never reaches the server. (The SDK's own reader keeps any line whole and drops one it
-    cannot parse without a word, so its client waits forever.)"""
-    stdout = anyio.wrap_file(sys.stdout.buffer)
-
-    async def readline(limit: int) -> bytes:  # in a thread, as anyio.wrap_file reads, but with a size
-        return await anyio.to_thread.run_sync(sys.stdin.buffer.readline, limit, abandon_on_cancel=True)
-
-    read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
-    writing = anyio.Lock()
-
-    async def write(message: types.JSONRPCMessage) -> None:
-        async with writing:
-            await stdout.write(message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n")
-            await stdout.flush()
-
-    async def read_lines() -> None:
-        async with read_send:
-            while line := await readline(MAX_MESSAGE_BYTES + 2):
-                if len(line.rstrip(b"\r\n")) > MAX_MESSAGE_BYTES:  # the rest of the line is read and dropped, never kept
-                    tail = line[-4096:]
-                    while not tail.endswith(b"\n") and (more := await readline(1 << 16)):
-                        tail = (tail + more)[-4096:]
-                    await write(_error(_id_of_oversized(line, tail), INVALID_REQUEST, f"message larger than the {MAX_MESSAGE_BYTES}-byte limit: refused"))
-                    continue
-                parsed = _parse(line)
-                if isinstance(parsed, types.JSONRPCError):
-                    await write(parsed)
-                elif parsed is not None:
-                    await read_send.send(SessionMessage(parsed))
-
-    async def write_lines() -> None:
-        async with write_receive:
-            async for session_message in write_receive:
-                await write(session_message.message)
-
-    async with anyio.create_task_group() as tasks:
-        tasks.start_soon(read_lines)
-        tasks.start_soon(write_lines)
-        try:
-            yield read_receive, write_send
-        finally:
-            tasks.cancel_scope.cancel()
-
-
-def _parse(line: bytes) -> types.JSONRPCMessage | None:
-    """A message, a JSON-RPC error to answer instead, or None for a blank line."""
-    if not line.strip():
-        return None
-    try:
-        data = json.loads(line)
-    except RecursionError:
-        return _error(_id_of_oversized(line, line), INVALID_REQUEST, f"message nested deeper than {MAX_NESTING} levels: refused")
-    except ValueError as exc:
-        return _error(None, PARSE_ERROR, f"not JSON: {exc}")
-    request_id = data.get("id") if isinstance(data, dict) and isinstance(data.get("id"), str | int) else None
-    if _depth(data) > MAX_NESTING + 4:  # the envelope (message, params, arguments) plus the arguments' own limit
-        return _error(request_id, INVALID_REQUEST, f"message nested deeper than {MAX_NESTING} levels (arguments included): refused")
-    try:
-        return types.jsonrpc_message_adapter.validate_python(data, by_name=False)
-    except ValidationError as exc:
-        return _error(request_id, INVALID_REQUEST, f"not a JSON-RPC message: {exc.errors()[0]['msg']}")
-
-
-def _depth(value: Any) -> int:
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict | list):
-            deepest = max(deepest, depth)
-            if deepest > MAX_NESTING + 4:
-                return deepest
-            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
-    return deepest
-
-
-# The id of a message too large or too deep to parse: read only where it is certain to be the message's own, right
-# after the opening brace (the Python SDK writes it there) or as the very last member (the TypeScript SDK's place).
-_ID = rb'("(?:[^"\\]|\\.){0,256}"|-?\d{1,19})'
-_ID_FIRST = re.compile(rb'\A\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*' + _ID)
-_ID_LAST = re.compile(rb',\s*"id"\s*:\s*' + _ID + rb"\s*\}\s*\Z")
-
-
-def _id_of_oversized(head: bytes, tail: bytes) -> str | int | None:
-    found = _ID_FIRST.match(head) or _ID_LAST.search(tail)
-    return json.loads(found.group(1)) if found else None
-
-
-def _error(request_id: str | int | None, code: int, message: str) -> types.JSONRPCError:
-    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
-
-
 # -- Streamable HTTP, with a bearer token --------------------------------------------------------------------------
 
 
 class RequireBearer:
-    """Every HTTP request must carry ``Authorization: Bearer <token>`` (compared in constant time); any other gets 401
-    and reaches nothing behind it. (The SDK's own bearer support is the OAuth resource-server path, which needs an
-    authorization server to issue and verify tokens; this server has one static token.)"""
+    """Every HTTP request (and websocket) must carry ``Authorization: Bearer <token>``, compared in constant time; any
+    other gets 401 and reaches nothing behind it. Only the server's own lifespan events pass without one. (The SDK's
+    bearer support comes with its OAuth resource-server settings, an authorization server's issuer among them; this
+    server has one static token and no authorization server.)"""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
         self._expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and not self._authorized(scope):
+        if scope["type"] == "lifespan" or self._authorized(scope):
+            await self.app(scope, receive, send)
+        elif scope["type"] == "http":
             body = {"error": "unauthorized", "error_description": "send Authorization: Bearer <the token in the state directory's http-token>"}
             await JSONResponse(body, status_code=401, headers={"WWW-Authenticate": 'Bearer realm="agent-framework-bench"'})(scope, receive, send)
-            return
-        await self.app(scope, receive, send)
+        else:
+            await send({"type": "websocket.close", "code": 1008})
 
     def _authorized(self, scope: Scope) -> bool:
-        given = [value for name, value in scope["headers"] if name == b"authorization"]
+        given = [value for name, value in scope.get("headers", []) if name == b"authorization"]
         if len(given) != 1:
             return False
         scheme, _, token = given[0].partition(b" ")
@@ -238,11 +134,11 @@ def listen(port: int) -> socket.socket:
 
 
 def serve_http(server: Server[Any], sock: socket.socket, token: str) -> None:
-    """Serve Streamable HTTP at ``/mcp`` on a socket from ``listen`` (the SDK's DNS-rebinding protection is on for
-    loopback, and its request-body limit is ``MAX_MESSAGE_BYTES``)."""
+    """Serve Streamable HTTP at ``/mcp`` on a socket from ``listen``: the token checked first, then the body's bounds,
+    then the SDK's app (its DNS-rebinding protection is on for loopback)."""
     import uvicorn
 
-    app = RequireBearer(server.streamable_http_app(host="127.0.0.1", max_request_body_size=MAX_MESSAGE_BYTES), token)
+    app = RequireBearer(BoundedBody(server.streamable_http_app(host="127.0.0.1", max_request_body_size=MAX_MESSAGE_BYTES)), token)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     uvicorn.Server(config).run(sockets=[sock])
 
