@@ -29,6 +29,7 @@ from .tools import ToolContext, ToolRegistry, as_session_user
 
 Status = Literal["ok", "replayed", "invalid_arguments", "unknown_tool", "denied", "approval_required", "refused", "in_progress", "uncertain", "error"]
 
+MAX_KEY_CHARS = 256  # a caller's idempotency key: printable characters only (it is shown to the human who approves)
 MAX_ARGUMENT_BYTES = 1 << 20  # a call's arguments as canonical JSON, in UTF-8: larger is refused before any check
 MAX_NESTING = 64  # arrays and objects inside one another: deeper is refused before the schema (its validator recurses)
 # Why refused before any other check: ``arguments_too_deep``, ``arguments_too_large``, or ``invalid_arguments`` (not JSON).
@@ -85,6 +86,9 @@ class ToolBoundary:
 
     def _call(self, tool: str, arguments: Any, key: str | None, claimed_approval: bool) -> BoundaryResult:
         key = key or None  # an empty key is no key: the call is new, in grants and waiting calls as in its id
+        if key is not None and not (len(key) <= MAX_KEY_CHARS and key.isprintable()):
+            why = f"a key is at most {MAX_KEY_CHARS} printable characters (no control characters: a human reads it when approving)"
+            return BoundaryResult("refused", "", tool, {"error": why}, "invalid_key")
         if key is not None and key.startswith(SERVER_ID_PREFIX):
             why = f"keys starting with {SERVER_ID_PREFIX!r} are the ids this server gives calls sent without a key"
             return BoundaryResult("refused", key, tool, {"error": why}, "reserved_key")
@@ -122,9 +126,8 @@ class ToolBoundary:
         retry, uncertain); a new high-risk call first takes a grant of the human's for this very call."""
         digest = sha256_hex(canonical_json(args))
         if decision is Decision.NEEDS_APPROVAL and self.records.idempotency.get(call_id) is None and not self.records.approved(call_id, tool, digest):
-            taken = self.records.take_grant(tool, digest, key, call_id, self._clock())
+            taken, pending_id = self.records.take_grant(tool, args, digest, key, call_id, self._clock())
             if taken != "taken":
-                pending_id = self.records.add_pending(tool, args, digest, key)
                 reason = "approval_expired" if taken == "expired" else "approval_required"
                 details = {"pending_id": pending_id, "tool": tool, "args_hash": digest, "session_id": self.session_id}
                 why = "the approval granted for this call expired" if taken == "expired" else "a human must approve this call"
@@ -181,8 +184,8 @@ def _unfit(arguments: Any) -> tuple[str, str] | None:
                 return "arguments_too_deep", f"arguments nested deeper than {MAX_NESTING} levels"
             stack.extend((item, depth + 1) for item in (value.values() if isinstance(value, dict) else value))
     try:
-        size = len(canonical_json(arguments).encode("utf-8", "surrogatepass"))
-    except (TypeError, ValueError) as exc:  # NaN, an object JSON has no spelling for: no hash could bind it
+        size = len(canonical_json(arguments).encode("utf-8"))
+    except (TypeError, ValueError) as exc:  # NaN, a lone surrogate, an object JSON has no spelling for: no hash could bind it
         return "invalid_arguments", f"arguments are not JSON: {exc}"
     if size > MAX_ARGUMENT_BYTES:
         return "arguments_too_large", f"arguments of {size} bytes, larger than the {MAX_ARGUMENT_BYTES}-byte limit"

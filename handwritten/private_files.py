@@ -41,7 +41,10 @@ def private_directory(path: Path) -> Path:
     if info.st_mode & _WRITABLE_BY_OTHERS:
         raise UntrustedPath(f"{path}: group or others can write it (mode {stat.S_IMODE(info.st_mode):o}); use a directory only you can write")
     if info.st_mode & _REACHABLE_BY_OTHERS:
-        os.chmod(path, 0o700, follow_symlinks=False)  # ours and written by nobody else: tighten before secrets go in
+        try:
+            os.chmod(path, 0o700, follow_symlinks=False)  # ours and written by nobody else: tighten before secrets go in
+        except OSError as exc:
+            raise UntrustedPath(f"{path}: others can read it and it cannot be made private ({exc.strerror})") from exc
     return path
 
 

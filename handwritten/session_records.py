@@ -71,7 +71,7 @@ class SessionRecords:
 
     # -- calls waiting for the human ---------------------------------------------------------------------------
 
-    def add_pending(self, tool: str, args: Any, digest: str, key: str | None) -> str:
+    def _add_pending(self, tool: str, args: Any, digest: str, key: str | None) -> str:
         """The call waits for the human: its pending id (the same call, with the same key or none, waits once)."""
         pending_id = f"{tool}-{sha256(canonical_json([tool, digest, key]).encode()).hexdigest()[:12]}"
         self._conn.execute("INSERT OR IGNORE INTO pending_calls VALUES (?, ?, ?, ?, ?)", (pending_id, tool, canonical_json(args), digest, key))
@@ -118,26 +118,32 @@ class SessionRecords:
         ).fetchall()
         return any(self._signed(row) for row in rows)
 
-    def take_grant(self, tool: str, digest: str, key: str | None, call_id: str, now: float) -> GrantTaken:
-        """Use one signed, unused, unexpired grant for exactly this tool, arguments and key (once), for ``call_id``;
-        ``expired`` when there is none and the latest signed grant for this call expired unused."""
+    def take_grant(self, tool: str, args: Any, digest: str, key: str | None, call_id: str, now: float) -> tuple[GrantTaken, str | None]:
+        """Use one signed, unused, unexpired grant for exactly this tool, arguments and key (once), for ``call_id``; when
+        there is none the call waits: (``expired`` when the latest signed grant for it expired unused, else ``none``,
+        and its pending id). One transaction for both, so a grant the human writes meanwhile is either taken now or
+        finds the call waiting and removes it from the list: never a call that ran and still waits."""
         conn = self._conn
-        conn.execute("BEGIN IMMEDIATE")  # two deliveries at once: only one takes the grant
+        conn.execute("BEGIN IMMEDIATE")  # two deliveries, or a delivery and the human, at once: one after the other
         try:
             rows = conn.execute(
                 f"SELECT {_GRANT_COLUMNS} FROM signed_grants WHERE tool = ? AND args_hash = ? AND call_key IS ? ORDER BY grant_id", (tool, digest, key)
             ).fetchall()
             signed = [row for row in rows if self._signed(row)]
             usable = next((row for row in signed if not row[5] and row[4] > now), None)
+            pending_id = None
             if usable is not None:
                 conn.execute("UPDATE signed_grants SET used = 1, used_by = ? WHERE grant_id = ?", (call_id, usable[0]))
+                conn.execute("DELETE FROM pending_calls WHERE tool = ? AND args_hash = ? AND call_key IS ?", (tool, digest, key))
+            else:
+                pending_id = self._add_pending(tool, args, digest, key)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
         if usable is not None:
-            return "taken"
-        return "expired" if signed and not signed[-1][5] else "none"
+            return "taken", None
+        return ("expired" if signed and not signed[-1][5] else "none"), pending_id
 
     def _mac(self, grant_id: int, tool: str, digest: str, key: str | None, expires_at: float) -> str:
         message = json.dumps([self.session_id, grant_id, tool, digest, key, repr(float(expires_at))])

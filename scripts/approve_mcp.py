@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -52,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         if not os.path.lexists(directory):
             return fail(parser.prog, f"no session {session!r} under {args.state_dir}")
         records = SessionRecords(directory)
-    except (HarnessError, UntrustedPath) as exc:
+    except (HarnessError, UntrustedPath, OSError, sqlite3.Error) as exc:  # a path the system will not open, too long, ...
         return fail(parser.prog, str(exc))
     try:
         return _act(parser.prog, records, args.grant, args.ttl, args.reconcile, args.outcome)
@@ -67,7 +68,7 @@ def _act(prog: str, records: SessionRecords, grant: str | None, ttl: float, reco
             waiting = ", ".join(p["pending_id"] for p in records.pending()) or "none"
             print(f"{prog}: no call {grant!r} is waiting for approval (waiting: {waiting})", file=sys.stderr)
             return 1
-        key = f" sent with key {call['key']!r}" if call["key"] else " sent without a key"
+        key = f" sent with key {json.dumps(call['key'])}" if call["key"] else " sent without a key"
         print(f"granted {grant}: {call['tool']} {json.dumps(call['args'], sort_keys=True)}{key}, once, for {ttl:g} s")
     elif reconcile:
         match records.reconcile(reconcile, outcome or ""):
@@ -80,8 +81,8 @@ def _act(prog: str, records: SessionRecords, grant: str | None, ttl: float, reco
                 print(f"{prog}: call {reconcile!r} is not uncertain", file=sys.stderr)
                 return 1
     else:
-        for call in records.pending():
-            key = call["key"] if call["key"] else "(no key)"
+        for call in records.pending():  # everything a client chose is printed as JSON, escaped: it cannot redraw the line
+            key = json.dumps(call["key"]) if call["key"] else "(none)"
             print(f"{call['pending_id']}  {call['tool']}  {json.dumps(call['args'], sort_keys=True)}  key {key}")
     return 0
 

@@ -17,6 +17,7 @@ A high-risk call answers ``approval_required`` with a ``pending_id``; a human gr
 from __future__ import annotations
 
 import os
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         session_dir(args.state_dir, session)  # a bad id fails before anything is written
         tools = args.tools.split(",") if args.tools else list(FIXTURE_TOOLS)
         boundary = open_boundary(args.state_dir, session, args.user, tools, wiring)
-    except (HarnessError, UntrustedPath) as exc:
+    except (HarnessError, UntrustedPath, OSError, sqlite3.Error) as exc:  # a path the system will not open, too long, ...
         return fail(parser.prog, str(exc))
     try:  # after the checks, which need no SDK (its import is most of a start)
         from harness.column_side.mcp.server import build_server, listen, serve_http, serve_stdio

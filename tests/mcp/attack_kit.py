@@ -129,6 +129,7 @@ class HttpServer:
     process: subprocess.Popen[bytes]
     port: int
     state: Path
+    last_session: str | None = None  # the Mcp-Session-Id of the last response that named one
 
     @property
     def session(self) -> str:
@@ -148,6 +149,7 @@ class HttpServer:
             connection.request("POST", "/mcp", body=body, headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers})
             response = connection.getresponse()
             text = response.read().decode(errors="replace")
+            self.last_session = response.getheader("mcp-session-id")
         finally:
             connection.close()
         return response.status, text, _jsonrpc(text)
@@ -163,24 +165,20 @@ class HttpServer:
             sent["Authorization"] = f"Bearer {token}"
         return self.post(body, sent)
 
-    def legacy_session_call(self, tool: str, arguments: Any) -> dict[str, Any] | None:
-        """Open a transport session as a 2025-11-25 client does (``initialize``; the server names the session in
-        ``Mcp-Session-Id``), then call ``tool`` in it: the reply."""
+    def legacy_session_call(self, tool: str, arguments: Any) -> tuple[int, dict[str, Any] | None]:
+        """Open a transport session as a 2025-11-25 client does (``initialize``: the server names the session in
+        ``Mcp-Session-Id``), then call ``tool`` in it and leave the session open: the initialize's HTTP status, and the
+        call's reply (None when no session was opened)."""
         auth = {"Authorization": f"Bearer {self.token}"}
         hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        try:
-            body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
-            connection.request("POST", "/mcp", body=body, headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **auth})
-            response = connection.getresponse()
-            response.read()
-            session = response.getheader("mcp-session-id") or ""
-        finally:
-            connection.close()
+        status, _, _ = self.post(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}).encode(), auth)
+        session = self.last_session
+        if status != 200 or not session:
+            return status, None
         headers = {**auth, "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25"}
         self.post(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode(), headers)
         call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
-        return self.post(json.dumps(call).encode(), headers)[2]
+        return status, self.post(json.dumps(call).encode(), headers)[2]
 
     def open_descriptors(self) -> int:
         return len(os.listdir(f"/proc/{self.process.pid}/fd"))

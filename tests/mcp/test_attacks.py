@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
+import time
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
+from unittest.mock import ANY
 
 import anyio
 import pytest
@@ -24,6 +28,7 @@ from handwritten.boundary import ToolBoundary
 from handwritten.canonical import args_hash
 from handwritten.session_records import SessionRecords
 from handwritten.tools import RiskClass, ToolContext, ToolRegistry, ToolSpec
+from harness.column_side.mcp.server import HEAD_TIMEOUT_S, MAX_TRANSPORT_SESSIONS
 from tests.mcp.attack_kit import (
     APPROVE,
     KEY_META,
@@ -87,18 +92,44 @@ def test_a_grant_for_one_clients_call_never_runs_another_clients_call(tmp_path: 
 
 
 def test_open_descriptors_stay_flat_over_300_http_sessions(tmp_path: Path) -> None:
-    """300 clients each open a transport session (the SDK gives each an ``Mcp-Session-Id``) and call a tool in it, on a
-    server started without ``--session``."""
+    """300 clients each open a transport session (the SDK gives each an ``Mcp-Session-Id``), call a tool in it and never
+    close it, on a server started without ``--session``: the server keeps at most its cap of them (then answers 503
+    until one idles out), and neither descriptors nor directories grow."""
     with http_server(tmp_path, session=None) as server:
         for _ in range(10):  # warm: whatever the server opens once
             server.legacy_session_call("get_weather", {"city": "Paris"})
         before = server.open_descriptors()
-        outcomes = {structured(server.legacy_session_call("get_weather", {"city": "Paris"}))["status"] for _ in range(300)}
+        outcomes = [server.legacy_session_call("get_weather", {"city": "Paris"}) for _ in range(300)]
         after = server.open_descriptors()
         sessions = sorted(p.name for p in tmp_path.iterdir() if p.is_dir())
         assert sessions == [server.session], sessions[:5]  # no directory per transport session
-    assert outcomes == {"ok"}
+        status, _, message = server.call("get_weather", {"city": "Paris"}, token=server.token)  # a client with no transport session still gets in
+        assert status == 200 and structured(message)["status"] == "ok"
+    served = [structured(reply)["status"] for status, reply in outcomes if status == 200]
+    assert served == ["ok"] * (MAX_TRANSPORT_SESSIONS - 10), len(served)
+    assert {status for status, _ in outcomes[len(served) :]} == {503}
     assert after - before <= 5, (before, after)
+
+
+def test_connections_that_never_finish_a_request_head_are_closed(tmp_path: Path) -> None:
+    """A client without the token holds connections open by sending half a request head, over and over."""
+    with http_server(tmp_path) as server:
+        server.call("get_weather", {"city": "Paris"}, token=server.token)  # warm: whatever the server opens once
+        before = server.open_descriptors()
+        held = []
+        for _ in range(50):
+            sock = socket.create_connection(("127.0.0.1", server.port))
+            sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            held.append(sock)
+        started, deadline = time.monotonic(), time.monotonic() + 15
+        for sock in held:
+            sock.settimeout(max(0.1, deadline - time.monotonic()))
+            assert sock.recv(1) == b"", "the server kept a connection whose request head never ended"  # closed, no answer
+            sock.close()
+        assert time.monotonic() - started >= HEAD_TIMEOUT_S - 1  # by the deadline, not at once for some other reason
+        assert server.open_descriptors() <= before + 2
+        status, _, message = server.call("get_weather", {"city": "Paris"}, token=server.token)
+        assert status == 200 and structured(message)["status"] == "ok"
 
 
 def test_a_bad_session_header_is_answered_without_an_internal_error(tmp_path: Path) -> None:
@@ -292,6 +323,54 @@ def test_a_client_key_in_the_servers_namespace_is_refused(tmp_path: Path) -> Non
     assert effects(tmp_path, "put_note") == {}
 
 
+def test_a_key_cannot_make_the_human_approve_what_they_were_not_shown(tmp_path: Path) -> None:
+    """A key with control characters would redraw the human's terminal over the arguments the human approves."""
+    evil = {"from_account": "ACC-1", "to_account": "ACC-666", "amount_cents": 99999999}
+    spoof = "order-17\r\x1b[29Ctransfer_funds  " + json.dumps(TRANSFER) + "  key order-17\x1b[K"
+    server = RawStdio(tmp_path)
+    try:
+        answers = [structured(server.call(i, "transfer_funds", evil, key)) for i, key in enumerate([spoof, "a\nb", "\u202eevil", "k" * 257])]
+        server.send({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "transfer_funds", "arguments": evil, "_meta": {KEY_META: 17}}})
+        answers.append(structured(server.reply()))
+        listed = structured(server.call(10, "transfer_funds", evil, "order-17"))
+    finally:
+        server.close()
+    assert [(a["status"], a["reason"]) for a in answers] == [("refused", "invalid_key")] * 5, answers
+    assert listed["status"] == "approval_required"
+    shown = approve(tmp_path).stdout
+    assert shown.isprintable() or all(line.isprintable() for line in shown.splitlines()), repr(shown)
+    assert "ACC-666" in shown and '"order-17"' in shown, shown  # what waits is what is shown, the key quoted
+
+
+def test_a_grant_written_while_a_delivery_waits_never_leaves_a_run_call_listed(tmp_path: Path) -> None:
+    """The human grants at the very moment a delivery finds no grant: either the delivery takes it, or it waits and the
+    grant removes it from the list; afterwards the call runs once and nothing of it waits."""
+
+    async def main() -> None:
+        async with AsyncExitStack() as stack:
+            clients = [await stack.enter_async_context(Client(stdio_params(tmp_path))) for _ in range(2)]
+            for trial in range(4):
+                key, args = f"g-{trial}", {**TRANSFER, "amount_cents": 10 + trial}
+                pending = (await call(clients[0], "transfer_funds", args, key))["result"]["pending_id"]
+                granted = anyio.Event()
+
+                async def hammer(client: Client, key: str = key, args: dict[str, Any] = args, granted: anyio.Event = granted) -> None:
+                    while not granted.is_set():  # a delivery after another, all through the moment of the grant
+                        await call(client, "transfer_funds", args, key)
+
+                async with anyio.create_task_group() as tasks:
+                    for client in clients:
+                        tasks.start_soon(hammer, client)
+                    await anyio.to_thread.run_sync(approve, tmp_path, "--grant", pending)
+                    granted.set()
+                assert (await call(clients[0], "transfer_funds", args, key))["status"] in ("ok", "replayed")
+                assert (await call(clients[1], "transfer_funds", args, key))["status"] == "replayed"
+
+    anyio.run(main)
+    assert pending_ids(tmp_path) == []
+    assert effects(tmp_path, "transfer_funds") == {f"g-{t}": 1 for t in range(4)}
+
+
 # -- bounded input, and bad values on the command line -------------------------------------------------------------
 
 
@@ -349,14 +428,29 @@ def test_every_malformed_line_over_stdio_is_answered(tmp_path: Path) -> None:
             ("not JSON", b'{"jsonrpc":'),
             ("not UTF-8", b'{"jsonrpc":"2.0","id":2,"method":"\xff"}'),
             ("no method", b'{"jsonrpc":"2.0","id":4}'),
+            ("id list", b'{"jsonrpc":"2.0","id":[1],"method":"ping"}'),
+            ("lone surrogate id", b'{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}'),
+            ("lone surrogate key", b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"put_note","arguments":{},"_meta":{"k":"\\udc00"}}}'),
+            ("lone surrogate tool", b'{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"\\ud800x","arguments":{}}}'),
         ]:
             server.send(raw=raw)
             answers[label] = server.reply()
         assert all("error" in a for a in answers.values()), answers
         assert answers["no method"]["id"] == 4, answers["no method"]
+        assert all(a["error"]["code"] in (-32700, -32600, -32601, -32602) for a in answers.values()), answers
         assert server.call(20, "get_weather", {"city": "Paris"})["id"] == 20  # still serving
     finally:
         server.close()
+
+
+def test_a_request_followed_by_the_end_of_input_is_answered(tmp_path: Path) -> None:
+    for trial in range(3):  # it raced before: about one run in three lost the reply
+        server = RawStdio(tmp_path / str(trial))
+        assert server.process.stdin is not None and server.process.stdout is not None
+        server.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_weather", "arguments": {"city": "Paris"}}})
+        server.process.stdin.close()  # the client is gone right after its request
+        assert json.loads(server.process.stdout.readline() or "null") == {"jsonrpc": "2.0", "id": 1, "result": ANY}, trial
+        assert server.process.wait(10) == 0
 
 
 def test_deep_nesting_is_answered_over_http(tmp_path: Path) -> None:
@@ -392,11 +486,12 @@ def test_serve_refuses_bad_values_in_one_line(tmp_path: Path, extra: list[str], 
     assert named in line, line
 
 
-def test_serve_refuses_a_state_dir_that_is_a_file(tmp_path: Path) -> None:
+def test_serve_refuses_a_state_dir_that_is_a_file_or_cannot_be_made_private(tmp_path: Path) -> None:
     state = tmp_path / "state"
     state.write_text("not a directory")
-    line = one_line_error(run_script(serve_command(state)))
-    assert str(state) in line, line
+    for refused in (state, Path("/proc/1"), tmp_path / ("d" * 250) / ("e" * 250) / ("f" * 250) / ("g" * 250) / ("h" * 250) / ("i" * 250) / "state"):
+        line = one_line_error(run_script(serve_command(refused)))
+        assert line.startswith("serve_mcp.py: "), line
 
 
 def test_reconcile_refuses_a_call_that_is_still_running(tmp_path: Path) -> None:

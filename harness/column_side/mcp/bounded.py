@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -29,7 +29,7 @@ from handwritten.boundary import MAX_ARGUMENT_BYTES, MAX_NESTING
 
 MAX_MESSAGE_BYTES = MAX_ARGUMENT_BYTES  # one JSON-RPC message: a call's arguments cannot be larger than the message
 ENVELOPE_LEVELS = 4  # message, params, arguments: the levels around a tool's arguments
-PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+PARSE_ERROR, INVALID_REQUEST, INTERNAL_ERROR = -32700, -32600, -32603
 
 
 def refusal(raw: bytes) -> tuple[Any, types.JSONRPCError | None]:
@@ -45,7 +45,17 @@ def refusal(raw: bytes) -> tuple[Any, types.JSONRPCError | None]:
         return None, error(None, PARSE_ERROR, f"not JSON: {exc}")
     if _depth(data) > MAX_NESTING + ENVELOPE_LEVELS:
         return None, error(_id_of(data), INVALID_REQUEST, f"message nested deeper than {MAX_NESTING} levels (arguments included): refused")
+    if (b"\\u" in raw or b"\xed" in raw) and not _encodable(data):  # json.loads lets lone surrogates through (escaped or not)
+        return None, error(None, INVALID_REQUEST, "message holds a lone surrogate (no Unicode character): refused")
     return data, None
+
+
+def _encodable(data: Any) -> bool:
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def error(request_id: str | int | None, code: int, message: str) -> types.JSONRPCError:
@@ -68,17 +78,25 @@ async def bounded_stdio() -> AsyncIterator[tuple[Any, Any]]:
     writing = anyio.Lock()
 
     async def write(message: types.JSONRPCMessage) -> None:
+        try:
+            line = message.model_dump_json(by_alias=True, exclude_unset=True).encode()
+        except Exception as exc:  # the writer must outlive one reply it cannot encode: the client would wait forever
+            line = error(None, INTERNAL_ERROR, f"a reply could not be encoded ({type(exc).__name__})").model_dump_json(by_alias=True).encode()
         async with writing:
-            await stdout.write(message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n")
+            await stdout.write(line + b"\n")
             await stdout.flush()
 
+    reading = anyio.CancelScope()
+
     async def read_lines() -> None:
+        with reading:
+            await _read_lines()
+
+    async def _read_lines() -> None:
         async with read_send:
             while line := await readline(MAX_MESSAGE_BYTES + 2):
                 if len(line.rstrip(b"\r\n")) > MAX_MESSAGE_BYTES:  # the rest of the line is read and dropped, never kept
-                    tail = line[-4096:]
-                    while not tail.endswith(b"\n") and (more := await readline(1 << 16)):
-                        tail = (tail + more)[-4096:]
+                    tail = await _rest_of_line(readline, line)
                     await write(error(_id_of_unparsed(line, tail), INVALID_REQUEST, f"message larger than the {MAX_MESSAGE_BYTES}-byte limit: refused"))
                     continue
                 parsed = _message(line)
@@ -98,7 +116,17 @@ async def bounded_stdio() -> AsyncIterator[tuple[Any, Any]]:
         try:
             yield read_receive, write_send
         finally:
-            tasks.cancel_scope.cancel()
+            # The server is done (the input ended, or it failed): stop reading, but let every reply it sent go out first.
+            reading.cancel()
+            write_send.close()
+
+
+async def _rest_of_line(readline: Callable[[int], Awaitable[bytes]], start: bytes) -> bytes:
+    """Read an oversized line to its end, keeping only its last 4 KiB (where a TypeScript client puts the id)."""
+    tail = start[-4096:]
+    while not tail.endswith(b"\n") and (more := await readline(1 << 16)):
+        tail = (tail + more)[-4096:]
+    return tail
 
 
 def _message(line: bytes) -> types.JSONRPCMessage | None:

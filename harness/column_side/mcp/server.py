@@ -16,6 +16,7 @@ gets 401 before anything else reads it.
 from __future__ import annotations
 
 import hmac
+import resource
 import socket
 from typing import Any
 
@@ -73,7 +74,8 @@ def build_server(boundary: ToolBoundary) -> Server[Any]:
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         meta: dict[str, Any] = dict(params.meta or {})
         key = meta.get(KEY_META)
-        key = key if isinstance(key, str) and key else None  # anything else is no key: the call is new
+        if key is not None and not isinstance(key, str):  # a key the client meant to send: never silently no key
+            return tool_result(BoundaryResult("refused", "", params.name, {"error": "the idempotency key must be a string"}, "invalid_key"))
         result = boundary.call(params.name, params.arguments if params.arguments is not None else {}, key, claimed_approval=APPROVAL_META in meta)
         return tool_result(result)
 
@@ -135,10 +137,43 @@ def listen(port: int) -> socket.socket:
 
 def serve_http(server: Server[Any], sock: socket.socket, token: str) -> None:
     """Serve Streamable HTTP at ``/mcp`` on a socket from ``listen``: the token checked first, then the body's bounds,
-    then the SDK's app (its DNS-rebinding protection is on for loopback)."""
+    then the SDK's app (its DNS-rebinding protection is on for loopback). A connection that has not sent a whole
+    request head within ``HEAD_TIMEOUT_S`` is closed, and the descriptor limit is raised to the hard one, so clients
+    without the token cannot hold the server's connections open; at most ``MAX_TRANSPORT_SESSIONS`` transport sessions
+    are kept, one idle for ``TRANSPORT_IDLE_S`` closed."""
     import uvicorn
 
-    app = RequireBearer(BoundedBody(server.streamable_http_app(host="127.0.0.1", max_request_body_size=MAX_MESSAGE_BYTES)), token)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    sdk_app = server.streamable_http_app(
+        host="127.0.0.1", max_request_body_size=MAX_MESSAGE_BYTES, max_sessions=MAX_TRANSPORT_SESSIONS, session_idle_timeout=TRANSPORT_IDLE_S
+    )
+    config = uvicorn.Config(RequireBearer(BoundedBody(sdk_app), token), log_level="warning", lifespan="on", http=_head_deadline_protocol())
     uvicorn.Server(config).run(sockets=[sock])
+
+
+HEAD_TIMEOUT_S = 5.0  # uvicorn's own keep-alive timeout: a first request head is given as long as an idle connection
+MAX_TRANSPORT_SESSIONS = 256  # the SDK's transport sessions (Mcp-Session-Id) open at once: a host needs a few
+TRANSPORT_IDLE_S = 600.0
+
+
+def _head_deadline_protocol() -> type[Any]:
+    """uvicorn's h11 protocol, closing a connection whose first request head has not arrived in time (uvicorn waits for
+    it forever: a client sending half a head, over and over, would run the server out of descriptors)."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeadDeadline(H11Protocol):
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._head_deadline = self.loop.call_later(HEAD_TIMEOUT_S, self._head_too_slow)
+
+        def _head_too_slow(self) -> None:
+            if getattr(self, "cycle", None) is None and not self.transport.is_closing():  # no request head yet: nothing is served
+                self.transport.close()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._head_deadline.cancel()
+            super().connection_lost(exc)
+
+    return HeadDeadline
 
