@@ -37,10 +37,7 @@ def private_directory(path: Path) -> Path:
         raise UntrustedPath(f"{path}: a symlink; give the directory itself")
     if not stat.S_ISDIR(info.st_mode):
         raise UntrustedPath(f"{path}: not a directory")
-    _check_owner(path, info)
-    if info.st_mode & _WRITABLE_BY_OTHERS:
-        raise UntrustedPath(f"{path}: group or others can write it (mode {stat.S_IMODE(info.st_mode):o}); use a directory only you can write")
-    if info.st_mode & _REACHABLE_BY_OTHERS:
+    if _others_may_read(path, info):
         try:
             os.chmod(path, 0o700, follow_symlinks=False)  # ours and written by nobody else: tighten before secrets go in
         except OSError as exc:
@@ -111,16 +108,17 @@ def _check_private_fd(path: Path, fd: int) -> None:
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         raise UntrustedPath(f"{path}: not a regular file")
-    _check_owner(path, info)
-    if info.st_mode & _WRITABLE_BY_OTHERS:
-        raise UntrustedPath(f"{path}: group or others can write it (mode {stat.S_IMODE(info.st_mode):o})")
-    if info.st_mode & _REACHABLE_BY_OTHERS:
+    if _others_may_read(path, info):
         os.fchmod(fd, 0o600)
 
 
-def _check_owner(path: Path, info: os.stat_result) -> None:
+def _others_may_read(path: Path, info: os.stat_result) -> bool:
+    """Refuse what is not this user's or what others can write; True when others may still read it (to be tightened)."""
     if info.st_uid != os.geteuid():
         raise UntrustedPath(f"{path}: owned by uid {info.st_uid}, not by this user (uid {os.geteuid()})")
+    if info.st_mode & _WRITABLE_BY_OTHERS:
+        raise UntrustedPath(f"{path}: group or others can write it (mode {stat.S_IMODE(info.st_mode):o}); use one only you can write")
+    return bool(info.st_mode & _REACHABLE_BY_OTHERS)
 
 
 def _check_parent(path: Path) -> None:

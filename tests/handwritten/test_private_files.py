@@ -79,3 +79,14 @@ def test_write_private_replaces_the_file_whole_and_secret_is_made_once(tmp_path:
     os.chmod(directory / "bad.key", 0o600)
     with pytest.raises(UntrustedPath, match="bad.key"):
         secret(directory / "bad.key")
+
+
+def test_a_directory_another_user_could_swap_out_from_higher_up_is_refused(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root to make a directory another user owns (CI runs as root)")
+    theirs = tmp_path / "theirs"
+    theirs.mkdir(mode=0o755)
+    os.chown(theirs, 65534, 65534)  # they may rename what is inside, however deep, and put their own in its place
+    (theirs / "ours").mkdir(mode=0o700)
+    with pytest.raises(UntrustedPath, match=str(theirs)):
+        private_directory(theirs / "ours" / "state")
