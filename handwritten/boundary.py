@@ -24,7 +24,7 @@ from . import events as ev
 from .canonical import canonical_json, sha256_hex
 from .idempotency import Conflict, Exhausted, InFlight, Replayed, Started, Uncertain
 from .policy import Decision, Policy
-from .session_records import SERVER_ID_PREFIX, SessionRecords
+from .session_records import MAX_WAITING, SERVER_ID_PREFIX, SessionRecords
 from .tools import ToolContext, ToolRegistry, as_session_user
 
 Status = Literal["ok", "replayed", "invalid_arguments", "unknown_tool", "denied", "approval_required", "refused", "in_progress", "uncertain", "error"]
@@ -127,6 +127,12 @@ class ToolBoundary:
         digest = sha256_hex(canonical_json(args))
         if decision is Decision.NEEDS_APPROVAL and self.records.idempotency.get(call_id) is None and not self.records.approved(call_id, tool, digest):
             taken, pending_id = self.records.take_grant(tool, args, digest, key, call_id, self._clock())
+            if taken == "full":
+                why = f"{MAX_WAITING} calls of this session wait for a human already: this one cannot wait too until some are decided"
+                return BoundaryResult("refused", call_id, tool, {"error": why}, "too_many_waiting")
+            if taken == "clash":
+                why = "another call waits under this call's pending id: the session's records were written by someone else"
+                return BoundaryResult("refused", call_id, tool, {"error": why}, "pending_clash")
             if taken != "taken":
                 reason = "approval_expired" if taken == "expired" else "approval_required"
                 details = {"pending_id": pending_id, "tool": tool, "args_hash": digest, "session_id": self.session_id}

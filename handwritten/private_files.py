@@ -48,7 +48,7 @@ def private_directory(path: Path) -> Path:
 def private_file(path: Path) -> Path:
     """Create ``path`` (``0600``) or check it: a regular file of this user's, no symlink; others lose any access."""
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o600)  # a FIFO must not block
     except OSError as exc:
         raise UntrustedPath(f"{path}: cannot open it as a private file ({exc.strerror})") from exc
     try:
@@ -61,14 +61,18 @@ def private_file(path: Path) -> Path:
 def read_private(path: Path) -> str | None:
     """The text of a private file of this user's (None if it does not exist); refused if others could have written it."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)  # a FIFO must not block
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise UntrustedPath(f"{path}: cannot read it as a private file ({exc.strerror})") from exc
-    with os.fdopen(fd, "r", encoding="utf-8") as handle:
+    with os.fdopen(fd, "rb") as handle:
         _check_private_fd(path, handle.fileno())
-        return handle.read()
+        data = handle.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UntrustedPath(f"{path}: not text this program wrote") from None
 
 
 def write_private(path: Path, text: str) -> None:
@@ -123,10 +127,12 @@ def _others_may_read(path: Path, info: os.stat_result) -> bool:
 
 def _check_parent(path: Path) -> None:
     """Whoever can write any directory above can rename the one below away and put another in its place (and SQLite
-    reopens its files by name): every ancestor must be this user's or root's, and writable by others only if sticky."""
-    for ancestor in path.absolute().parents:
-        info = os.stat(ancestor)
+    reopens its files by name): every ancestor must be this user's or root's, and writable by others only if sticky,
+    both along the path as given (a symlink on it is its owner's to replace) and along the real path it leads to."""
+    lexical = [(a, os.lstat(a)) for a in path.absolute().parents]
+    real = [(a, os.stat(a)) for a in Path(os.path.realpath(path.absolute().parent)).joinpath("x").parents]
+    for ancestor, info in lexical + real:
         if info.st_uid not in (os.geteuid(), 0):
             raise UntrustedPath(f"{path}: {ancestor} above it is owned by uid {info.st_uid}, who could replace what is below")
-        if info.st_mode & _WRITABLE_BY_OTHERS and not info.st_mode & stat.S_ISVTX:
+        if not stat.S_ISLNK(info.st_mode) and info.st_mode & _WRITABLE_BY_OTHERS and not info.st_mode & stat.S_ISVTX:
             raise UntrustedPath(f"{path}: {ancestor} above it is writable by others without the sticky bit, who could replace what is below")

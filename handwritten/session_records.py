@@ -31,7 +31,8 @@ from .private_files import private_directory, private_file, secret
 from .storage import connect
 
 SERVER_ID_PREFIX = "srv:"  # ids the boundary assigns to calls sent without a key; a client key may not start with it
-GrantTaken = Literal["taken", "expired", "none"]
+GrantTaken = Literal["taken", "expired", "none", "full", "clash"]  # full, clash: the call cannot even wait (see _add_pending)
+MAX_WAITING = 64  # calls waiting for the human in one session at once: a human reads every one of them
 Reconciled = Literal["reconciled", "not_uncertain", "in_progress"]
 
 _TABLES = """
@@ -71,15 +72,30 @@ class SessionRecords:
 
     # -- calls waiting for the human ---------------------------------------------------------------------------
 
-    def _add_pending(self, tool: str, args: Any, digest: str, key: str | None) -> str:
-        """The call waits for the human: its pending id (the same call, with the same key or none, waits once)."""
-        pending_id = f"{tool}-{sha256(canonical_json([tool, digest, key]).encode()).hexdigest()[:12]}"
-        self._conn.execute("INSERT OR IGNORE INTO pending_calls VALUES (?, ?, ?, ?, ?)", (pending_id, tool, canonical_json(args), digest, key))
+    def _add_pending(self, tool: str, args: Any, digest: str, key: str | None) -> str | Literal["full", "clash"]:
+        """The call waits for the human: its pending id (the same call, with the same key or none, waits once); ``full``
+        when ``MAX_WAITING`` other calls wait already. The id is 128 bits of the call's hash, so nobody finds two calls
+        that share one; a row under it that is another call's (written by someone else) is a ``clash``, never an answer."""
+        pending_id = f"{tool}-{sha256(canonical_json([tool, digest, key]).encode()).hexdigest()[:32]}"
+        found = self._conn.execute("SELECT tool, args_hash, call_key FROM pending_calls WHERE pending_id = ?", (pending_id,)).fetchone()
+        if found is not None:
+            return pending_id if tuple(found) == (tool, digest, key) else "clash"
+        if self._conn.execute("SELECT count(*) FROM pending_calls").fetchone()[0] >= MAX_WAITING:
+            return "full"
+        self._conn.execute("INSERT INTO pending_calls VALUES (?, ?, ?, ?, ?)", (pending_id, tool, canonical_json(args), digest, key))
         return pending_id
 
     def pending(self) -> list[dict[str, Any]]:
         """The calls waiting for the human, oldest first: ``pending_id``, ``tool``, ``args``, ``args_hash``, ``key``."""
-        rows = self._conn.execute("SELECT pending_id, tool, args, args_hash, call_key FROM pending_calls ORDER BY rowid").fetchall()
+        return self._waiting("")
+
+    def waiting(self, pending_id: str) -> dict[str, Any] | None:
+        """The waiting call ``pending_id``, or None."""
+        found = self._waiting("WHERE pending_id = ?", pending_id)
+        return found[0] if found else None
+
+    def _waiting(self, where: str, *values: str) -> list[dict[str, Any]]:
+        rows = self._conn.execute(f"SELECT pending_id, tool, args, args_hash, call_key FROM pending_calls {where} ORDER BY rowid", values).fetchall()
         return [{"pending_id": p, "tool": t, "args": json.loads(a), "args_hash": h, "key": k} for p, t, a, h, k in rows]
 
     # -- grants: written by the human's side, taken by the boundary --------------------------------------------
@@ -104,7 +120,7 @@ class SessionRecords:
 
     def grant_pending(self, pending_id: str, expires_at: float) -> dict[str, Any] | None:
         """Grant the waiting call ``pending_id`` (see ``grant``): that call, or None when no such call waits."""
-        call = next((p for p in self.pending() if p["pending_id"] == pending_id), None)
+        call = self.waiting(pending_id)
         if call is not None:
             self.grant(call["tool"], call["args_hash"], expires_at, call["key"])
         return call
@@ -121,8 +137,9 @@ class SessionRecords:
     def take_grant(self, tool: str, args: Any, digest: str, key: str | None, call_id: str, now: float) -> tuple[GrantTaken, str | None]:
         """Use one signed, unused, unexpired grant for exactly this tool, arguments and key (once), for ``call_id``; when
         there is none the call waits: (``expired`` when the latest signed grant for it expired unused, else ``none``,
-        and its pending id). One transaction for both, so a grant the human writes meanwhile is either taken now or
-        finds the call waiting and removes it from the list: never a call that ran and still waits."""
+        and its pending id; ``full`` or ``clash`` and None when it cannot wait, see ``_add_pending``). One transaction for both, so a
+        grant the human writes meanwhile is either taken now or finds the call waiting and removes it from the list:
+        never a call that ran and still waits."""
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")  # two deliveries, or a delivery and the human, at once: one after the other
         try:
@@ -143,6 +160,8 @@ class SessionRecords:
             raise
         if usable is not None:
             return "taken", None
+        if pending_id in ("full", "clash"):
+            return pending_id, None  # type: ignore[return-value]
         return ("expired" if signed and not signed[-1][5] else "none"), pending_id
 
     def _mac(self, grant_id: int, tool: str, digest: str, key: str | None, expires_at: float) -> str:

@@ -3,6 +3,7 @@
 
     python scripts/approve_mcp.py                                  # list the calls waiting in the last-started session
     python scripts/approve_mcp.py --session ID                     # ... in session ID
+    python scripts/approve_mcp.py --show PENDING_ID                # that call whole, one argument a line
     python scripts/approve_mcp.py --grant PENDING_ID [--ttl 300]   # approve that one call (single use, expires)
     python scripts/approve_mcp.py --reconcile CALL_ID --outcome confirmed|not_executed
 
@@ -14,19 +15,21 @@ that state directory serves. A directory anyone else could write is refused, as 
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sqlite3
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
 from handwritten.private_files import UntrustedPath, private_directory  # noqa: E402
 from handwritten.session_records import SessionRecords  # noqa: E402
-from harness.column_side.mcp.cli import OneLineParser, fail, seconds  # noqa: E402
+from harness.column_side.mcp.cli import OneLineParser, fail, printable, seconds  # noqa: E402
 from harness.column_side.mcp.session import DEFAULT_STATE_DIR, announced_session, session_dir  # noqa: E402
 from harness.errors import HarnessError  # noqa: E402
 
@@ -34,10 +37,12 @@ from harness.errors import HarnessError  # noqa: E402
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(description="Approve or settle calls of a served MCP session.")
     parser.add_argument("--state-dir", type=Path, default=DEFAULT_STATE_DIR)
-    parser.add_argument("--session", help="the session (default: the one the last server started on --state-dir serves)")
-    parser.add_argument("--grant", metavar="PENDING_ID", help="approve this waiting call")
+    parser.add_argument("--session", type=printable, help="the session (default: the one the last server started on --state-dir serves)")
+    actions = parser.add_mutually_exclusive_group()
+    actions.add_argument("--show", type=printable, metavar="PENDING_ID", help="print this waiting call whole, one argument a line")
+    actions.add_argument("--grant", type=printable, metavar="PENDING_ID", help="approve this waiting call")
+    actions.add_argument("--reconcile", type=printable, metavar="CALL_ID", help="settle this uncertain call")
     parser.add_argument("--ttl", type=seconds, default=300.0, help="seconds the grant stays valid: positive, finite (default 300)")
-    parser.add_argument("--reconcile", metavar="CALL_ID", help="settle this uncertain call")
     parser.add_argument("--outcome", choices=("confirmed", "not_executed"))
     args = parser.parse_args(argv)
     if args.reconcile and args.outcome is None:
@@ -56,35 +61,60 @@ def main(argv: list[str] | None = None) -> int:
     except (HarnessError, UntrustedPath, OSError, sqlite3.Error) as exc:  # a path the system will not open, too long, ...
         return fail(parser.prog, str(exc))
     try:
-        return _act(parser.prog, records, args.grant, args.ttl, args.reconcile, args.outcome)
+        return _act(parser.prog, records, args)
+    except BrokenPipeError:  # the reader went away (| head): nothing more to say, and nothing left half-done
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except OSError as exc:
+        return fail(parser.prog, f"cannot write the output ({exc.strerror})")
     finally:
         records.close()
 
 
-def _act(prog: str, records: SessionRecords, grant: str | None, ttl: float, reconcile: str | None, outcome: str | None) -> int:
-    if grant:
-        call = records.grant_pending(grant, time.time() + ttl)
+def _act(prog: str, records: SessionRecords, args: argparse.Namespace) -> int:
+    if args.show or args.grant:
+        call = records.waiting(args.show or args.grant)
         if call is None:
             waiting = ", ".join(p["pending_id"] for p in records.pending()) or "none"
-            print(f"{prog}: no call {grant!r} is waiting for approval (waiting: {waiting})", file=sys.stderr)
+            print(f"{prog}: no call {args.show or args.grant!r} is waiting for approval (waiting: {waiting})", file=sys.stderr)
             return 1
-        key = f" sent with key {json.dumps(call['key'])}" if call["key"] else " sent without a key"
-        print(f"granted {grant}: {call['tool']} {json.dumps(call['args'], sort_keys=True)}{key}, once, for {ttl:g} s")
-    elif reconcile:
-        match records.reconcile(reconcile, outcome or ""):
+        if args.show:
+            print(json.dumps(call, indent=2, sort_keys=True))  # escaped JSON, one argument a line: nothing hidden or redrawn
+            return 0
+        records.grant_pending(args.grant, time.time() + args.ttl)
+        print(f"granted {_line(call)}, once, for {args.ttl:g} s")
+    elif args.reconcile:
+        match records.reconcile(args.reconcile, args.outcome):
             case "reconciled":
-                print(f"reconciled {reconcile}: {outcome}")
+                print(f"reconciled {args.reconcile}: {args.outcome}")
             case "in_progress":
-                print(f"{prog}: call {reconcile!r} is still running: reconcile it once it has ended", file=sys.stderr)
+                print(f"{prog}: call {args.reconcile!r} is still running: reconcile it once it has ended", file=sys.stderr)
                 return 1
             case "not_uncertain":
-                print(f"{prog}: call {reconcile!r} is not uncertain", file=sys.stderr)
+                print(f"{prog}: call {args.reconcile!r} is not uncertain", file=sys.stderr)
                 return 1
     else:
-        for call in records.pending():  # everything a client chose is printed as JSON, escaped: it cannot redraw the line
-            key = json.dumps(call["key"]) if call["key"] else "(none)"
-            print(f"{call['pending_id']}  {call['tool']}  {json.dumps(call['args'], sort_keys=True)}  key {key}")
+        for call in records.pending():
+            print(_line(call))
     return 0
+
+
+def _line(call: dict[str, Any]) -> str:
+    """A waiting call on one line. What a client chose is shown as escaped JSON (no character of it can redraw the
+    line), every argument's name is shown, and a long value is cut where ``--show`` gives it whole."""
+    key = _short(call["key"]) if call["key"] else "(none)"
+    return f"{call['pending_id']}  {call['tool']}  {_short(call['args'])}  key {key}"
+
+
+def _short(value: Any, room: int = 64) -> str:
+    if isinstance(value, str):
+        return json.dumps(value[:room]) + (f"...(+{len(value) - room} characters: --show)" if len(value) > room else "")
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_short(k, room)}: {_short(v, room)}" for k, v in sorted(value.items())) + "}"
+    if isinstance(value, list):
+        more = f", ...(+{len(value) - 8} items: --show)" if len(value) > 8 else ""
+        return "[" + ", ".join(_short(v, room) for v in value[:8]) + more + "]"
+    return json.dumps(value)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
 from handwritten.private_files import UntrustedPath  # noqa: E402
 from harness.column_side.mcp.cli import OneLineParser, fail, port  # noqa: E402
-from harness.column_side.mcp.session import DEFAULT_STATE_DIR, TOKEN_FILE, HarnessWiring, announce, new_session_id, new_token, open_boundary, session_dir  # noqa: E402
+from harness.column_side.mcp.session import DEFAULT_STATE_DIR, SESSION_FILE, TOKEN_FILE, HarnessWiring, announce, new_session_id, new_token, open_boundary, session_dir  # noqa: E402
 from harness.errors import HarnessError  # noqa: E402
 from harness.fixture_tools import FIXTURE_TOOLS  # noqa: E402
 from harness.scenarios import DEFAULT_USER  # noqa: E402
@@ -42,8 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--http", type=port, metavar="PORT", help="serve Streamable HTTP on 127.0.0.1:PORT at /mcp instead of stdio")
     args = parser.parse_args(argv)
     session = args.session or new_session_id()
-    wiring = HarnessWiring.from_env()
     try:
+        wiring = HarnessWiring.from_env()
         session_dir(args.state_dir, session)  # a bad id fails before anything is written
         tools = args.tools.split(",") if args.tools else list(FIXTURE_TOOLS)
         boundary = open_boundary(args.state_dir, session, args.user, tools, wiring)
@@ -55,7 +55,10 @@ def main(argv: list[str] | None = None) -> int:
         return fail(parser.prog, f"the MCP SDK is missing ({exc}); install the extra: pip install -e '.[mcp]'")
     server = build_server(boundary)
     if args.http is None:
-        announce(args.state_dir, session, None)
+        try:
+            announce(args.state_dir, session, None)
+        except (UntrustedPath, OSError) as exc:
+            return fail(parser.prog, f"cannot write {args.state_dir / SESSION_FILE}: {exc}")
         if wiring is None:  # a server a scenario run started has nobody to tell
             print(f"{parser.prog}: serving session {session} over stdio (state in {args.state_dir / session})", file=sys.stderr)
         serve_stdio(server)
@@ -65,7 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         return fail(parser.prog, f"--http {args.http}: cannot listen on 127.0.0.1:{args.http} ({exc.strerror})")
     token = new_token()
-    announce(args.state_dir, session, token)
+    try:
+        announce(args.state_dir, session, token)
+    except (UntrustedPath, OSError) as exc:
+        return fail(parser.prog, f"cannot write {args.state_dir / SESSION_FILE} or {args.state_dir / TOKEN_FILE}: {exc}")
     print(f"{parser.prog}: serving session {session} at http://127.0.0.1:{args.http}/mcp: send Authorization: Bearer {token}"
           f" (also in {args.state_dir / TOKEN_FILE})", file=sys.stderr)  # fmt: skip
     serve_http(server, sock, token)

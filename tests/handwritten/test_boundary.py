@@ -5,13 +5,14 @@ checks the outcome and the ledger's counts (the side-effect truth)."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from handwritten.boundary import ToolBoundary
 from handwritten.canonical import args_hash
-from handwritten.session_records import SessionRecords
+from handwritten.session_records import MAX_WAITING, SessionRecords
 from handwritten.tools import ToolRegistry
 from harness.column_side.world import FixtureWorld
 from harness.fixture_tools import FIXTURE_TOOLS
@@ -191,3 +192,14 @@ def test_keys_in_the_servers_namespace_are_refused_and_keyless_grants_go_to_keyl
     ran = b.call("transfer_funds", TRANSFER)
     assert ran.status == "ok" and ran.call_id.startswith("srv:")
     assert [p["key"] for p in b.records.pending()] == ["k1"]
+
+
+def test_a_session_holds_at_most_max_waiting_calls_and_never_answers_with_another_calls_id(tmp_path: Path, clock: Clock) -> None:
+    b = boundary(tmp_path, clock)
+    ids = [b.call("transfer_funds", {**TRANSFER, "amount_cents": 1 + i}, key=f"k{i}").output["pending_id"] for i in range(MAX_WAITING)]
+    assert len(set(ids)) == MAX_WAITING and all(len(i.split("-")[-1]) == 32 for i in ids)  # 128 bits: nobody finds two calls sharing one
+    assert b.call("transfer_funds", TRANSFER, key="one-more").reason == "too_many_waiting"
+    assert b.call("transfer_funds", {**TRANSFER, "amount_cents": 1}, key="k0").reason == "approval_required"  # a waiting call still is
+    with sqlite3.connect(tmp_path / "sessions" / "s1" / "boundary.sqlite") as conn:  # someone rewrites what a pending id names
+        conn.execute("UPDATE pending_calls SET args_hash = 'planted' WHERE pending_id = ?", (ids[1],))
+    assert b.call("transfer_funds", {**TRANSFER, "amount_cents": 2}, key="k1").reason == "pending_clash"

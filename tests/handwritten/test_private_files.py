@@ -90,3 +90,28 @@ def test_a_directory_another_user_could_swap_out_from_higher_up_is_refused(tmp_p
     (theirs / "ours").mkdir(mode=0o700)
     with pytest.raises(UntrustedPath, match=str(theirs)):
         private_directory(theirs / "ours" / "state")
+
+
+def test_a_symlink_of_another_users_on_the_way_is_refused(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root to make a symlink another user owns (CI runs as root)")
+    sticky = tmp_path / "pub"
+    sticky.mkdir()
+    os.chmod(sticky, 0o1777)
+    (tmp_path / "real").mkdir(mode=0o700)
+    link = sticky / "foo"
+    link.symlink_to(tmp_path / "real")
+    os.lchown(link, 65534, 65534)  # in a sticky directory its owner may replace it with a link to anywhere
+    with pytest.raises(UntrustedPath, match="foo"):
+        private_directory(link / "state")
+
+
+def test_a_fifo_or_undecodable_text_where_a_private_file_belongs_is_refused_at_once(tmp_path: Path) -> None:
+    directory = private_directory(tmp_path / "state")
+    os.mkfifo(directory / "grant.key", 0o600)
+    with pytest.raises(UntrustedPath, match="not a regular file"):
+        secret(directory / "grant.key")
+    (directory / "session").write_bytes(b"\xff\xfe")
+    os.chmod(directory / "session", 0o600)
+    with pytest.raises(UntrustedPath, match="not text"):
+        read_private(directory / "session")

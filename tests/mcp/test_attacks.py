@@ -14,10 +14,10 @@ import sqlite3
 import subprocess
 import sys
 import time
-from contextlib import AsyncExitStack
+from collections.abc import Iterator
+from contextlib import AsyncExitStack, nullcontext
 from pathlib import Path
 from typing import Any
-from unittest.mock import ANY
 
 import anyio
 import pytest
@@ -33,6 +33,7 @@ from tests.mcp.attack_kit import (
     APPROVE,
     KEY_META,
     TRANSFER,
+    HttpServer,
     RawStdio,
     approve,
     effects,
@@ -47,6 +48,24 @@ from tests.mcp.attack_kit import (
 pytestmark = pytest.mark.slow
 RACE_TRIALS = int(os.environ.get("AGENT_BENCH_MCP_RACE_TRIALS", "5"))  # 30 outside CI: see the README
 RACE_SERVERS = 8
+
+
+@pytest.fixture(scope="module")
+def raw_stdio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RawStdio, Path]]:
+    """One stdio server the malformed-input tests share (each refusal leaves it serving: that is part of what they check)."""
+    state = tmp_path_factory.mktemp("raw-stdio")
+    server = RawStdio(state)
+    try:
+        yield server, state
+    finally:
+        server.close()
+
+
+@pytest.fixture(scope="module")
+def shared_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
+    """One HTTP server the malformed-request tests share."""
+    with http_server(tmp_path_factory.mktemp("shared-http")) as server:
+        yield server
 
 
 def stdio_params(state: Path, session: str = "s1") -> StdioServerParameters:
@@ -111,14 +130,22 @@ def test_open_descriptors_stay_flat_over_300_http_sessions(tmp_path: Path) -> No
     assert after - before <= 5, (before, after)
 
 
-def test_connections_that_never_finish_a_request_head_are_closed(tmp_path: Path) -> None:
+def test_connections_that_never_finish_a_request_head_are_closed(shared_http: HttpServer) -> None:
     """A client without the token holds connections open by sending half a request head, over and over."""
-    with http_server(tmp_path) as server:
+    with nullcontext(shared_http) as server:
         server.call("get_weather", {"city": "Paris"}, token=server.token)  # warm: whatever the server opens once
         before = server.open_descriptors()
         held = []
-        for _ in range(50):
+        whole = b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"  # answered 401: then half a second head on the same connection
+        for i in range(50):
             sock = socket.create_connection(("127.0.0.1", server.port))
+            if i % 2:
+                sock.sendall(whole)
+                sock.settimeout(10)
+                answer = b""
+                while not answer.endswith(b"}"):  # the whole 401, its JSON body last
+                    answer += sock.recv(4096)
+                assert answer.startswith(b"HTTP/1.1 401"), i
             sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
             held.append(sock)
         started, deadline = time.monotonic(), time.monotonic() + 15
@@ -132,12 +159,12 @@ def test_connections_that_never_finish_a_request_head_are_closed(tmp_path: Path)
         assert status == 200 and structured(message)["status"] == "ok"
 
 
-def test_a_bad_session_header_is_answered_without_an_internal_error(tmp_path: Path) -> None:
-    with http_server(tmp_path, session=None) as server:
-        for header in ["../../etc", "x" * 300, "a b", "s1", ""]:
-            status, body, message = server.call("get_weather", {"city": "Paris"}, token=server.token, headers={"Mcp-Session-Id": header})
-            assert status < 500 and message is not None and "Traceback" not in body, (header, status, body[:500])
-            assert structured(message)["status"] == "ok", (header, body[:500])  # the header is never identity: it changes nothing
+def test_a_bad_session_header_is_answered_without_an_internal_error(shared_http: HttpServer) -> None:
+    server = shared_http
+    for header in ["../../etc", "x" * 300, "a b", "s1", ""]:
+        status, body, message = server.call("get_weather", {"city": "Paris"}, token=server.token, headers={"Mcp-Session-Id": header})
+        assert status < 500 and message is not None and "Traceback" not in body, (header, status, body[:500])
+        assert structured(message)["status"] == "ok", (header, body[:500])  # the header is never identity: it changes nothing
 
 
 # -- the state directory: only the server user's, private, and grants signed ------------------------------------
@@ -323,23 +350,28 @@ def test_a_client_key_in_the_servers_namespace_is_refused(tmp_path: Path) -> Non
     assert effects(tmp_path, "put_note") == {}
 
 
-def test_a_key_cannot_make_the_human_approve_what_they_were_not_shown(tmp_path: Path) -> None:
-    """A key with control characters would redraw the human's terminal over the arguments the human approves."""
+def test_the_human_approves_what_they_were_shown(tmp_path: Path) -> None:
+    """A key with control characters would redraw the human's terminal over the arguments the human approves, and a long
+    argument would push another one off the human's line."""
     evil = {"from_account": "ACC-1", "to_account": "ACC-666", "amount_cents": 99999999}
     spoof = "order-17\r\x1b[29Ctransfer_funds  " + json.dumps(TRANSFER) + "  key order-17\x1b[K"
+    padded = {**TRANSFER, "to_account": "ACC-777", "memo": " " * 100_000}
     server = RawStdio(tmp_path)
     try:
         answers = [structured(server.call(i, "transfer_funds", evil, key)) for i, key in enumerate([spoof, "a\nb", "\u202eevil", "k" * 257])]
         server.send({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "transfer_funds", "arguments": evil, "_meta": {KEY_META: 17}}})
         answers.append(structured(server.reply()))
-        listed = structured(server.call(10, "transfer_funds", evil, "order-17"))
+        waiting = [structured(server.call(10, "transfer_funds", evil, "order-17")), structured(server.call(11, "transfer_funds", padded, "k2"))]
     finally:
         server.close()
     assert [(a["status"], a["reason"]) for a in answers] == [("refused", "invalid_key")] * 5, answers
-    assert listed["status"] == "approval_required"
-    shown = approve(tmp_path).stdout
-    assert shown.isprintable() or all(line.isprintable() for line in shown.splitlines()), repr(shown)
-    assert "ACC-666" in shown and '"order-17"' in shown, shown  # what waits is what is shown, the key quoted
+    assert [w["status"] for w in waiting] == ["approval_required"] * 2
+    lines = approve(tmp_path).stdout.splitlines()
+    assert len(lines) == 2 and all(line.isprintable() and len(line) < 400 for line in lines), lines
+    assert '"to_account": "ACC-666"' in lines[0] and 'key "order-17"' in lines[0], lines[0]  # what waits is what is shown, the key quoted
+    assert '"to_account": "ACC-777"' in lines[1] and "--show" in lines[1], lines[1]  # every argument shown, the long one cut
+    shown = approve(tmp_path, "--show", waiting[1]["result"]["pending_id"])
+    assert shown.returncode == 0 and json.loads(shown.stdout)["args"] == padded  # the whole of it, one argument a line
 
 
 def test_a_grant_written_while_a_delivery_waits_never_leaves_a_run_call_listed(tmp_path: Path) -> None:
@@ -349,7 +381,7 @@ def test_a_grant_written_while_a_delivery_waits_never_leaves_a_run_call_listed(t
     async def main() -> None:
         async with AsyncExitStack() as stack:
             clients = [await stack.enter_async_context(Client(stdio_params(tmp_path))) for _ in range(2)]
-            for trial in range(4):
+            for trial in range(3):
                 key, args = f"g-{trial}", {**TRANSFER, "amount_cents": 10 + trial}
                 pending = (await call(clients[0], "transfer_funds", args, key))["result"]["pending_id"]
                 granted = anyio.Event()
@@ -368,113 +400,122 @@ def test_a_grant_written_while_a_delivery_waits_never_leaves_a_run_call_listed(t
 
     anyio.run(main)
     assert pending_ids(tmp_path) == []
-    assert effects(tmp_path, "transfer_funds") == {f"g-{t}": 1 for t in range(4)}
+    assert effects(tmp_path, "transfer_funds") == {f"g-{t}": 1 for t in range(3)}
 
 
 # -- bounded input, and bad values on the command line -------------------------------------------------------------
 
 
-def test_a_message_over_the_limit_is_refused_over_stdio_and_nothing_is_stored(tmp_path: Path) -> None:
-    server = RawStdio(tmp_path)
-    try:
-        params = {"name": "put_note", "arguments": {"key": "n", "text": "x" * (3 << 20)}, "_meta": {KEY_META: "big"}}
-        for request_id, message in [
-            (5, {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": params}),  # the id first, as the Python SDK writes
-            ("six", {"jsonrpc": "2.0", "method": "tools/call", "params": params, "id": "six"}),  # last, as the TypeScript SDK does
-            (None, {"jsonrpc": "2.0", "method": "tools/call", "params": {**params, "id": 7}}),  # none of its own
-        ]:
-            server.send(message)
-            reply = server.reply()
-            assert reply["id"] == request_id and "1048576" in reply["error"]["message"], str(reply)[:500]
-        assert server.call(8, "get_weather", {"city": "Paris"})["id"] == 8  # the server goes on
-    finally:
-        server.close()
+def test_a_message_over_the_limit_is_refused_over_stdio_and_nothing_is_stored(raw_stdio: tuple[RawStdio, Path]) -> None:
+    server, tmp_path = raw_stdio
+    params = {"name": "put_note", "arguments": {"key": "n", "text": "x" * (3 << 20)}, "_meta": {KEY_META: "big"}}
+    for request_id, message in [
+        (5, {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": params}),  # the id first, as the Python SDK writes
+        ("six", {"jsonrpc": "2.0", "method": "tools/call", "params": params, "id": "six"}),  # last, as the TypeScript SDK does
+        (None, {"jsonrpc": "2.0", "method": "tools/call", "params": {**params, "id": 7}}),  # none of its own
+    ]:
+        server.send(message)
+        reply = server.reply()
+        assert reply["id"] == request_id and "1048576" in reply["error"]["message"], str(reply)[:500]
+    assert server.call(8, "get_weather", {"city": "Paris"})["id"] == 8  # the server goes on
     assert effects(tmp_path, "put_note") == {}
     with sqlite3.connect(tmp_path / "s1" / "idempotency.sqlite") as conn:
         assert conn.execute("SELECT count(*) FROM idempotency").fetchone() == (0,)
 
 
-def test_a_message_over_the_limit_is_refused_over_http(tmp_path: Path) -> None:
-    with http_server(tmp_path) as server:
-        status, body, message = server.call("put_note", {"key": "n", "text": "x" * (2 << 20)}, token=server.token, meta={KEY_META: "big"})
-        assert status == 413 and message is not None and "1048576" in message["error"]["message"], (status, body[:300])
-    assert effects(tmp_path, "put_note") == {}
+def test_a_message_over_the_limit_is_refused_over_http(shared_http: HttpServer) -> None:
+    server = shared_http
+    status, body, message = server.call("put_note", {"key": "n", "text": "x" * (2 << 20)}, token=server.token, meta={KEY_META: "big"})
+    assert status == 413 and message is not None and "1048576" in message["error"]["message"], (status, body[:300])
+    assert effects(server.state, "put_note") == {}
 
 
-def test_deep_nesting_is_answered_over_stdio(tmp_path: Path) -> None:
-    server = RawStdio(tmp_path)
-    try:
-        for request_id, depth in enumerate([100, 900, 5000]):
-            nested = '{"a":' * depth + "1" + "}" * depth
-            server.send(raw=(f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/call","params":{{"name":"put_note","arguments":' + nested + "}}").encode())
-            reply = server.reply()
-            assert reply["id"] == request_id and "nested deeper than 64" in json.dumps(reply), (depth, str(reply)[:500])
-        assert server.call(10, "get_weather", {"city": "Paris"})["id"] == 10
-    finally:
-        server.close()
+def test_deep_nesting_is_answered_over_stdio(raw_stdio: tuple[RawStdio, Path]) -> None:
+    server, _ = raw_stdio
+    for request_id, depth in enumerate([100, 900, 5000]):
+        nested = '{"a":' * depth + "1" + "}" * depth
+        server.send(raw=(f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/call","params":{{"name":"put_note","arguments":' + nested + "}}").encode())
+        reply = server.reply()
+        assert reply["id"] == request_id and "nested deeper than 64" in json.dumps(reply), (depth, str(reply)[:500])
+    assert server.call(10, "get_weather", {"city": "Paris"})["id"] == 10
 
 
-def test_every_malformed_line_over_stdio_is_answered(tmp_path: Path) -> None:
-    server = RawStdio(tmp_path)
-    try:
-        answers = {}
-        for label, raw in [
-            ("id true", b'{"jsonrpc":"2.0","id":true,"method":"ping"}'),
-            ("id 1.5", b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}'),
-            ("id null", b'{"jsonrpc":"2.0","id":null,"method":"ping"}'),
-            ("id object", b'{"jsonrpc":"2.0","id":{},"method":"ping"}'),
-            ("a batch", b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]'),
-            ("not an object", b'"ping"'),
-            ("not JSON", b'{"jsonrpc":'),
-            ("not UTF-8", b'{"jsonrpc":"2.0","id":2,"method":"\xff"}'),
-            ("no method", b'{"jsonrpc":"2.0","id":4}'),
-            ("id list", b'{"jsonrpc":"2.0","id":[1],"method":"ping"}'),
-            ("lone surrogate id", b'{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}'),
-            ("lone surrogate key", b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"put_note","arguments":{},"_meta":{"k":"\\udc00"}}}'),
-            ("lone surrogate tool", b'{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"\\ud800x","arguments":{}}}'),
-        ]:
-            server.send(raw=raw)
-            answers[label] = server.reply()
-        assert all("error" in a for a in answers.values()), answers
-        assert answers["no method"]["id"] == 4, answers["no method"]
-        assert all(a["error"]["code"] in (-32700, -32600, -32601, -32602) for a in answers.values()), answers
-        assert server.call(20, "get_weather", {"city": "Paris"})["id"] == 20  # still serving
-    finally:
-        server.close()
+def test_every_malformed_line_over_stdio_is_answered(raw_stdio: tuple[RawStdio, Path]) -> None:
+    server, _ = raw_stdio
+    answers = {}
+    for label, raw in [
+        ("id true", b'{"jsonrpc":"2.0","id":true,"method":"ping"}'),
+        ("id 1.5", b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}'),
+        ("id null", b'{"jsonrpc":"2.0","id":null,"method":"ping"}'),
+        ("id object", b'{"jsonrpc":"2.0","id":{},"method":"ping"}'),
+        ("a batch", b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]'),
+        ("not an object", b'"ping"'),
+        ("not JSON", b'{"jsonrpc":'),
+        ("not UTF-8", b'{"jsonrpc":"2.0","id":2,"method":"\xff"}'),
+        ("no method", b'{"jsonrpc":"2.0","id":4}'),
+        ("id list", b'{"jsonrpc":"2.0","id":[1],"method":"ping"}'),
+        ("lone surrogate id", b'{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}'),
+        ("lone surrogate key", b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"put_note","arguments":{},"_meta":{"k":"\\udc00"}}}'),
+        ("lone surrogate tool", b'{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"\\ud800x","arguments":{}}}'),
+    ]:
+        server.send(raw=raw)
+        answers[label] = server.reply()
+    assert all("error" in a for a in answers.values()), answers
+    assert answers["no method"]["id"] == 4, answers["no method"]
+    assert all(a["error"]["code"] in (-32700, -32600, -32601, -32602) for a in answers.values()), answers
+    assert server.call(20, "get_weather", {"city": "Paris"})["id"] == 20  # still serving
 
 
 def test_a_request_followed_by_the_end_of_input_is_answered(tmp_path: Path) -> None:
-    for trial in range(3):  # it raced before: about one run in three lost the reply
-        server = RawStdio(tmp_path / str(trial))
-        assert server.process.stdin is not None and server.process.stdout is not None
-        server.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_weather", "arguments": {"city": "Paris"}}})
-        server.process.stdin.close()  # the client is gone right after its request
-        assert json.loads(server.process.stdout.readline() or "null") == {"jsonrpc": "2.0", "id": 1, "result": ANY}, trial
-        assert server.process.wait(10) == 0
+    """A client writes its handshake and one call at once and closes its end: the call's reply still comes."""
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
+    lines = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "put_note", "arguments": {"key": "n", "text": "t"}, "_meta": {KEY_META: "k"}}},
+    ]
+    for trial in range(3):  # it raced before: about one run in eight lost the reply after the note was written
+        state = tmp_path / str(trial)
+        done = subprocess.run(serve_command(state), input=b"".join(json.dumps(m).encode() + b"\n" for m in lines), capture_output=True, timeout=60)
+        replies = [json.loads(line) for line in done.stdout.splitlines()]
+        assert done.returncode == 0 and [r["id"] for r in replies] == [0, 1], (trial, done.stdout[-500:], done.stderr[-500:])
+        assert effects(state, "put_note") == {"k": 1}
 
 
-def test_deep_nesting_is_answered_over_http(tmp_path: Path) -> None:
-    with http_server(tmp_path) as server:
-        for depth in (100, 900, 5000):
-            deeper = '{"a":' * depth + "1" + "}" * depth
-            raw = ('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"put_note","arguments":' + deeper + "}}").encode()
-            for version in ("2025-11-25", "2026-07-28"):
-                status, body, message = server.post(raw, {"Authorization": f"Bearer {server.token}", "MCP-Protocol-Version": version})
-                assert status == 400 and message is not None and message["id"] == 3, (depth, version, status, body[:300])
-                assert "nested deeper than 64" in message["error"]["message"], (depth, version, body[:300])
-    assert effects(tmp_path, "put_note") == {}
+def test_only_utf8_gets_in(raw_stdio: tuple[RawStdio, Path], shared_http: HttpServer) -> None:
+    """json.loads would guess UTF-16 or UTF-32 on its own, and let a lone surrogate through in them unchecked."""
+    message = '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"put_note","arguments":{"key":"\\ud800","text":"t"}}}'
+    server, state = raw_stdio
+    for encoding in ("utf-16", "utf-32"):
+        server.send(raw=message.encode(encoding))
+        assert "not UTF-8" in server.reply()["error"]["message"]
+        status, body, reply = shared_http.post(message.encode(encoding), {"Authorization": f"Bearer {shared_http.token}", "MCP-Protocol-Version": "2026-07-28"})
+        assert status == 400 and reply is not None and "not UTF-8" in reply["error"]["message"], (encoding, status, body[:300])
+    assert effects(state, "put_note") == effects(shared_http.state, "put_note") == {}
 
 
-def test_approve_refuses_a_ttl_that_is_not_positive_and_finite(tmp_path: Path) -> None:
-    server = RawStdio(tmp_path)
-    try:
-        pending = server.call(1, "transfer_funds", TRANSFER, "k1")["result"]["structuredContent"]["result"]["pending_id"]
-    finally:
-        server.close()
-    for ttl in ["nan", "inf", "-5", "0", "soon"]:
-        line = one_line_error(approve(tmp_path, "--grant", pending, "--ttl", ttl))
-        assert "--ttl" in line, line
-    assert pending_ids(tmp_path) == [pending]  # nothing granted
+def test_odd_ids_are_answered_over_http_too(shared_http: HttpServer) -> None:
+    """In a 2025-11-25 transport session a call with an id JSON-RPC does not allow would pass for a notification: 202,
+    no answer, ever."""
+    server = shared_http
+    server.legacy_session_call("get_weather", {"city": "Paris"})
+    headers = {"Authorization": f"Bearer {server.token}", "Mcp-Session-Id": server.last_session or "", "MCP-Protocol-Version": "2025-11-25"}
+    for odd in ("true", "1.5", "null", "[1]", "{}"):
+        raw = '{"jsonrpc":"2.0","id":' + odd + ',"method":"tools/call","params":{"name":"get_weather","arguments":{"city":"Paris"}}}'
+        status, body, reply = server.post(raw.encode(), headers)
+        assert status == 400 and reply is not None and "id must be a string or an integer" in reply["error"]["message"], (odd, status, body[:300])
+
+
+def test_deep_nesting_is_answered_over_http(shared_http: HttpServer) -> None:
+    server = shared_http
+    for depth in (100, 900, 5000):
+        deeper = '{"a":' * depth + "1" + "}" * depth
+        raw = ('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"put_note","arguments":' + deeper + "}}").encode()
+        for version in ("2025-11-25", "2026-07-28"):
+            status, body, message = server.post(raw, {"Authorization": f"Bearer {server.token}", "MCP-Protocol-Version": version})
+            assert status == 400 and message is not None and message["id"] == 3, (depth, version, status, body[:300])
+            assert "nested deeper than 64" in message["error"]["message"], (depth, version, body[:300])
+    assert effects(server.state, "put_note") == {}
 
 
 @pytest.mark.parametrize(
@@ -492,6 +533,31 @@ def test_serve_refuses_a_state_dir_that_is_a_file_or_cannot_be_made_private(tmp_
     for refused in (state, Path("/proc/1"), tmp_path / ("d" * 250) / ("e" * 250) / ("f" * 250) / ("g" * 250) / ("h" * 250) / ("i" * 250) / "state"):
         line = one_line_error(run_script(serve_command(refused)))
         assert line.startswith("serve_mcp.py: "), line
+
+
+def test_the_human_side_refuses_bad_input_and_broken_output_in_one_line(tmp_path: Path) -> None:
+    server = RawStdio(tmp_path)
+    try:
+        pending = structured(server.call(1, "transfer_funds", TRANSFER, "k1"))["result"]["pending_id"]
+    finally:
+        server.close()
+    for ttl in ["nan", "inf", "-5", "0", "soon"]:
+        assert "--ttl" in one_line_error(approve(tmp_path, "--grant", pending, "--ttl", ttl))
+    human = [sys.executable, str(APPROVE), "--state-dir", str(tmp_path), "--session", "s1"]
+    for args in (["--reconcile", "x\udcff", "--outcome", "confirmed"], ["--grant", "x\ny"], ["--show", "a", "--grant", "b"]):
+        done = subprocess.run([*human, *args], capture_output=True, timeout=60, check=False)
+        assert done.returncode == 2 and len(done.stderr.splitlines()) == 1 and b"Traceback" not in done.stderr, (args, done.stderr[-500:])
+    listing = subprocess.Popen(human, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert listing.stdout is not None and listing.stderr is not None
+    listing.stdout.close()  # the reader went away before the listing was written (| head)
+    assert b"Traceback" not in listing.stderr.read() and listing.wait(60) in (0, 1)
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(human, stdout=full, stderr=subprocess.PIPE, timeout=60, check=False)
+    assert done.returncode == 2 and b"Traceback" not in done.stderr, done.stderr[-500:]
+    assert pending_ids(tmp_path) == [pending]  # nothing granted
+    env = {**os.environ, "AGENT_BENCH_MCP_HARNESS": "{}"}
+    done = subprocess.run(serve_command(tmp_path / "other"), capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL, check=False)
+    assert "AGENT_BENCH_MCP_HARNESS" in one_line_error(done)
 
 
 def test_reconcile_refuses_a_call_that_is_still_running(tmp_path: Path) -> None:

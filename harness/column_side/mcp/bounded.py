@@ -1,12 +1,14 @@
 """Bounded input at the MCP server's transports: no message the server cannot answer reaches it, and none goes unanswered.
 
-A message is at most ``MAX_MESSAGE_BYTES`` and its JSON nested at most ``MAX_NESTING`` (plus the envelope's own four
-levels: message, params, arguments). Over stdio (``bounded_stdio``: one message per line) a line over either, one that
-is not JSON, or (stdio only, where no SDK layer checks it) one that is no JSON-RPC message is answered at once with a
-JSON-RPC error saying so, with the message's id when it can be read, and never reaches the server. Over HTTP
-(``BoundedBody``, around the SDK's app) a body over either limit is answered the same way before the SDK parses it
-(413 for the size, 400 for the nesting). The SDK's own stdio reader keeps any line whole and drops one it cannot parse
-without a word (its client then waits forever), and its HTTP parser answers a deep body with a bare "Parse error".
+A message is UTF-8, at most ``MAX_MESSAGE_BYTES``, its JSON nested at most ``MAX_NESTING`` (plus the envelope's own
+levels: message, params, arguments), free of lone surrogates, and a request's id is a string or an integer (``refusal``
+says why one is not). Over stdio (``bounded_stdio``: one message per line) a line that is refused, or (stdio only, where
+no SDK layer checks it) one that is no JSON-RPC message, is answered at once with a JSON-RPC error saying so, with the
+message's id when it can be read, and never reaches the server; when the input ends, the server answers what it was
+asked before it stops. Over HTTP (``BoundedBody``, around the SDK's app) a refused body is answered the same way before
+the SDK parses it (413 for the size, 400 for the rest). The SDK's own stdio reader keeps any line whole and drops one it
+cannot parse without a word (its client then waits forever), and its HTTP parser answers a deep body with a bare "Parse
+error" and a request with a boolean id as a notification: never.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -30,23 +32,33 @@ from handwritten.boundary import MAX_ARGUMENT_BYTES, MAX_NESTING
 MAX_MESSAGE_BYTES = MAX_ARGUMENT_BYTES  # one JSON-RPC message: a call's arguments cannot be larger than the message
 ENVELOPE_LEVELS = 4  # message, params, arguments: the levels around a tool's arguments
 PARSE_ERROR, INVALID_REQUEST, INTERNAL_ERROR = -32700, -32600, -32603
+EOF_ANSWER_S = 30.0  # after the input ends, how long the server may take to answer what it was asked before it stops
 
 
 def refusal(raw: bytes) -> tuple[Any, types.JSONRPCError | None]:
-    """The JSON of one message, and the error to answer instead of handing it on when it is too large, too deep or not
-    JSON (then the JSON is None)."""
+    """The JSON of one message, and the error to answer instead of handing it on (then the JSON is None) when it is too
+    large, not UTF-8 (MCP's only encoding: ``json.loads`` would guess UTF-16 or UTF-32), not JSON, too deep, holds a
+    lone surrogate (JSON's ``\\ud800`` escapes let one through, and no reply can encode it) or, being a request or a
+    batch of them, has an id that is neither a string nor an integer (it would pass for a notification and get no
+    answer at all)."""
     if len(raw) > MAX_MESSAGE_BYTES:
         return None, error(_id_of_unparsed(raw, raw[-4096:]), INVALID_REQUEST, f"message larger than the {MAX_MESSAGE_BYTES}-byte limit: refused")
     try:
-        data = json.loads(raw)
+        text = raw.decode("utf-8")
+        data = json.loads(text)
+    except UnicodeDecodeError:
+        return None, error(None, PARSE_ERROR, "not UTF-8: refused")
     except RecursionError:
         return None, error(_id_of_unparsed(raw, raw), INVALID_REQUEST, f"message nested deeper than {MAX_NESTING} levels: refused")
     except ValueError as exc:
         return None, error(None, PARSE_ERROR, f"not JSON: {exc}")
     if _depth(data) > MAX_NESTING + ENVELOPE_LEVELS:
         return None, error(_id_of(data), INVALID_REQUEST, f"message nested deeper than {MAX_NESTING} levels (arguments included): refused")
-    if (b"\\u" in raw or b"\xed" in raw) and not _encodable(data):  # json.loads lets lone surrogates through (escaped or not)
+    if "\\u" in text and not _encodable(data):
         return None, error(None, INVALID_REQUEST, "message holds a lone surrogate (no Unicode character): refused")
+    odd = [m["id"] for m in (data if isinstance(data, list) else [data]) if isinstance(m, dict) and "id" in m and _id_of(m) is None]
+    if odd:
+        return None, error(None, INVALID_REQUEST, f"a request's id must be a string or an integer, not {json.dumps(odd[0])[:64]}")
     return data, None
 
 
@@ -59,6 +71,7 @@ def _encodable(data: Any) -> bool:
 
 
 def error(request_id: str | int | None, code: int, message: str) -> types.JSONRPCError:
+    """A JSON-RPC error answering ``request_id`` (None: an id that could not be read)."""
     return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
 
 
@@ -68,63 +81,99 @@ def error(request_id: str | int | None, code: int, message: str) -> types.JSONRP
 @asynccontextmanager
 async def bounded_stdio() -> AsyncIterator[tuple[Any, Any]]:
     """The SDK's stdio transport (the read and write streams ``Server.run`` takes) with the limits above."""
-    stdout = anyio.wrap_file(sys.stdout.buffer)
+    pipes = _StdioPipes()
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(pipes.read_lines)
+        tasks.start_soon(pipes.write_lines)
+        try:
+            yield pipes.read_receive, pipes.write_send
+        finally:
+            # The server is done (the input ended, or it failed): stop reading, but let every reply it sent go out first.
+            pipes.reading.cancel()
+            pipes.write_send.close()
 
-    async def readline(limit: int) -> bytes:  # in a thread, as anyio.wrap_file reads, but with a size
-        return await anyio.to_thread.run_sync(sys.stdin.buffer.readline, limit, abandon_on_cancel=True)
 
-    read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
-    writing = anyio.Lock()
+class _StdioPipes:
+    """stdin read a bounded line at a time into the server's read stream; its write stream, and our refusals, to stdout."""
 
-    async def write(message: types.JSONRPCMessage) -> None:
+    def __init__(self) -> None:
+        self.read_send, self.read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        self.write_send, self._write_receive = anyio.create_memory_object_stream[SessionMessage](0)
+        self.reading = anyio.CancelScope()
+        self._stdout = anyio.wrap_file(sys.stdout.buffer)
+        self._writing = anyio.Lock()
+        self._unanswered = _Unanswered()
+
+    async def read_lines(self) -> None:
+        with self.reading:
+            async with self.read_send:
+                while line := await _readline(MAX_MESSAGE_BYTES + 2):
+                    await self._take(line)
+                # The input ended: the server stops once it sees that, so first let it answer what it was asked.
+                with anyio.move_on_after(EOF_ANSWER_S):
+                    await self._unanswered.none()
+
+    async def _take(self, line: bytes) -> None:
+        if len(line.rstrip(b"\r\n")) > MAX_MESSAGE_BYTES:  # the rest of the line is read and dropped, never kept
+            tail = await _rest_of_line(line)
+            await self.write(error(_id_of_unparsed(line, tail), INVALID_REQUEST, f"message larger than the {MAX_MESSAGE_BYTES}-byte limit: refused"))
+            return
+        parsed = _message(line)
+        if isinstance(parsed, types.JSONRPCError):
+            await self.write(parsed)
+        elif parsed is not None:
+            if isinstance(parsed, types.JSONRPCRequest):
+                self._unanswered.asked(parsed.id)
+            await self.read_send.send(SessionMessage(parsed))
+
+    async def write_lines(self) -> None:
+        async with self._write_receive:
+            async for session_message in self._write_receive:
+                await self.write(session_message.message)
+
+    async def write(self, message: types.JSONRPCMessage) -> None:
+        if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+            self._unanswered.answered(message.id)
         try:
             line = message.model_dump_json(by_alias=True, exclude_unset=True).encode()
         except Exception as exc:  # the writer must outlive one reply it cannot encode: the client would wait forever
             line = error(None, INTERNAL_ERROR, f"a reply could not be encoded ({type(exc).__name__})").model_dump_json(by_alias=True).encode()
-        async with writing:
-            await stdout.write(line + b"\n")
-            await stdout.flush()
-
-    reading = anyio.CancelScope()
-
-    async def read_lines() -> None:
-        with reading:
-            await _read_lines()
-
-    async def _read_lines() -> None:
-        async with read_send:
-            while line := await readline(MAX_MESSAGE_BYTES + 2):
-                if len(line.rstrip(b"\r\n")) > MAX_MESSAGE_BYTES:  # the rest of the line is read and dropped, never kept
-                    tail = await _rest_of_line(readline, line)
-                    await write(error(_id_of_unparsed(line, tail), INVALID_REQUEST, f"message larger than the {MAX_MESSAGE_BYTES}-byte limit: refused"))
-                    continue
-                parsed = _message(line)
-                if isinstance(parsed, types.JSONRPCError):
-                    await write(parsed)
-                elif parsed is not None:
-                    await read_send.send(SessionMessage(parsed))
-
-    async def write_lines() -> None:
-        async with write_receive:
-            async for session_message in write_receive:
-                await write(session_message.message)
-
-    async with anyio.create_task_group() as tasks:
-        tasks.start_soon(read_lines)
-        tasks.start_soon(write_lines)
-        try:
-            yield read_receive, write_send
-        finally:
-            # The server is done (the input ended, or it failed): stop reading, but let every reply it sent go out first.
-            reading.cancel()
-            write_send.close()
+        async with self._writing:
+            await self._stdout.write(line + b"\n")
+            await self._stdout.flush()
 
 
-async def _rest_of_line(readline: Callable[[int], Awaitable[bytes]], start: bytes) -> bytes:
+async def _readline(limit: int) -> bytes:
+    """One line of stdin, at most ``limit`` bytes, in a thread (as ``anyio.wrap_file`` reads, but with a size)."""
+    return await anyio.to_thread.run_sync(sys.stdin.buffer.readline, limit, abandon_on_cancel=True)
+
+
+class _Unanswered:
+    """The ids of the requests handed to the server that it has not answered yet."""
+
+    def __init__(self) -> None:
+        self._ids: set[str | int] = set()
+        self._none = anyio.Event()
+        self._none.set()
+
+    def asked(self, request_id: str | int) -> None:
+        self._ids.add(request_id)
+        if self._none.is_set():
+            self._none = anyio.Event()
+
+    def answered(self, request_id: str | int | None) -> None:
+        self._ids.discard(request_id)
+        if not self._ids:
+            self._none.set()
+
+    async def none(self) -> None:
+        await self._none.wait()
+
+
+async def _rest_of_line(start: bytes) -> bytes:
     """Read an oversized line to its end, keeping only its last 4 KiB (where a TypeScript client puts the id)."""
     tail = start[-4096:]
-    while not tail.endswith(b"\n") and (more := await readline(1 << 16)):
+    while not tail.endswith(b"\n") and (more := await _readline(1 << 16)):
         tail = (tail + more)[-4096:]
     return tail
 
@@ -137,13 +186,9 @@ def _message(line: bytes) -> types.JSONRPCMessage | None:
     if refused is not None:
         return refused
     try:
-        message = types.jsonrpc_message_adapter.validate_python(data, by_name=False)
+        return types.jsonrpc_message_adapter.validate_python(data, by_name=False)
     except ValidationError as exc:
         return error(_id_of(data), INVALID_REQUEST, f"not a JSON-RPC message: {exc.errors()[0]['msg']}")
-    if isinstance(message, types.JSONRPCNotification) and isinstance(data, dict) and "id" in data:
-        # A request whose id is no string or integer would pass as a notification and get no answer at all.
-        return error(None, INVALID_REQUEST, f"a request's id must be a string or an integer, not {json.dumps(data['id'])[:64]}")
-    return message
 
 
 # -- Streamable HTTP ------------------------------------------------------------------------------------------------
@@ -168,12 +213,12 @@ class BoundedBody:
             body += message.get("body", b"")
             more = message.get("more_body", False)
             if len(body) > MAX_MESSAGE_BYTES:
-                refused = error(_id_of_unparsed(body, b""), INVALID_REQUEST, f"message larger than the {MAX_MESSAGE_BYTES}-byte limit: refused")
-                await _answer(refused, 413, scope, receive, send)
+                too_large = error(_id_of_unparsed(body, b""), INVALID_REQUEST, f"message larger than the {MAX_MESSAGE_BYTES}-byte limit: refused")
+                await _answer(too_large, 413, scope, receive, send)
                 return
-        _, too_deep = refusal(body)
-        if too_deep is not None and too_deep.error.code == INVALID_REQUEST:  # what is merely not JSON, the SDK answers
-            await _answer(too_deep, 400, scope, receive, send)
+        _, refused = refusal(body)
+        if refused is not None:
+            await _answer(refused, 400, scope, receive, send)
             return
         replayed = False
 

@@ -42,3 +42,10 @@ def seconds(text: str) -> float:
     if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"{text} is not a positive, finite number of seconds")
     return value
+
+
+def printable(text: str) -> str:
+    """An id or name typed on the command line: printable characters only (what the shell passed undecoded is not)."""
+    if not text.isprintable():  # a byte the shell could not decode arrives as a surrogate, which is not printable either
+        raise argparse.ArgumentTypeError(f"not a printable id: {text!r}")
+    return text

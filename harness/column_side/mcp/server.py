@@ -138,9 +138,9 @@ def listen(port: int) -> socket.socket:
 def serve_http(server: Server[Any], sock: socket.socket, token: str) -> None:
     """Serve Streamable HTTP at ``/mcp`` on a socket from ``listen``: the token checked first, then the body's bounds,
     then the SDK's app (its DNS-rebinding protection is on for loopback). A connection that has not sent a whole
-    request head within ``HEAD_TIMEOUT_S`` is closed, and the descriptor limit is raised to the hard one, so clients
-    without the token cannot hold the server's connections open; at most ``MAX_TRANSPORT_SESSIONS`` transport sessions
-    are kept, one idle for ``TRANSPORT_IDLE_S`` closed."""
+    request head within ``HEAD_TIMEOUT_S`` is closed, at most ``MAX_CONNECTIONS`` are served at once, and the descriptor
+    limit is raised to the hard one, so clients without the token can make the server busy but not hold it; at most
+    ``MAX_TRANSPORT_SESSIONS`` transport sessions are kept, one idle for ``TRANSPORT_IDLE_S`` closed."""
     import uvicorn
 
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -148,27 +148,35 @@ def serve_http(server: Server[Any], sock: socket.socket, token: str) -> None:
     sdk_app = server.streamable_http_app(
         host="127.0.0.1", max_request_body_size=MAX_MESSAGE_BYTES, max_sessions=MAX_TRANSPORT_SESSIONS, session_idle_timeout=TRANSPORT_IDLE_S
     )
-    config = uvicorn.Config(RequireBearer(BoundedBody(sdk_app), token), log_level="warning", lifespan="on", http=_head_deadline_protocol())
+    app = RequireBearer(BoundedBody(sdk_app), token)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", http=_head_deadline_protocol(), limit_concurrency=MAX_CONNECTIONS)
     uvicorn.Server(config).run(sockets=[sock])
 
 
 HEAD_TIMEOUT_S = 5.0  # uvicorn's own keep-alive timeout: a first request head is given as long as an idle connection
 MAX_TRANSPORT_SESSIONS = 256  # the SDK's transport sessions (Mcp-Session-Id) open at once: a host needs a few
+MAX_CONNECTIONS = 512  # connections (and requests) at once; more are answered 503 and closed, before descriptors run out
 TRANSPORT_IDLE_S = 600.0
 
 
 def _head_deadline_protocol() -> type[Any]:
-    """uvicorn's h11 protocol, closing a connection whose first request head has not arrived in time (uvicorn waits for
-    it forever: a client sending half a head, over and over, would run the server out of descriptors)."""
+    """uvicorn's h11 protocol, closing a connection whose next request head has not arrived within ``HEAD_TIMEOUT_S``
+    of its opening or of the last response (uvicorn itself waits for a head forever once any of it has come: a client
+    sending half a head, on many connections, would run the server out of descriptors)."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class HeadDeadline(H11Protocol):
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
-            self._head_deadline = self.loop.call_later(HEAD_TIMEOUT_S, self._head_too_slow)
+            self._head_deadline = self.loop.call_later(HEAD_TIMEOUT_S, self._head_too_slow, None)
 
-        def _head_too_slow(self) -> None:
-            if getattr(self, "cycle", None) is None and not self.transport.is_closing():  # no request head yet: nothing is served
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._head_deadline.cancel()
+            self._head_deadline = self.loop.call_later(HEAD_TIMEOUT_S, self._head_too_slow, getattr(self, "cycle", None))
+
+        def _head_too_slow(self, answered: object) -> None:
+            if getattr(self, "cycle", None) is answered and not self.transport.is_closing():  # no new request head since
                 self.transport.close()
 
         def connection_lost(self, exc: Exception | None) -> None:
@@ -176,4 +184,3 @@ def _head_deadline_protocol() -> type[Any]:
             super().connection_lost(exc)
 
     return HeadDeadline
-

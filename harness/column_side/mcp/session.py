@@ -57,11 +57,17 @@ class HarnessWiring:
 
     @staticmethod
     def from_env() -> HarnessWiring | None:
+        """The wiring a scenario run passed in ``HARNESS_ENV`` (None when it is not set); a value that is not the
+        harness's is refused (``HarnessError``), never half-used."""
         raw = os.environ.get(HARNESS_ENV)
         if not raw:
             return None
-        data = json.loads(raw)
-        return HarnessWiring(data["scratch"], data["faults"], tuple(data["ledger"]), float(data["now"]), data["trace"])
+        try:
+            data = json.loads(raw)
+            address, run, step = data["ledger"]
+            return HarnessWiring(str(data["scratch"]), list(data["faults"]), (str(address), str(run), int(step)), float(data["now"]), str(data["trace"]))
+        except (ValueError, TypeError, KeyError) as exc:
+            raise HarnessError(f"{HARNESS_ENV} is set but is not the harness's wiring ({type(exc).__name__}: {exc}); unset it") from None
 
 
 def session_dir(state_dir: Path, session_id: str) -> Path:
