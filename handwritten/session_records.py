@@ -125,6 +125,14 @@ class SessionRecords:
             self.grant(call["tool"], call["args_hash"], expires_at, call["key"])
         return call
 
+    def dismiss(self, pending_id: str) -> dict[str, Any] | None:
+        """The human declines the waiting call ``pending_id``: it leaves the list (sent again, it waits again) and no grant
+        is written. The call, or None when no such call waits."""
+        call = self.waiting(pending_id)
+        if call is not None:
+            self._conn.execute("DELETE FROM pending_calls WHERE pending_id = ?", (pending_id,))
+        return call
+
     def approved(self, key: str, tool: str, digest: str) -> bool:
         """Whether a grant for this key, tool and arguments was already taken. The boundary asks only when the key has
         no idempotency record yet (its later attempts go to that record): a server that died between taking the grant

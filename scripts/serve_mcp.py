@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
 from handwritten.private_files import UntrustedPath  # noqa: E402
-from harness.column_side.mcp.cli import OneLineParser, fail, port  # noqa: E402
-from harness.column_side.mcp.session import DEFAULT_STATE_DIR, SESSION_FILE, TOKEN_FILE, HarnessWiring, announce, new_session_id, new_token, open_boundary, session_dir  # noqa: E402
+from harness.column_side.mcp.cli import OneLineParser, bound, fail, port  # noqa: E402
+from harness.column_side.mcp.session import DEFAULT_STATE_DIR, TOKEN_FILE, HarnessWiring, announce, new_session_id, new_token, open_boundary, session_dir  # noqa: E402
 from harness.errors import HarnessError  # noqa: E402
 from harness.fixture_tools import FIXTURE_TOOLS  # noqa: E402
 from harness.scenarios import DEFAULT_USER  # noqa: E402
@@ -45,33 +45,28 @@ def main(argv: list[str] | None = None) -> int:
     try:
         wiring = HarnessWiring.from_env()
         session_dir(args.state_dir, session)  # a bad id fails before anything is written
+        sock = bound(args.http) if args.http is not None else None  # so does a port that is taken
+    except OSError as exc:
+        return fail(parser.prog, f"--http {args.http}: cannot listen on 127.0.0.1:{args.http} ({exc.strerror})")
+    except HarnessError as exc:
+        return fail(parser.prog, str(exc))
+    try:
         tools = args.tools.split(",") if args.tools else list(FIXTURE_TOOLS)
         boundary = open_boundary(args.state_dir, session, args.user, tools, wiring)
+        token = new_token() if sock is not None else None
+        announce(args.state_dir, session, token)
     except (HarnessError, UntrustedPath, OSError, sqlite3.Error) as exc:  # a path the system will not open, too long, ...
         return fail(parser.prog, str(exc))
     try:  # after the checks, which need no SDK (its import is most of a start)
-        from harness.column_side.mcp.server import build_server, listen, serve_http, serve_stdio
+        from harness.column_side.mcp.server import build_server, serve_http, serve_stdio
     except ImportError as exc:
         return fail(parser.prog, f"the MCP SDK is missing ({exc}); install the extra: pip install -e '.[mcp]'")
     server = build_server(boundary)
-    if args.http is None:
-        try:
-            announce(args.state_dir, session, None)
-        except (UntrustedPath, OSError) as exc:
-            return fail(parser.prog, f"cannot write {args.state_dir / SESSION_FILE}: {exc}")
+    if sock is None or token is None:
         if wiring is None:  # a server a scenario run started has nobody to tell
             print(f"{parser.prog}: serving session {session} over stdio (state in {args.state_dir / session})", file=sys.stderr)
         serve_stdio(server)
         return 0
-    try:
-        sock = listen(args.http)
-    except OSError as exc:
-        return fail(parser.prog, f"--http {args.http}: cannot listen on 127.0.0.1:{args.http} ({exc.strerror})")
-    token = new_token()
-    try:
-        announce(args.state_dir, session, token)
-    except (UntrustedPath, OSError) as exc:
-        return fail(parser.prog, f"cannot write {args.state_dir / SESSION_FILE} or {args.state_dir / TOKEN_FILE}: {exc}")
     print(f"{parser.prog}: serving session {session} at http://127.0.0.1:{args.http}/mcp: send Authorization: Bearer {token}"
           f" (also in {args.state_dir / TOKEN_FILE})", file=sys.stderr)  # fmt: skip
     serve_http(server, sock, token)

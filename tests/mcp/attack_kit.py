@@ -140,7 +140,7 @@ class HttpServer:
     def token(self) -> str:
         """The bearer token the server wrote for its clients ('' if it wrote none)."""
         path = self.state / "http-token"
-        return path.read_text().strip() if path.exists() else ""
+        return path.read_text() if path.exists() else ""  # the file's bytes are the token: no newline to strip
 
     def post(self, body: bytes, headers: dict[str, str]) -> tuple[int, str, dict[str, Any] | None]:
         """(HTTP status, raw body, the JSON-RPC message in it if any) of one POST on a connection of its own."""

@@ -527,6 +527,14 @@ def test_serve_refuses_bad_values_in_one_line(tmp_path: Path, extra: list[str], 
     assert named in line, line
 
 
+def test_a_server_that_cannot_listen_leaves_nothing_behind(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        line = one_line_error(run_script(serve_command(tmp_path / "state", "--http", str(taken.getsockname()[1]), session=None)))
+    assert "cannot listen" in line and not (tmp_path / "state").exists(), line
+
+
 def test_serve_refuses_a_state_dir_that_is_a_file_or_cannot_be_made_private(tmp_path: Path) -> None:
     state = tmp_path / "state"
     state.write_text("not a directory")
@@ -554,7 +562,11 @@ def test_the_human_side_refuses_bad_input_and_broken_output_in_one_line(tmp_path
     with open("/dev/full", "w") as full:
         done = subprocess.run(human, stdout=full, stderr=subprocess.PIPE, timeout=60, check=False)
     assert done.returncode == 2 and b"Traceback" not in done.stderr, done.stderr[-500:]
+    for misuse in (["--outcome", "confirmed"], ["--show", pending, "--ttl", "5"]):  # an option that would be ignored is refused
+        assert done.returncode == 2, one_line_error(approve(tmp_path, *misuse))
     assert pending_ids(tmp_path) == [pending]  # nothing granted
+    denied = approve(tmp_path, "--deny", pending)
+    assert denied.returncode == 0 and pending_ids(tmp_path) == [] and approve(tmp_path, "--grant", pending).returncode == 1  # declined: nothing to grant
     env = {**os.environ, "AGENT_BENCH_MCP_HARNESS": "{}"}
     done = subprocess.run(serve_command(tmp_path / "other"), capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL, check=False)
     assert "AGENT_BENCH_MCP_HARNESS" in one_line_error(done)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import socket
 import sys
 from typing import NoReturn
 
@@ -49,3 +50,16 @@ def printable(text: str) -> str:
     if not text.isprintable():  # a byte the shell could not decode arrives as a surrogate, which is not printable either
         raise argparse.ArgumentTypeError(f"not a printable id: {text!r}")
     return text
+
+
+def bound(port: int) -> socket.socket:
+    """A socket bound to 127.0.0.1:``port``, not yet listening (OSError when the port cannot be had: in use, not
+    allowed): the port is taken before anything is written, and nobody connects before the server can answer."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError:
+        sock.close()
+        raise
+    return sock

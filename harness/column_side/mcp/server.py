@@ -122,21 +122,8 @@ class RequireBearer:
         return scheme.lower() == b"bearer" and hmac.compare_digest(token.strip(), self._expected)
 
 
-def listen(port: int) -> socket.socket:
-    """A listening socket on 127.0.0.1:``port`` (OSError when it cannot be had: in use, not allowed)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind(("127.0.0.1", port))
-        sock.listen(128)
-    except OSError:
-        sock.close()
-        raise
-    return sock
-
-
 def serve_http(server: Server[Any], sock: socket.socket, token: str) -> None:
-    """Serve Streamable HTTP at ``/mcp`` on a socket from ``listen``: the token checked first, then the body's bounds,
+    """Serve Streamable HTTP at ``/mcp`` on a socket bound to the port (``cli.bound``): the token checked first, then the body's bounds,
     then the SDK's app (its DNS-rebinding protection is on for loopback). A connection that has not sent a whole
     request head within ``HEAD_TIMEOUT_S`` is closed, at most ``MAX_CONNECTIONS`` are served at once, and the descriptor
     limit is raised to the hard one, so clients without the token can make the server busy but not hold it; at most
@@ -149,6 +136,7 @@ def serve_http(server: Server[Any], sock: socket.socket, token: str) -> None:
         host="127.0.0.1", max_request_body_size=MAX_MESSAGE_BYTES, max_sessions=MAX_TRANSPORT_SESSIONS, session_idle_timeout=TRANSPORT_IDLE_S
     )
     app = RequireBearer(BoundedBody(sdk_app), token)
+    sock.listen(128)
     config = uvicorn.Config(app, log_level="warning", lifespan="on", http=_head_deadline_protocol(), limit_concurrency=MAX_CONNECTIONS)
     uvicorn.Server(config).run(sockets=[sock])
 

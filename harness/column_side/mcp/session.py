@@ -92,9 +92,9 @@ def new_token() -> str:
 def announce(state_dir: Path, session_id: str, token: str | None) -> None:
     """Write the served session's id (and the HTTP token) into the state directory for the human's side and hosts."""
     private_directory(state_dir)
-    write_private(state_dir / SESSION_FILE, session_id + "\n")
+    write_private(state_dir / SESSION_FILE, session_id)  # no newline: the file's bytes are the value, whatever reads them
     if token is not None:
-        write_private(state_dir / TOKEN_FILE, token + "\n")
+        write_private(state_dir / TOKEN_FILE, token)
 
 
 def announced_session(state_dir: Path) -> str | None:
