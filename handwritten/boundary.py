@@ -139,7 +139,7 @@ class ToolBoundary:
                 why = "the approval granted for this call expired" if taken == "expired" else "a human must approve this call"
                 return BoundaryResult("approval_required", call_id, tool, {"error": why, **details}, reason)
         # The key's record is bound to the tool as well as the arguments: the same key and arguments for another tool conflict.
-        return self._run_once(tool, args, sha256_hex(canonical_json({"tool": tool, "args": args})), call_id)
+        return self._run_once(tool, args, sha256_hex(canonical_json([tool, digest])), call_id)
 
     def _run_read_only(self, tool: str, args: Any, call_id: str) -> BoundaryResult:
         try:
@@ -180,15 +180,24 @@ class ToolBoundary:
         raise AssertionError("unreachable: begin() answers with one of its outcomes")
 
 
+def nesting_depth(value: Any, limit: int) -> int:
+    """How deep arrays and objects sit inside one another in ``value`` (a scalar: 0), counted without recursion (the
+    point is to refuse what a recursive walker would die on) and given up once past ``limit``."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            if deepest > limit:
+                return deepest
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
 def _unfit(arguments: Any) -> tuple[str, str] | None:
     """(reason, why) the arguments are refused before any other check (too deep, too large, not JSON), or None."""
-    stack = [(arguments, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, dict | list):
-            if depth > MAX_NESTING:
-                return "arguments_too_deep", f"arguments nested deeper than {MAX_NESTING} levels"
-            stack.extend((item, depth + 1) for item in (value.values() if isinstance(value, dict) else value))
+    if nesting_depth(arguments, MAX_NESTING) > MAX_NESTING:
+        return "arguments_too_deep", f"arguments nested deeper than {MAX_NESTING} levels"
     try:
         size = len(canonical_json(arguments).encode("utf-8"))
     except (TypeError, ValueError) as exc:  # NaN, a lone surrogate, an object JSON has no spelling for: no hash could bind it

@@ -168,8 +168,9 @@ class SessionRecords:
             raise
         if usable is not None:
             return "taken", None
-        if pending_id in ("full", "clash"):
-            return pending_id, None  # type: ignore[return-value]
+        match pending_id:
+            case "full" | "clash":
+                return pending_id, None
         return ("expired" if signed and not signed[-1][5] else "none"), pending_id
 
     def _mac(self, grant_id: int, tool: str, digest: str, key: str | None, expires_at: float) -> str:

@@ -115,3 +115,14 @@ def test_a_fifo_or_undecodable_text_where_a_private_file_belongs_is_refused_at_o
     os.chmod(directory / "session", 0o600)
     with pytest.raises(UntrustedPath, match="not text"):
         read_private(directory / "session")
+
+
+def test_nothing_is_created_under_a_directory_another_user_owns(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root to make a directory another user owns (CI runs as root)")
+    theirs = tmp_path / "theirs"
+    theirs.mkdir(mode=0o777)
+    os.chown(theirs, 65534, 65534)
+    with pytest.raises(UntrustedPath, match=str(theirs)):
+        private_directory(theirs / "a" / "state")
+    assert list(theirs.iterdir()) == []  # refused before anything was made inside

@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from handwritten.boundary import MAX_ARGUMENT_BYTES, MAX_NESTING
+from handwritten.boundary import MAX_ARGUMENT_BYTES, MAX_NESTING, nesting_depth
 
 MAX_MESSAGE_BYTES = MAX_ARGUMENT_BYTES  # one JSON-RPC message: a call's arguments cannot be larger than the message
 ENVELOPE_LEVELS = 4  # message, params, arguments: the levels around a tool's arguments
@@ -52,7 +52,7 @@ def refusal(raw: bytes) -> tuple[Any, types.JSONRPCError | None]:
         return None, error(_id_of_unparsed(raw, raw), INVALID_REQUEST, f"message nested deeper than {MAX_NESTING} levels: refused")
     except ValueError as exc:
         return None, error(None, PARSE_ERROR, f"not JSON: {exc}")
-    if _depth(data) > MAX_NESTING + ENVELOPE_LEVELS:
+    if nesting_depth(data, MAX_NESTING + ENVELOPE_LEVELS) > MAX_NESTING + ENVELOPE_LEVELS:
         return None, error(_id_of(data), INVALID_REQUEST, f"message nested deeper than {MAX_NESTING} levels (arguments included): refused")
     if "\\u" in text and not _encodable(data):
         return None, error(None, INVALID_REQUEST, "message holds a lone surrogate (no Unicode character): refused")
@@ -244,18 +244,6 @@ def _id_of(data: Any) -> str | int | None:
     """The message's id if it is one JSON-RPC allows: a string or an integer (not a bool, which Python counts as one)."""
     found = data.get("id") if isinstance(data, dict) else None
     return found if type(found) in (str, int) else None
-
-
-def _depth(value: Any) -> int:
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict | list):
-            deepest = max(deepest, depth)
-            if deepest > MAX_NESTING + ENVELOPE_LEVELS:
-                return deepest
-            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
-    return deepest
 
 
 # The id of a message too large or too deep to parse: read only where it is certain to be the message's own, right

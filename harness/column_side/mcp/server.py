@@ -34,6 +34,10 @@ from harness.column_side.mcp.bounded import MAX_MESSAGE_BYTES, BoundedBody, boun
 
 SERVER_NAME = "agent-framework-bench"
 SERVER_VERSION = "0.1.0"
+HEAD_TIMEOUT_S = 5.0  # uvicorn's own keep-alive timeout: the time a request head is given, after opening or an answer
+MAX_CONNECTIONS = 512  # connections (and requests) at once; more are answered 503 and closed, before descriptors run out
+MAX_TRANSPORT_SESSIONS = 256  # the SDK's transport sessions (Mcp-Session-Id) open at once: a host needs a few
+TRANSPORT_IDLE_S = 600.0  # after which an idle transport session is closed
 
 # (readOnlyHint, destructiveHint, idempotentHint) per risk class: hints for hosts, never the policy itself.
 _HINTS = {
@@ -123,10 +127,10 @@ class RequireBearer:
 
 
 def serve_http(server: Server[Any], sock: socket.socket, token: str) -> None:
-    """Serve Streamable HTTP at ``/mcp`` on a socket bound to the port (``cli.bound``): the token checked first, then the body's bounds,
-    then the SDK's app (its DNS-rebinding protection is on for loopback). A connection that has not sent a whole
-    request head within ``HEAD_TIMEOUT_S`` is closed, at most ``MAX_CONNECTIONS`` are served at once, and the descriptor
-    limit is raised to the hard one, so clients without the token can make the server busy but not hold it; at most
+    """Serve Streamable HTTP at ``/mcp`` on a socket bound to the port (``cli.bound``): the token checked first, then the
+    body's bounds, then the SDK's app (its DNS-rebinding protection is on for loopback). A connection that has not sent
+    a whole request head within ``HEAD_TIMEOUT_S`` is closed, at most ``MAX_CONNECTIONS`` are served at once, and the
+    descriptor limit is raised to the hard one, so clients without the token can make the server busy but not hold it; at most
     ``MAX_TRANSPORT_SESSIONS`` transport sessions are kept, one idle for ``TRANSPORT_IDLE_S`` closed."""
     import uvicorn
 
@@ -140,11 +144,6 @@ def serve_http(server: Server[Any], sock: socket.socket, token: str) -> None:
     config = uvicorn.Config(app, log_level="warning", lifespan="on", http=_head_deadline_protocol(), limit_concurrency=MAX_CONNECTIONS)
     uvicorn.Server(config).run(sockets=[sock])
 
-
-HEAD_TIMEOUT_S = 5.0  # uvicorn's own keep-alive timeout: a first request head is given as long as an idle connection
-MAX_TRANSPORT_SESSIONS = 256  # the SDK's transport sessions (Mcp-Session-Id) open at once: a host needs a few
-MAX_CONNECTIONS = 512  # connections (and requests) at once; more are answered 503 and closed, before descriptors run out
-TRANSPORT_IDLE_S = 600.0
 
 
 def _head_deadline_protocol() -> type[Any]:
