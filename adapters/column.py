@@ -19,6 +19,7 @@ model and the fixture tools, open the session from disk) and the ``Session`` met
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 from abc import abstractmethod
 from collections.abc import Awaitable
@@ -30,7 +31,7 @@ from handwritten.approvals import ApprovalAuthority
 from handwritten.idempotency import SqliteIdempotencyStore
 from handwritten.tools import ToolRegistry
 from harness.canonical_io import canonical_line
-from harness.column_side.approver import APPROVAL_SECRET
+from harness.column_side.approver import APPROVAL_SECRET, BINDINGS
 from harness.column_side.driver import trace_path
 from harness.column_side.protocol import ColumnAdapter, Decision, StepOutcome, StepRequest
 from harness.column_side.trace_facts import facts_from_column_trace
@@ -111,6 +112,11 @@ class FrameworkColumn(ColumnAdapter):
 
     modes: ClassVar[tuple[str, ...]] = ("defaults", "contract")
     batched_decisions: ClassVar[bool] = False
+    approval_fields: ClassVar[dict[str, str]] = {}
+    """The bindings its approval object carries: binding (``call``, ``arguments``, ``session``, ``expiry``, ``single_use``,
+    ``authenticity``; ``harness.column_side.approver.BINDINGS``) -> ``module:qualname`` of the object and the field
+    that carries it (``agents.items:ToolApprovalItem raw_item.call_id``). A binding left out is not carried: a misuse
+    that breaks it cannot be expressed through the object, so in ``defaults`` it goes in as the plain decision."""
     defaults_never_reaches: ClassVar[dict[str, str]] = {}
     """``"<file>:<function>" -> reason`` for code both modes share that only ``contract`` reaches in these scenarios,
     because ``defaults`` takes another path (``scripts/check_glue_coverage.py`` lists it apart, with the reason)."""
@@ -215,7 +221,7 @@ class _Step:
                 trace.emit({"kind": "approval_refused", "call_id": request.call_id, "reason": why})
                 return now.refused(why)
             # contract glue: end
-        decision = Decision(request.call_id, request.action != "reject", request.reason if request.action == "reject" else None)
+        decision = self._expressed(Decision(request.call_id, request.action != "reject", request.reason if request.action == "reject" else None))
         decisions = self._batch(framework_now, decision) if self.column.batched_decisions else [decision]
         if not decisions:  # held until the driver has decided the turn's other calls
             trace.emit({"kind": "decision_held", "call_id": decision.call_id})
@@ -225,6 +231,19 @@ class _Step:
             if d.approve:
                 trace.emit({"kind": "approval_granted" if d.call_id in waiting else "decision_for_no_waiting_call", "call_id": d.call_id})
         return self.wait(session.decide(decisions))
+
+    def _expressed(self, decision: Decision) -> Decision:
+        """A misused approval as the framework's own object can carry it (``approval_fields``), traced either way; in
+        ``contract`` the glue has refused every misuse before this, so only ``defaults`` gets here with one."""
+        request = self.context.request
+        if request.action != "misuse_token":
+            return decision
+        assert request.misuse is not None
+        binding = BINDINGS[request.misuse]
+        carried = binding in self.column.approval_fields
+        self.context.trace.emit({"kind": "approval_object", "call_id": decision.call_id, "misuse": request.misuse, "binding": binding,
+                                 "carried": carried, "made_for": request.made_for})
+        return dataclasses.replace(decision, misuse=request.misuse, made_for=request.made_for) if carried else decision
 
     # contract glue: start
     def _refusal(self, now: StepOutcome) -> str | None:

@@ -32,10 +32,10 @@ class HeldDecisions:
         saved = json.loads(self.path.read_text(encoding="utf-8")) if self.path.exists() else {}
         if saved.get("turn") != sorted(pending):
             return {}
-        return {call_id: Decision(call_id, d["approve"], d["reason"]) for call_id, d in saved["decisions"].items()}
+        return {call_id: Decision(call_id, **d) for call_id, d in saved["decisions"].items()}
 
     def hold(self, pending: list[str], decisions: dict[str, Decision]) -> None:
-        data = {c: {"approve": d.approve, "reason": d.reason} for c, d in sorted(decisions.items())}
+        data = {c: {k: v for k, v in dataclasses.asdict(d).items() if k != "call_id"} for c, d in sorted(decisions.items())}
         self.path.write_text(json.dumps({"turn": sorted(pending), "decisions": data}), encoding="utf-8")
 
     def clear(self) -> None:

@@ -63,7 +63,8 @@ class StepFacts:
     (position, pending call, approvals still held); ``dedup``: the column deduplicated a
     delivery (a replayed result or an ignored duplicate event), ``dedup_by`` says whether
     its framework or its contract glue did; ``validated_before_pause``: the pending calls' arguments were
-    validated before the run paused for approval.
+    validated before the run paused for approval; ``held``: decisions the human's side holds until
+    a batched turn's last one; ``approval_object``: how a misused approval reached the framework.
     """
 
     results: list[dict[str, Any]] = field(default_factory=list)
@@ -72,6 +73,8 @@ class StepFacts:
     dedup: bool = False
     dedup_by: str = "framework"  # who deduplicated when ``dedup``: the framework itself, or contract glue
     validated_before_pause: bool | None = None
+    held: list[str] = field(default_factory=list)  # decisions held for a batched turn (``adapters.held_decisions``)
+    approval_object: dict[str, Any] | None = None  # a misused approval: its kind, the binding it breaks, whether the object carries it
 
 
 def run_key(mode: str, key: str, again: bool = False) -> str:

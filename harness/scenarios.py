@@ -152,6 +152,10 @@ def _check_consistency(where: str, stem: str, data: dict[str, Any]) -> None:
     for i, step in enumerate(data["driver"]):
         if "call_id" in step and step["call_id"] not in call_ids:
             fail(f"driver/{i}/call_id", f"no scripted tool call has id {step['call_id']!r}")
+        if "other_call_id" in step and step["other_call_id"] not in call_ids:
+            fail(f"driver/{i}/other_call_id", f"no scripted tool call has id {step['other_call_id']!r}")
+        if "other_call_id" in step and step["other_call_id"] == step.get("call_id"):
+            fail(f"driver/{i}/other_call_id", "must name another call than call_id (an approval made for that other call)")
     for i, fault in enumerate(data["faults"]):
         if "call_id" in fault and fault["call_id"] not in call_ids:
             fail(f"faults/{i}/call_id", f"no scripted tool call has id {fault['call_id']!r}")

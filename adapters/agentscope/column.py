@@ -59,6 +59,8 @@ class AgentScopeColumn(FrameworkColumn):
 
     name = "agentscope"
     batched_decisions = False
+    approval_fields: ClassVar[dict[str, str]] = {"call": "agentscope.event:ConfirmResult tool_call.id", "arguments": "agentscope.event:ConfirmResult tool_call.input",
+                                                 "single_use": "agentscope.event:ConfirmResult tool_call.id"}
     mechanisms: ClassVar[dict[str, str]] = {
         "loop": "agentscope.agent:Agent._reply_impl",
         "tool_dispatch": "agentscope.agent:Agent._execute_tool_call",

@@ -32,6 +32,7 @@ from agentscope.event import (
 from agentscope.message import Msg, ToolCallBlock, ToolCallState, UserMsg
 from agentscope.state import AgentState
 
+from adapters.approval_objects import named_call
 from handwritten.canonical import args_hash, canonical_json
 from handwritten.tools import RiskClass
 from harness.column_side.protocol import Decision, PendingCall, StepOutcome
@@ -125,8 +126,19 @@ class AgentSession:
         """Each decision as a ``ConfirmResult`` naming its own tool call, in one ``UserConfirmResultEvent``."""
         asking = {c.id: c for c in self.state.get_awaiting_tool_calls(AGENT_NAME)}
         # A call that is not asking goes in as the driver named it: AgentScope itself refuses it.
-        results = [ConfirmResult(confirmed=d.approve, tool_call=asking.get(d.call_id) or self._scripted_block(d.call_id), rules=None) for d in decisions]
+        results = [ConfirmResult(confirmed=d.approve, tool_call=self._tool_call(d, asking), rules=None) for d in decisions]
         return await self.run(UserConfirmResultEvent(reply_id=self.state.reply_id, confirm_results=results))
+
+    def _tool_call(self, decision: Decision, asking: dict[str, ToolCallBlock]) -> ToolCallBlock:
+        """The ``tool_call`` a confirmation names: the asking call's block, or for a misuse the block the misuse names
+        (another call's; this call's with its ``input`` edited)."""
+        own = asking.get(decision.call_id)
+        if decision.misuse is None:
+            return own or self._scripted_block(decision.call_id)
+        named = named_call(self.scenario, decision, PendingCall(own.id, own.name, _args(own)) if own is not None else None)
+        if decision.misuse != "other_args" and named.call_id in asking:
+            return asking[named.call_id]
+        return ToolCallBlock(id=named.call_id, name=named.tool, input=named.args if isinstance(named.args, str) else canonical_json(named.args))
 
     def _scripted_block(self, call_id: str) -> ToolCallBlock:
         call = self.scenario.scripted_call(call_id)

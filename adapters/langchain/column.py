@@ -45,6 +45,7 @@ class LangChainColumn(FrameworkColumn):
 
     name = "langchain"
     batched_decisions = True
+    approval_fields: ClassVar[dict[str, str]] = {"arguments": "langchain.agents.middleware.human_in_the_loop:EditDecision edited_action"}
     mechanisms: ClassVar[dict[str, str]] = {
         "loop": "langchain.agents.factory:create_agent",  # builds the model -> tools -> model graph and its routing edges
         "tool_dispatch": "langgraph.prebuilt.tool_node:ToolNode",  # create_agent runs every tool call through it

@@ -25,7 +25,8 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.types import Command
 
 from handwritten.canonical import args_hash
-from harness.column_side.protocol import Decision, StepOutcome
+from harness.column_side.approver import edited_args
+from harness.column_side.protocol import Decision, PendingCall, StepOutcome
 from harness.records import RunStatus
 
 from .calls import pending_calls, tool_messages, unanswered
@@ -111,10 +112,10 @@ class AgentSession:
         """Answer the approval interrupt the way the docs teach: one decision per reviewed call, in the order of
         the interrupt's action requests (HITL matches them by position). A decision on a call that is not
         pending goes in as given: LangGraph, not the adapter, says what becomes of it."""
-        order = [p.call_id for p in self.outcome().pending]
+        pending = {p.call_id: p for p in self.outcome().pending}
+        order = list(pending)
         ranked = sorted(decisions, key=lambda d: order.index(d.call_id) if d.call_id in order else len(order))
-        answers = [{"type": "approve"} if d.approve else {"type": "reject", "message": d.reason} for d in ranked]
-        return self.run(Command(resume={"decisions": answers}))
+        return self.run(Command(resume={"decisions": [_answer(d, pending.get(d.call_id)) for d in ranked]}))
 
     def resume(self) -> StepOutcome:
         """Continue the saved state the way LangGraph continues it, always: ``stream(None)`` from the latest
@@ -198,3 +199,13 @@ class AgentSession:
 
     def close(self) -> None:
         self.agent.checkpointer.conn.close()
+
+
+def _answer(decision: Decision, pending: PendingCall | None) -> dict[str, Any]:
+    """A HITL decision: approve, reject with its message, or, for an approval of other arguments, the documented
+    ``edit`` decision whose ``edited_action`` carries them (the only decision that names arguments)."""
+    if not decision.approve:
+        return {"type": "reject", "message": decision.reason}
+    if decision.misuse == "other_args" and pending is not None:
+        return {"type": "edit", "edited_action": {"name": pending.tool, "args": edited_args(pending.args)}}
+    return {"type": "approve"}

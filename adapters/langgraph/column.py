@@ -38,6 +38,7 @@ class LangGraphColumn(FrameworkColumn):
         "persistence": "langgraph.checkpoint.sqlite:SqliteSaver",
     }
     constants: ClassVar[dict[str, str]] = {"step_limit": "langgraph._internal._config:DEFAULT_RECURSION_LIMIT"}
+    approval_fields: ClassVar[dict[str, str]] = {"call": "langgraph.types:Interrupt id", "single_use": "langgraph.types:Interrupt id"}
 
     def prepare(self, mode: str) -> None:
         """Import LangGraph once in the column process: forked workers inherit it."""

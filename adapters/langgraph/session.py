@@ -96,7 +96,8 @@ class LangGraphSession:
         """Each answer goes to the interrupt that asks about its call, by interrupt id (the docs' resume map)."""
         snapshot = self._state()
         asked = {i.value["call_id"]: i.id for i in snapshot.interrupts if i.value.get("kind") == "approval"}
-        answers = {asked[d.call_id]: _answer(d) for d in decisions if d.call_id in asked}
+        answers = {self._interrupt_id(d, asked): _answer(d) for d in decisions if d.call_id in asked}
+        self._remember(asked)
         for d in decisions:
             if d.call_id not in asked:  # no interrupt asks about this call: there is no id to pair the answer with
                 self.context.trace.emit({"kind": "answer_without_question", "call_id": d.call_id, "approve": d.approve, "interrupts": len(snapshot.interrupts)})
@@ -105,6 +106,21 @@ class LangGraphSession:
         if not snapshot.interrupts:  # the plain Command(resume=value): LangGraph resumes nothing and says nothing
             return self._drive(Command(resume=_answer(decisions[0])))
         return self._report(snapshot)
+
+    def _interrupt_id(self, decision: Decision, asked: dict[str, str]) -> str:
+        """The interrupt id an answer is keyed by: its call's, or for a misuse the id the misuse names (the interrupt of
+        another pending call; the interrupt answered before, kept in ``interrupt_ids.json``)."""
+        if decision.misuse not in ("other_call", "reused") or decision.made_for is None:
+            return asked[decision.call_id]
+        return asked.get(decision.made_for) or self._remembered().get(decision.made_for, asked[decision.call_id])
+
+    def _remembered(self) -> dict[str, str]:
+        path = self.context.scratch / "interrupt_ids.json"
+        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+    def _remember(self, asked: dict[str, str]) -> None:
+        """Keep the ids of the interrupts asked so far, as a caller holding on to old resume keys would."""
+        (self.context.scratch / "interrupt_ids.json").write_text(json.dumps({**self._remembered(), **asked}), encoding="utf-8")
 
     def resume(self) -> StepOutcome:
         """Continue the saved state the way LangGraph continues it: ``stream(None, config)``, always.

@@ -45,6 +45,8 @@ class OpenAIAgentsColumn(FrameworkColumn):
         "persistence": "agents.run_state:RunState.to_json",
     }
     constants = {"step_limit": "agents.run_config:DEFAULT_MAX_TURNS"}
+    approval_fields = {"call": "agents.items:ToolApprovalItem raw_item.call_id", "arguments": "agents.items:ToolApprovalItem raw_item.arguments",
+                       "single_use": "agents.items:ToolApprovalItem raw_item.call_id"}
 
     def prepare(self, mode: str) -> None:
         """Import the SDK (and openai) once in the column process, tracing off: forked workers inherit both."""

@@ -18,6 +18,7 @@ approval loop), gone when a run ends without them (nothing is pending). A step r
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -26,6 +27,7 @@ from typing import Any
 from agents import Agent, MaxTurnsExceeded, Runner, RunState, SQLiteSession
 from agents.items import ToolApprovalItem, ToolCallOutputItem
 
+from adapters.approval_objects import named_call
 from adapters.column import SessionContext
 from handwritten.canonical import args_hash
 from harness.column_side.approver import parsed_args
@@ -46,6 +48,7 @@ class AgentSession:
 
     def __init__(self, agent: Agent[Any], context: SessionContext) -> None:
         self.agent = agent
+        self.scenario = context.scenario
         self.history = SQLiteSession(context.scenario.session_id, str(context.scratch / "session.sqlite"))
         self.state_file = context.scratch / STATE
         self.emit = context.trace.emit
@@ -105,13 +108,27 @@ class AgentSession:
             if d.call_id not in items:  # an approval item names its call: with none pending for it there is nothing to decide
                 self.emit({"kind": "decision_without_item", "call_id": d.call_id})
             elif d.approve:
-                state.approve(items[d.call_id])  # type: ignore[union-attr]
+                state.approve(self._approval_item(d, items))  # type: ignore[union-attr]
             else:
                 state.reject(items[d.call_id], rejection_message=d.reason)  # type: ignore[union-attr]
         if state is None or not any(d.call_id in items for d in decisions):
             return await self.outcome()
         self._checkpoint(state)
         return await self.run(state)
+
+    def _approval_item(self, decision: Decision, items: dict[str, ToolApprovalItem]) -> ToolApprovalItem:
+        """The approval item handed to ``state.approve``: the call's own, or for a misuse the one the misuse names (another
+        call's item; this call's item with its ``raw_item.arguments`` edited), built the way the SDK builds one."""
+        own = items[decision.call_id]
+        named = named_call(self.scenario, decision, call_of(own))
+        if named == call_of(own):
+            return own
+        if named.call_id in items and decision.misuse != "other_args":
+            return items[named.call_id]
+        raw = own.raw_item if isinstance(own.raw_item, dict) else own.raw_item.model_dump()
+        edited = {**raw, "call_id": named.call_id, "name": named.tool, "arguments": json.dumps(named.args)}
+        rebuilt = edited if isinstance(own.raw_item, dict) else type(own.raw_item).model_validate(edited)
+        return dataclasses.replace(own, raw_item=rebuilt, tool_name=named.tool)
 
     async def resume(self) -> StepOutcome:
         """Continue in this fresh process: the saved RunState, else the session's conversation."""

@@ -26,6 +26,9 @@ class PydanticAIColumn(FrameworkColumn):
 
     name = "pydantic_ai"
     batched_decisions = True  # one DeferredToolResults answers every deferred call of a turn (a partial set: UserError)
+    approval_fields: ClassVar[dict[str, str]] = {"call": "pydantic_ai._deferred:DeferredToolResults approvals (keyed by call id)",
+                                                 "arguments": "pydantic_ai._deferred:ToolApproved override_args",
+                                                 "single_use": "pydantic_ai._deferred:DeferredToolResults approvals (keyed by call id)"}
     mechanisms: ClassVar[dict[str, str]] = {
         "loop": "pydantic_ai._agent_graph:build_agent_graph",
         "tool_dispatch": "pydantic_ai._tool_execution:process_tool_calls",

@@ -15,6 +15,7 @@ from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults, ModelM
 from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
+from adapters.approval_objects import named_call
 from adapters.column import SessionContext
 from adapters.glue_blocks import resume_position, turns_left
 from handwritten.canonical import args_hash
@@ -32,7 +33,7 @@ class PydanticAISession:
 
     def __init__(self, agent: Agent[None, Any], context: SessionContext, statuses: dict[str, str]) -> None:
         self.agent, self.contract, self.emit = agent, context.contract, context.trace.emit
-        self.scratch, self.statuses = context.scratch, statuses
+        self.scratch, self.statuses, self.scenario = context.scratch, statuses, context.scenario
         self.reported = len(answers(load_history(self.scratch)))  # answers already traced
 
     def _save(self, messages: list[ModelMessage]) -> None:
@@ -105,7 +106,12 @@ class PydanticAISession:
         if sorted(d.call_id for d in decisions) != sorted(p["call_id"] for p in state.get("pending", ())):
             self.emit({"kind": "decision_without_call", "call_ids": [d.call_id for d in decisions]})
             return self.outcome()
-        approvals: dict[str, bool | ToolApproved | ToolDenied] = {d.call_id: d.approve or ToolDenied(d.reason or "not approved") for d in decisions}
+        approvals: dict[str, bool | ToolApproved | ToolDenied] = {d.call_id: d.approve or ToolDenied(d.reason or "not approved") for d in decisions if d.misuse is None}
+        pending = {p["call_id"]: PendingCall(p["call_id"], p["tool"], p["args"]) for p in state.get("pending", ())}
+        for d in decisions:  # a misused approval last: built as a caller would, it is what goes in under the id it names
+            if d.misuse is not None:
+                named = named_call(self.scenario, d, pending.get(d.call_id))
+                approvals[named.call_id] = ToolApproved(override_args=named.args) if d.misuse == "other_args" else True
         if self.contract is not None:
             # contract glue: start
             approvals |= {call_id: True for call_id in state.get("held", ())}  # held with the turn: they run now

@@ -17,7 +17,10 @@ APPROVAL_SECRET = b"harness-approval-secret: the human approver's signing key"
 FOREIGN_SECRET = b"some other deployment's key"
 CLOCK_START = 1_800_000_000.0  # a fixed epoch: evidence never depends on the wall clock
 TOKEN_TTL_S = 300.0
-MISUSES = ("other_args", "other_session", "expired", "forged", "reused")
+MISUSES = ("other_args", "other_session", "expired", "forged", "reused", "other_call")
+BINDINGS = {"other_call": "call", "other_args": "arguments", "other_session": "session", "expired": "expiry",
+            "reused": "single_use", "forged": "authenticity"}
+"""The binding each misuse breaks: what an approval must be bound to for the misuse to be refused."""
 
 
 def parsed_args(arguments: Any) -> Any:
@@ -36,6 +39,7 @@ class HumanApprover:
     def __init__(self) -> None:
         self._ids = itertools.count(1)
         self.last_used: str | None = None
+        self.last_used_for: str | None = None  # the call id the last accepted token was issued for
 
     def _authority(self, now: float, secret: bytes = APPROVAL_SECRET) -> ApprovalAuthority:
         return ApprovalAuthority(secret, clock=lambda: now, new_token_id=lambda: f"tok-{next(self._ids)}")
@@ -59,7 +63,24 @@ class HumanApprover:
             if self.last_used is None:
                 raise ValueError("misuse 'reused' needs a token the column accepted earlier")
             return self.last_used
+        if kind == "other_call":  # a valid token, for the other call: the driver passes that call's tool and arguments
+            return self._authority(now).issue(session_id, tool, digest, TOKEN_TTL_S)
         raise ValueError(f"unknown misuse {kind!r} (known: {', '.join(MISUSES)})")
+
+
+def edited_args(arguments: Any) -> Any:
+    """The call's arguments as a human editing them would leave them: the first argument (by name) changed, an integer
+    by one, a string by a suffix; anything else wrapped. What a framework's approval-with-edit object carries."""
+    parsed = parsed_args(arguments)
+    if not isinstance(parsed, dict) or not parsed:
+        return {"changed": parsed}
+    key = sorted(parsed)[0]
+    value = parsed[key]
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        edited: Any = {"changed": value}
+    else:
+        edited = value + 1 if isinstance(value, int) else f"{value} (edited)"
+    return {**parsed, key: edited}
 
 
 def _tamper(token: str) -> str:

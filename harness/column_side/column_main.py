@@ -19,7 +19,7 @@ from typing import Any
 
 from harness.canonical_io import write_json
 from harness.column_side.driver import run_scenario
-from harness.column_side.mechanisms import locate, read_constants
+from harness.column_side.mechanisms import locate, locate_approval_fields, read_constants
 from harness.column_side.network_guard import install_network_guard
 from harness.column_side.protocol import ColumnAdapter
 from harness.column_side.scripted_model import summarize_log
@@ -83,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     imported = time.perf_counter()
     mechanisms = locate(column.mechanisms)  # a name the pinned version lacks fails the column here, loudly
     constants = read_constants(column.constants)
+    approval_fields = locate_approval_fields(getattr(column, "approval_fields", {}))  # only third-party columns have an approval object
     scenarios = load_scenarios(args.scenarios)
     results: dict[str, dict[str, Any]] = {}
     timings: dict[str, float] = {"import_s": imported - started}
@@ -110,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         results[mode] = records
         timings[f"{mode}_s"] = time.perf_counter() - mode_started
     versions = {name: importlib.metadata.version(name) for name in column.packages}
-    document = {"column": column.name, "mechanisms": mechanisms, "constants": constants, "modes": results, "timings": timings, "versions": versions}
+    document = {"column": column.name, "mechanisms": mechanisms, "constants": constants, "approval_fields": approval_fields,
+                "modes": results, "timings": timings, "versions": versions}
     write_json(args.out, document | ({"not_applicable": dict(sorted(not_applicable.items()))} if not_applicable else {}))
     return 0

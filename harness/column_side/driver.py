@@ -82,12 +82,14 @@ def _play(
             last_event = InboundEvent(step["event_id"], step.get("input", scenario.user_input))
         if action == "deliver_again" and last_event is None:
             raise HarnessError(f"{scenario.file}: deliver_again before any run")
-        token = None
+        token, made_for = None, None
         if action in ("approve", "misuse_token"):
-            call = scenario.scripted_call(step["call_id"])
+            misuse: str = step.get("misuse", "")  # none for an approve: it is made for the named call
+            made_for = {"other_call": step.get("other_call_id"), "reused": approver.last_used_for}.get(misuse, step["call_id"])
+            call = scenario.scripted_call(made_for or step["call_id"])
             args = (now, scenario.session_id, call["name"], call["arguments"])
             try:
-                token = approver.approve(*args) if action == "approve" else approver.misuse(step["misuse"], *args)
+                token = approver.approve(*args) if action == "approve" else approver.misuse(misuse, *args)
             except ValueError as exc:  # e.g. nothing to reuse: the column refused or failed every earlier approval
                 steps.append(StepRecord(index, action, "error", "error", error=f"driver: {exc}", ledger=measure() if measure else {}))
                 continue
@@ -102,6 +104,8 @@ def _play(
             reason=step.get("reason", "not approved"),
             outcome=step.get("outcome"),
             name=step.get("name"),
+            misuse=step.get("misuse"),
+            made_for=made_for if action == "misuse_token" else None,
             boundary={k: step[k] for k in BOUNDARY_FIELDS if k in step} if action in BOUNDARY_ACTIONS else None,
         )
         fired_before = set(fired_faults(str(scratch / FAULTS_FILE)))
@@ -110,7 +114,7 @@ def _play(
         if record.killed:  # the worker died with the fault exit code: a kill fault must have fired (a column may
             _assert_kill_fired(scenario, scratch, fired_before)  # also report ``crashed`` of a state it finds)
         if token is not None and record.status not in ("refused", "error"):
-            approver.last_used = token  # whatever token the column accepted is now a used token
+            approver.last_used, approver.last_used_for = token, made_for  # whatever token the column accepted is now a used token
         record.trace, trace_read = _trace_since(scratch, trace_read, index)
         record.ledger = measure() if measure else {}
         steps.append(record)

@@ -41,6 +41,17 @@ def _locate(role: str, ref: str) -> dict[str, Any]:
     return {"ref": ref, "file": _installed_path(source), "line": line}
 
 
+def locate_approval_fields(fields: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """``binding -> {"ref", "field", "file", "line"}`` for every binding a column says its approval object carries
+    (``module:qualname field``): the object's class is located like a mechanism, so a class the pinned version lacks
+    fails the column; a binding not listed is one the object does not carry."""
+    located = {}
+    for binding, declared in sorted(fields.items()):
+        ref, _, carrier = declared.partition(" ")
+        located[binding] = {**_locate(f"approval {binding}", ref), "field": carrier}
+    return located
+
+
 def read_constants(constants: dict[str, str]) -> dict[str, dict[str, Any]]:
     """``role -> {"ref", "value"}`` for every framework constant a column names, read in the pinned environment.
 

@@ -38,7 +38,10 @@ class StepRequest:
     ``now`` is the driver's clock (seconds); ``schedule`` names the ordering a column forces on a race
     (a sub-case ``<scenario>@<schedule>``), or None. The other fields belong to some actions only:
     ``event`` to ``run`` and ``deliver_again``; ``call_id`` to the decisions and ``reconcile``;
-    ``token`` to ``approve`` and ``misuse_token`` (issued, or misused, by the harness's approver);
+    ``token`` to ``approve`` and ``misuse_token`` (issued, or misused, by the harness's approver); ``misuse`` (its kind)
+    and ``made_for`` (the call the misused approval was made for: the other call of ``other_call``, the call approved
+    before of ``reused``, else the named call) to ``misuse_token``, so a column can make its own approval object wrong
+    in the same way;
     ``reason`` to ``reject``; ``outcome`` (``confirmed`` | ``not_executed``) to ``reconcile``;
     ``name`` to ``snapshot`` and ``restore``; ``boundary`` (the step's ``tool``, ``arguments``, ``key``, ``session``,
     ``approval_meta``, ``ttl_s``) to ``direct_call`` and ``grant``, the steps at a column's tool boundary."""
@@ -54,6 +57,8 @@ class StepRequest:
     outcome: str | None = None
     name: str | None = None
     boundary: dict[str, Any] | None = None
+    misuse: str | None = None
+    made_for: str | None = None
 
     @property
     def is_decision(self) -> bool:
@@ -62,11 +67,18 @@ class StepRequest:
 
 @dataclass(frozen=True)
 class Decision:
-    """The human's decision on one pending call: approve it, or reject it with a reason the model is told."""
+    """The human's decision on one pending call: approve it, or reject it with a reason the model is told.
+
+    ``misuse`` (a kind of ``harness.column_side.approver.MISUSES``) marks an approval that is wrong in one way, to be
+    expressed through the framework's own approval object: made for the call ``made_for`` (``other_call``,
+    ``reused``), or for ``call_id`` with edited arguments (``other_args``). The base column hands a session only the
+    misuses its approval object can carry (``FrameworkColumn.approval_fields``)."""
 
     call_id: str
     approve: bool
     reason: str | None = None
+    misuse: str | None = None
+    made_for: str | None = None
 
 
 @dataclass(frozen=True)

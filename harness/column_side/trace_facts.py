@@ -56,6 +56,10 @@ def facts_from_column_trace(run: ScenarioRun, *, dedup_by: str, admitted_kind: s
                 case "tool_result":
                     f.results.append({"call_id": e["call_id"], "status": e["status"], "content": e["content"]})
                     f.dedup = f.dedup or e["status"] == "replayed"
+                case "approval_object":
+                    f.approval_object = {k: e[k] for k in ("misuse", "binding", "carried", "made_for")}
+                case "decision_held":  # kept by the human's side until the turn's last decision: nothing reached the framework
+                    f.held.append(e["call_id"])
                 case "approval_granted" if step.status != "refused":
                     f.approvals_granted.append(e["call_id"])
                 case "duplicate_event":

@@ -5,6 +5,7 @@ the call ids, driver steps and counts inline and the differing leaves it account
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from handwritten.tools import RiskClass
 from harness.runner_side.rule_facts import Case, Path, Reason, call_claims, count, later, mechanism, pause_claims, risk_of, tool_of
@@ -53,37 +54,59 @@ def paused_at_other_steps(case: Case) -> Iterator[Reason]:
 
 
 def misused_approval(case: Case) -> Iterator[Reason]:
-    """A decision that was not refused: a misused approval (a token for other arguments, session, after expiry, forged
-    or reused) taken (the call it names was pending and was decided, or took effect), or any decision that did nothing
-    at all (the call it names was not waiting and nothing ran). One that let another call run is
+    """What became of each decision that was not refused. A misused approval (``approval_object`` fact) whose binding the
+    framework's approval object does not carry went in as the plain decision: ``approval_not_carried`` (said once per
+    framework in FINDINGS.md, never a finding per scenario). One whose object carries the binding and was taken anyway
+    (the call it decides took effect, or stopped waiting): ``misused_approval_accepted``, the binding not enforced. One
+    neither refused nor taken, and any decision that did nothing at all: ``misused_approval_ignored`` / ``decision_ignored``.
+    A misuse held for a batched turn is judged at the step that handed the turn over. One that let another call run is
     ``decision_reached_other_call``'s."""
-    taken, claims = [], list[Path]()
-    ignored: dict[str, list[str]] = {"misused_approval_ignored": [], "decision_ignored": []}
-    quiet: list[Path] = []
+    found: dict[str, list[str]] = {"approval_not_carried": [], "misused_approval_accepted": [], "misused_approval_ignored": [], "decision_ignored": []}
+    claims: dict[str, list[Path]] = {rule: [] for rule in found}
     facts = case.framework.facts
     for i, (fact, step) in enumerate(zip(facts, case.framework.steps, strict=True)):
         if fact["action"] not in ("misuse_token", "approve", "reject") or step["status"] in ("refused", "error"):
             continue
         driven = case.scenario.driver[fact["step"]]
-        named, effects = driven["call_id"], fact.get("effects", {})
+        named, obj = driven["call_id"], fact.get("approval_object")
+        held = named in fact.get("held", ())
+        judged = _handed_over(facts, i) if obj and held else i
+        outcome_step, judged_fact = case.framework.steps[judged], facts[judged]
+        effects = judged_fact.get("effects", {})
         before = facts[i - 1].get("pending", []) if i else []
         what = f"{driven.get('misuse', '')} {fact['action'].replace('misuse_token', 'approval')} for {named} at driver step {fact['step']}".strip()
-        if fact["action"] == "misuse_token" and (named in effects or (named in before and named not in fact.get("pending", ()))):
-            outcome = f"{effects[named]} effects" if named in effects else "no longer pending"
-            taken.append(f"{what} ({named} was pending; after it: {outcome})")
-            claims += [*later(case, fact["step"]), *call_claims(named)]
-        elif not effects and named not in before or (fact["action"] == "misuse_token" and not effects):
+        handed = f", handed over with driver step {judged_fact['step']}" if judged != i else ""
+        if obj and outcome_step["status"] in ("refused", "error"):
+            continue  # the framework refused the object when the turn went in: the binding held
+        gone = named in before and named not in judged_fact.get("pending", ()) and not (held and judged == i)
+        if obj and (named in effects or gone):
+            outcome = f"{named} had {effects[named]} effects" if named in effects else f"{named} no longer pending"
+            rule = "misused_approval_accepted" if obj["carried"] else "approval_not_carried"
+            via = f"its approval object carries the {obj['binding'].replace('_', ' ')} and it did not hold" if obj["carried"] else (
+                f"its approval object has no field for the {obj['binding'].replace('_', ' ')}: it went in as a plain approval")
+            found[rule].append(f"{what} ({via}{handed}; after it: {outcome})")
+            claims[rule] += [*later(case, fact["step"]), *call_claims(named)]
+        elif not effects and named not in before or (obj and not effects):
             waiting = f"{named} was not waiting (waiting: {', '.join(before) or 'nothing'})" if named not in before else f"{named} stayed pending"
             engine = case.engine.steps[fact["step"]]
             refused = f"; the engine refused it: {engine['refusal']}" if engine["refusal"] else ""
-            ignored["misused_approval_ignored" if fact["action"] == "misuse_token" else "decision_ignored"].append(
-                f"{what} ({waiting}; the step ended {step['status']}, nothing ran{refused})")
-            quiet += [("step_statuses", str(fact["step"])), ("refusals",)]
-    if taken:
-        yield Reason("misused_approval_accepted", f"misused approvals were taken as approvals: {'; '.join(taken)}{mechanism(case, 'approval')}", tuple(claims))
-    for rule, lines in ignored.items():
+            rule = "misused_approval_ignored" if obj else "decision_ignored"
+            found[rule].append(f"{what} ({waiting}{handed}; the step ended {step['status']}, nothing ran{refused})")
+            claims[rule] += [("step_statuses", str(fact["step"])), ("refusals",), *((("pre_approval_state", "pauses"),) if obj else ())]
+    texts = {"approval_not_carried": "misused approvals went in as plain ones", "misused_approval_accepted": "misused approvals were taken as approvals",
+             "misused_approval_ignored": "misused approvals neither refused nor acted on", "decision_ignored": "decisions neither refused nor acted on"}
+    for rule, lines in found.items():
         if lines:
-            yield Reason(rule, f"decisions neither refused nor acted on: {'; '.join(lines)}", tuple(quiet))
+            tail = mechanism(case, "approval") if rule == "misused_approval_accepted" else ""
+            yield Reason(rule, f"{texts[rule]}: {'; '.join(lines)}{tail}", tuple(claims[rule]))
+
+
+def _handed_over(facts: list[dict[str, Any]], i: int) -> int:
+    """The step that handed a held decision's turn over: the next decision step whose own decision was not held."""
+    for j in range(i + 1, len(facts)):
+        if facts[j]["action"] in ("misuse_token", "approve", "reject") and not facts[j].get("held"):
+            return j
+    return i
 
 
 def decisions_met_other_effects(case: Case) -> Iterator[Reason]:
@@ -142,11 +165,44 @@ def decision_reached_other_call(case: Case) -> Iterator[Reason]:
         if fact["action"] not in ("approve", "misuse_token", "reject") or not driven.get("call_id"):
             continue
         engine_effects = case.engine.facts[fact["step"]].get("effects", {}) if fact["step"] < len(case.engine.facts) else {}
+        held = {c for f in case.framework.facts if f["step"] < fact["step"] for c in f.get("held", ())}  # decided, handed over now
         others = {c: n for c, n in fact.get("effects", {}).items()
-                  if c != driven["call_id"] and risk_of(case.scenario, c) == RiskClass.HIGH_RISK.value and n > engine_effects.get(c, 0)}
+                  if c != driven["call_id"] and c not in held and risk_of(case.scenario, c) == RiskClass.HIGH_RISK.value and n > engine_effects.get(c, 0)}
         if others:
             yield Reason("decision_reached_other_call", (
                 f"the {fact['action']} of {driven['call_id']} at driver step {fact['step']} ran "
                 f"{', '.join(f'{c} ({tool_of(case.scenario, c)}, {n} effects)' for c, n in others.items())}"
                 f"{mechanism(case, 'approval')}"
             ), (*later(case, fact["step"]), *(c for cid in others for c in call_claims(cid))))
+
+
+def decision_raised(case: Case) -> Iterator[Reason]:
+    """A decision the framework answered with an exception (one its MAPPING.md declares): the run ended ``error`` there
+    where the engine refused the decision or went on."""
+    for fact, step in zip(case.framework.facts, case.framework.steps, strict=True):
+        if fact["action"] not in ("misuse_token", "approve", "reject") or not fact.get("raised"):
+            continue
+        engine = case.engine.steps[fact["step"]]
+        then = f"the engine refused it ({engine['refusal']})" if engine["refusal"] else f"the engine's step ended {engine['status']}"
+        final = case.framework.observables["status"]
+        yield Reason("decision_raised", (
+            f"the {fact['action'].replace('misuse_token', 'misused approval')} at driver step {fact['step']} ended in {fact['raised']}: the step "
+            f"ended {step['status']}, {then}; the run's final status is {final}{mechanism(case, 'approval')}"
+        ), (("status",), ("refusals",), *(("step_statuses", str(i)) for i in range(fact["step"], len(case.framework.steps)))))
+
+
+def held_for_turn(case: Case) -> Iterator[Reason]:
+    """A framework that takes a turn's decisions at once got none of them while a call of the turn was still undecided:
+    the human's decisions held for it leave those calls undecided at the end where the engine had answered them."""
+    fw, engine = case.framework.observables["pre_approval_state"], case.engine.observables["pre_approval_state"]
+    if not isinstance(fw, dict) or not isinstance(engine, dict):
+        return
+    held = {c: f["step"] for f in case.framework.facts for c in f.get("held", ())}
+    extra = [c for c in fw["undecided_at_end"] if c in held and c not in engine["undecided_at_end"]]
+    if extra:
+        waits = ", ".join(c for c in fw["undecided_at_end"] if c not in held) or "nothing"
+        yield Reason("held_for_turn", (
+            f"the framework takes a turn's decisions at once: the decisions for {', '.join(f'{c} (driver step {held[c]})' for c in extra)} were held "
+            f"with the turn, which still waits for {waits}, so the framework never got them (undecided at the end: {', '.join(fw['undecided_at_end'])}; "
+            f"engine: {', '.join(engine['undecided_at_end']) or 'none'})"
+        ), (("pre_approval_state", "undecided_at_end"),))

@@ -43,6 +43,8 @@ def _header(result: ColumnResult) -> dict[str, Any]:
         header["mechanisms"] = result.mechanisms
     if result.constants:
         header["constants"] = result.constants
+    if result.column.environment == "isolated" and result.status == "measured":  # every binding not listed is not carried
+        header["approval_fields"] = result.approval_fields
     return header
 
 

@@ -14,6 +14,7 @@ import tomllib
 from collections import defaultdict
 from typing import Any
 
+from harness.column_side.approver import BINDINGS
 from harness.columns import ROOT, known_columns
 from harness.runner_side.environments import direct_pins
 from harness.runner_side.probes import Probe
@@ -84,12 +85,57 @@ def render(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> str:
         "the observables it explains and the counts behind it, and links the probe that shows it with the framework alone "
         "(`python scripts/check_probes.py` runs every probe in its pinned environment and compares its counts with the evidence).",
     ]
+    lines += ["", *_bindings(documents, measured)]
     for heading, sharing in (("Every framework", range(len(measured), len(measured) + 1)), ("Some frameworks", range(2, len(measured))),
                              ("One framework", range(1, 2))):
         rules = [r for r in TITLES if r in found and len(found[r]) in sharing]
         lines += ["", f"## {heading}", ""]
         lines += [line for rule in rules for line in _finding(rule, found[rule], probes)] or ["(none)"]
     return "\n".join(lines + ["", *_unexplained(documents), "", *_contract(documents)]) + "\n"
+
+
+def _bindings(documents: dict[str, dict[str, Any]], measured: list[str]) -> list[str]:
+    """What each framework's approval object binds an approval to, in ``defaults``: ``not carried`` (the object has no
+    such field: read from the column's ``approval_fields``, located in the pinned environment), else measured from the
+    driver's misuses that break the binding, expressed through the object: ``not enforced`` where one was taken
+    (``misused_approval_accepted``), ``enforced`` where every one was refused, raised on or left waiting."""
+    columns = [n for n in measured if "approval_fields" in documents[n]]
+    lines = ["## Approval bindings", "",
+             "What a framework's own approval object binds an approval to, in `defaults`: a misuse that breaks the binding is handed "
+             "to the framework through that object (an approval made for another call, with edited arguments, handed over twice); "
+             "`not carried` means the object has no field for it, so the misuse can only go in as a plain approval.", "",
+             "| binding | " + " | ".join(columns) + " |", "|---|" + "---|" * len(columns)]
+    verdicts = {n: _verdicts(documents[n]) for n in columns}
+    for binding in BINDINGS.values():
+        lines.append(f"| {binding.replace('_', ' ')} | " + " | ".join(verdicts[n][binding] for n in columns) + " |")
+    if nobody := [b.replace("_", " ") for b in BINDINGS.values() if columns and all(b not in documents[n]["approval_fields"] for n in columns)]:
+        lines += ["", f"No framework's approval object carries the {', '.join(nobody)}: to every one of them such a misused approval is the plain approval."]
+    lines.append("")
+    for name in columns:
+        missing = [b.replace("_", " ") for b in BINDINGS.values() if b not in documents[name]["approval_fields"]]
+        fields = "; ".join(f"{b.replace('_', ' ')}: `{f['ref']}` {f['field']}" for b, f in sorted(documents[name]["approval_fields"].items()))
+        lines.append(f"- **{name}** carries {fields or 'no binding'}; does not carry: {', '.join(missing) or 'nothing'}.")
+    return lines
+
+
+def _verdicts(document: dict[str, Any]) -> dict[str, str]:
+    """binding -> its verdict for one framework, with the scenarios behind a measured one."""
+    seen: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for key, record in sorted(document["modes"].get("defaults", {}).get("scenarios", {}).items()):
+        taken = any(r["rule"] == "misused_approval_accepted" for r in record.get("reasons", ()))
+        for fact in record.get("facts", ()):
+            if (obj := fact.get("approval_object")) and obj["carried"]:
+                seen[obj["binding"]]["not enforced" if taken else "enforced"].append(f"`{key}`")
+    out = {}
+    for binding in BINDINGS.values():
+        if binding not in document["approval_fields"]:
+            out[binding] = "not carried"
+        elif found := seen.get(binding):
+            verdict = "not enforced" if "not enforced" in found else "enforced"
+            out[binding] = f"**{verdict}** ({', '.join(dict.fromkeys(found[verdict]))})"
+        else:
+            out[binding] = "carried, not measured (no scenario misuses it)"
+    return out
 
 
 def _versions(document: dict[str, Any]) -> str:

@@ -64,8 +64,8 @@ def step_facts(steps: list[StepRecord], facts: list[StepFacts]) -> list[dict[str
     """What each driver step did, in neutral terms (the material the reasons are derived from; empty parts left out):
     the ledger counts it added per call id (``entered`` the tool function, ``executed`` the body, ``effects``
     committed), whether the worker was ``killed``, the exception that ended it (``raised``), the calls left ``pending``, the approvals it ``granted``, the tool
-    ``results`` it delivered (``[call id, status]`` in order), where a resume continued (``resumed``) and who
-    deduplicated a delivery (``dedup_by``)."""
+    ``results`` it delivered (``[call id, status]`` in order), where a resume continued (``resumed``), who
+    deduplicated a delivery (``dedup_by``), the decisions ``held`` for a batched turn and how a misused approval reached the framework (``approval_object``)."""
     out: list[dict[str, Any]] = []
     before: dict[str, dict[str, Any]] = {}
     for step, fact in zip(steps, facts, strict=True):
@@ -82,6 +82,8 @@ def step_facts(steps: list[StepRecord], facts: list[StepFacts]) -> list[dict[str
             "results": [[r["call_id"], r["status"]] for r in fact.results],
             "resumed": fact.resumed["position"] if fact.resumed else None,
             "dedup_by": fact.dedup_by if fact.dedup else None,
+            "held": sorted(fact.held),
+            "approval_object": fact.approval_object,
         }
         entry.update({k: v for k, v in parts.items() if v})
         before = step.ledger

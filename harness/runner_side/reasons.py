@@ -43,7 +43,7 @@ def claimed(path: Path, claims: tuple[Path, ...]) -> bool:
 RULES: tuple[Rule, ...] = (
     r.executed_again, r.denied_tool_ran, r.invalid_args_ran, a.paused_before_validation, a.asked_about_other_calls, a.paused_at_other_steps, a.misused_approval,
     r.redelivered_as_new_turn, r.step_bound_not_enforced, r.fault_never_fired, r.resumed_differently, r.uncertain_not_stopped,
-    a.decision_reached_other_call, r.tool_error_not_retried, r.step_refused, r.ran_less_often, r.repeat_not_answered,
+    a.decision_reached_other_call, a.decision_raised, a.held_for_turn, r.tool_error_not_retried, r.step_refused, r.ran_less_often, r.repeat_not_answered,
     r.stopped_by_own_bound, r.model_asked_again, r.model_turns_differ, a.decisions_met_other_effects, r.deduplicated_by_glue,
 )
 
@@ -106,10 +106,13 @@ TITLES: dict[str, str] = {
     "ran_without_asking": "Runs a high-risk call without asking for approval",
     "effect_before_decision": "Lets calls that were never asked about take effect while a call waits for approval",
     "approved_call_ran_early": "Runs an approved call before the other calls waiting with it are decided",
-    "misused_approval_accepted": "Takes a misused approval (other arguments, session, expired, forged, reused) as an approval",
+    "misused_approval_accepted": "Takes a misused approval whose binding its approval object carries (not enforced)",
     "misused_approval_ignored": "Neither refuses nor acts on a misused approval",
+    "approval_not_carried": "Takes a misused approval whose binding its approval object does not carry",
     "decision_ignored": "Neither refuses nor acts on a decision for a call that is not waiting",
     "decision_reached_other_call": "Applies a decision about one call to another call",
+    "decision_raised": "Answers a decision with an exception that ends the run",
+    "held_for_turn": "Gets none of a turn's decisions until every call of the turn is decided",
     "executed_again": "Runs a tool call again (a repeated call id, a resumed or restored state)",
     "repeat_not_answered": "Drops a call id the model sends again",
     "redelivered_as_new_turn": "Does not recognise the same event delivered again",
@@ -134,6 +137,7 @@ TITLES: dict[str, str] = {
     "paused_at_other_steps": "A driver step leaves other calls waiting for a decision than the engine's",
 }
 """Every rule id the table yields, with the behaviour it names (the headings of ``evidence/FINDINGS.md``)."""
-CONSEQUENCES = frozenset({"ran_less_often", "ran_at_other_steps", "results_differ", "turns_never_asked", "step_refused", "paused_at_other_steps"})
+CONSEQUENCES = frozenset({"approval_not_carried", "decision_raised", "held_for_turn",
+                          "ran_less_often", "ran_at_other_steps", "results_differ", "turns_never_asked", "step_refused", "paused_at_other_steps"})
 """Rules that describe what followed from another behaviour (a run that ended early ran less): they explain
 cells and are kept in the evidence, but ``evidence/FINDINGS.md`` does not list them as findings."""

@@ -46,6 +46,8 @@ class ColumnResult:
     timings: dict[str, float] = field(default_factory=dict)
     mechanisms: dict[str, dict[str, Any]] = field(default_factory=dict)
     """role -> where the framework keeps it (``harness.column_side.mechanisms``), read in the column's environment."""
+    approval_fields: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """binding -> the approval object's class and field that carry it (``harness.column_side.mechanisms.locate_approval_fields``)."""
     constants: dict[str, dict[str, Any]] = field(default_factory=dict)
     """role -> a framework constant (``ref``, ``value``) read in the column's environment (a step limit, a retry count)."""
     undeclared_races: list[str] = field(default_factory=list)
@@ -130,7 +132,7 @@ def run_column(
         return ColumnResult(column, "not-measured", reason=f"the column names no mechanism for {', '.join(missing)}", versions=versions)
     return ColumnResult(
         column, "measured", versions=versions, modes=modes_out, network=network, timings=timings, mechanisms=mechanisms,
-        constants=document["constants"], undeclared_races=races, not_applicable=document.get("not_applicable", {})
+        approval_fields=document.get("approval_fields", {}), constants=document["constants"], undeclared_races=races, not_applicable=document.get("not_applicable", {})
     )
 
 

@@ -16,7 +16,7 @@ from harness.scenarios import Scenario
 
 _CUT = 90  # characters of an event's or driver step's value shown on a line; the rest is cut with an ellipsis
 _WIDTH = 100  # observables are shown whole, wrapped at this width
-_DRIVER_FIELDS = ("event_id", "call_id", "misuse", "outcome", "name", "reason", "input", "advance_clock_s")
+_DRIVER_FIELDS = ("event_id", "call_id", "misuse", "other_call_id", "outcome", "name", "reason", "input", "advance_clock_s")
 _LEDGER = (("entered", "tool"), ("executed", "executor"), ("effects", "effects"))
 
 

@@ -192,3 +192,51 @@ def test_every_held_call_of_a_turn_is_left_out_of_the_pending_calls(tmp_path: Pa
     pending = [[p.call_id for p in column.perform(three, tmp_path, StepRequest(i, "reject", 0.0, call_id=c), "contract").pending]
                for i, c in ((1, "c3"), (2, "c1"))]
     assert pending == [["c2", "c1"], ["c2"]]
+
+
+class Recording(OneAtATime):
+    """Records each decision whole (misuse and the call its object was made for), carrying the call binding only."""
+
+    name = "toy_recording"
+    approval_fields: ClassVar[dict[str, str]] = {"call": "harness.column_side.protocol:Decision made_for"}
+
+    def open_session(self, context: SessionContext) -> FileSession:
+        session = FileSession(context)
+        plain = session.decide
+
+        def decide(decisions: list[Decision]) -> StepOutcome:
+            (context.scratch / "decisions.jsonl").open("a").write(json.dumps([dataclasses.asdict(d) for d in decisions]) + "\n")
+            return plain(decisions)
+
+        session.decide = decide  # type: ignore[method-assign]
+        return session
+
+
+@pytest.mark.parametrize("column", [Recording(), type("BatchedRecording", (Recording,), {"name": "toy_batched_recording", "batched_decisions": True})()])
+def test_a_misuse_reaches_the_framework_only_when_its_object_carries_the_binding(column: FrameworkColumn, tmp_path: Path) -> None:
+    _step(column, tmp_path, _run(0), "defaults")
+    _step(column, tmp_path, StepRequest(1, "misuse_token", 0.0, call_id="c1", token="t", misuse="other_call", made_for="c2"), "defaults")
+    _step(column, tmp_path, StepRequest(2, "misuse_token", 0.0, call_id="c2", token="t", misuse="expired", made_for="c2"), "defaults")
+    handed = [d for line in (tmp_path / "decisions.jsonl").read_text().splitlines() for d in json.loads(line)]
+    assert {d["call_id"]: (d["misuse"], d["made_for"]) for d in handed} == {"c1": ("other_call", "c2"), "c2": (None, None)}  # expiry: not carried
+    objects = [json.loads(e) for e in (tmp_path / "trace.jsonl").read_text().splitlines() if '"approval_object"' in e]
+    assert [(o["misuse"], o["binding"], o["carried"]) for o in objects] == [("other_call", "call", True), ("expired", "expiry", False)]
+
+
+def test_a_misuse_is_never_handed_to_the_framework_in_contract(tmp_path: Path) -> None:
+    column = Recording()
+    _step(column, tmp_path, _run(0))
+    outcome = _step(column, tmp_path, StepRequest(1, "misuse_token", 0.0, call_id="c1", token="not a token", misuse="other_call", made_for="c2"))
+    assert outcome.status == "refused" and not (tmp_path / "decisions.jsonl").exists()
+
+
+def test_edited_arguments_change_one_argument_and_keep_the_call_valid() -> None:
+    from handwritten.schema import ArgsValidator
+    from harness.column_side.approver import edited_args
+    from harness.fixture_tools import FIXTURE_TOOLS
+
+    transfer = {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500}
+    assert edited_args(transfer) == {**transfer, "amount_cents": 2501}
+    assert ArgsValidator(FIXTURE_TOOLS["transfer_funds"].schema).check(edited_args(transfer)).ok  # an edit a framework can run
+    assert edited_args(json.dumps({"city": "Paris"})) == {"city": "Paris (edited)"}
+    assert edited_args([1]) == {"changed": [1]}

@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 
 from harness.columns import ROOT, known_columns
-from harness.runner_side.comparator import run_of
-from harness.runner_side.reasons import UNEXPLAINED, Case, Run, explain, reason_record, reasons
+from harness.runner_side.reasons import CONSEQUENCES, UNEXPLAINED, Case, Run, reason_record, reasons
 from harness.scenarios import SCENARIO_DIR, load_scenarios
 
 EVIDENCE = ROOT / "evidence"
@@ -83,59 +82,36 @@ def test_a_denied_tool_that_did_not_run_has_no_reason_and_one_that_ran_more_says
 
 
 def test_a_misused_approval_is_taken_only_when_its_call_was_pending_and_decided_or_ran() -> None:
-    case = _case("langgraph", "defaults", "approval_token_misuse")
+    case = _case("agentscope", "defaults", "approval_misuse_other_args")  # a confirmation with edited arguments ran
     rules = _rules(case)
-    assert "other_args approval for c1 at driver step 1 (c1 was pending; after it: 1 effects)" in rules["misused_approval_accepted"]
-    # steps 2 to 4 named c1, which had already run: nothing was pending for it and nothing ran
-    ignored = "other_session approval for c1 at driver step 2 (c1 was not waiting (waiting: c2); the step ended awaiting_approval, nothing ran"
-    assert ignored in rules["misused_approval_ignored"]
-    # the same steps with the effects of step 1 taken away and c1 left pending: nothing was taken
-    facts = [{k: v for k, v in f.items() if k not in ("effects", "executed", "entered")} | {"pending": ["c1"]} if f["step"] in (0, 1) else f
-             for f in case.framework.facts]
+    assert "other_args approval for c1 at driver step 1 (its approval object carries the arguments and it did not hold; after it: c1 had 1 effects)" in rules[
+        "misused_approval_accepted"]
+    # the same step with its effects taken away and c1 left pending: nothing was taken, the binding held
+    facts = [{k: v for k, v in f.items() if k not in ("effects", "executed", "entered")} | {"pending": ["c1"]} for f in case.framework.facts]
     rules = _rules(Case(case.scenario, case.engine, Run(case.framework.observables, facts, case.framework.steps)))
-    assert "other_args approval for c1" not in rules.get("misused_approval_accepted", "")
-    assert "other_args approval for c1 at driver step 1 (c1 stayed pending; the step ended awaiting_approval, nothing ran" in rules["misused_approval_ignored"]
+    assert "misused_approval_accepted" not in rules
+    assert "other_args approval for c1 at driver step 1 (c1 stayed pending; the step ended completed, nothing ran" in rules["misused_approval_ignored"]
     refused = [{**s, "status": "refused"} if s["action"] == "misuse_token" else s for s in case.framework.steps]
     rules = _rules(Case(case.scenario, case.engine, Run(case.framework.observables, facts, refused)))
     assert "misused_approval_accepted" not in rules and "misused_approval_ignored" not in rules
 
 
-def test_the_step_limit_quoted_is_the_one_read_from_the_environment() -> None:
-    case = _case("langgraph", "defaults", "step_bound")
-    assert case.constants["step_limit"]["value"] == _document("langgraph")["constants"]["step_limit"]["value"]
-    text = _rules(case)["step_bound_not_enforced"]
-    assert f"its own default bound is {case.constants['step_limit']['value']}" in text
-    other = Case(case.scenario, case.engine, case.framework, case.mechanisms, {"step_limit": {"ref": "x:Y", "value": 7}})
-    assert "its own default bound is 7 (`x:Y`" in _rules(other)["step_bound_not_enforced"]
-    bare = Case(case.scenario, case.engine, case.framework)
-    assert "default bound" not in _rules(bare)["step_bound_not_enforced"]
+def test_a_misuse_the_approval_object_cannot_carry_is_a_consequence_not_a_finding() -> None:
+    case = _case("langgraph", "defaults", "approval_misuse_other_args")  # LangGraph's resume value names no arguments
+    fact = next(f for f in case.framework.facts if f.get("approval_object"))
+    assert fact["approval_object"] == {"misuse": "other_args", "binding": "arguments", "carried": False, "made_for": "c1"}
+    rules = _rules(case)
+    assert "its approval object has no field for the arguments: it went in as a plain approval" in rules["approval_not_carried"]
+    assert "misused_approval_accepted" not in rules and "approval_not_carried" in CONSEQUENCES
+    carried = [{**f, "approval_object": {**f["approval_object"], "carried": True}} if f.get("approval_object") else f for f in case.framework.facts]
+    assert "misused_approval_accepted" in _rules(Case(case.scenario, case.engine, Run(case.framework.observables, carried, case.framework.steps)))
 
 
-def test_a_cell_no_rule_explains_says_so_and_names_the_leaf() -> None:
-    said, rules, explained = explain("side_effects", {"c1": {"effects": 1}}, {"c1": {"effects": 2}}, [])
-    assert (said, rules, explained) == (f"{UNEXPLAINED} at side_effects.c1.effects", [], False)
-
-
-def test_a_resume_that_continued_like_the_engine_has_no_resume_reason() -> None:
-    case = _case("langgraph", "defaults", "kill_before_effect@write_landed")
-    assert "found the run at before_execute with c1 pending (engine: reconcile)" in _rules(case)["resumed_differently"]
-    same = copy.deepcopy(case.framework.observables)
-    same["checkpoint_after_interrupt"]["interrupts"] = case.engine.observables["checkpoint_after_interrupt"]["interrupts"]
-    assert "resumed_differently" not in _rules(Case(case.scenario, case.engine, Run(same, case.framework.facts, case.framework.steps)))
-
-
-def test_run_of_reads_what_the_rules_need() -> None:
-    record = {"observables": {"status": "completed"}, "facts": [{"step": 0, "action": "run"}], "steps": [{"action": "run"}]}
-    assert run_of(record) == Run({"status": "completed"}, [{"step": 0, "action": "run"}], [{"action": "run"}])
-
-
-def test_a_high_risk_call_only_the_framework_paused_for_is_not_one_the_contract_does_not_ask_about() -> None:
-    case = _case("agentscope", "defaults", "basic_react_loop")
-    assert "asked_about_other_calls" in _rules(case)
-    high = SCENARIOS["high_risk_approved"]  # its c1 is transfer_funds, high_risk
-    facts = [{**f, "pending": ["c1"]} if f.get("pending") else f for f in case.framework.facts]
-    engine = Run(case.engine.observables, [{k: v for k, v in f.items() if k != "pending"} for f in case.engine.facts], case.engine.steps)
-    assert "asked_about_other_calls" not in _rules(Case(high, engine, Run(case.framework.observables, facts, case.framework.steps)))
+def test_a_held_misuse_is_judged_where_its_turn_was_handed_over() -> None:
+    case = _case("pydantic_ai", "defaults", "approval_misuse_other_call")  # held at step 1, handed over (and refused) at step 2
+    rules = _rules(case)
+    assert "misused_approval_accepted" not in rules
+    assert "the reject at driver step 2 ended in pydantic_ai.exceptions.UserError" in rules["decision_raised"]
 
 
 def test_the_bound_a_run_stopped_at_is_named_by_mode_and_count() -> None:
@@ -148,9 +124,9 @@ def test_the_bound_a_run_stopped_at_is_named_by_mode_and_count() -> None:
 
 
 def test_a_decision_that_ran_what_the_engine_also_ran_is_no_finding() -> None:
-    case = _case("langchain", "defaults", "approval_token_misuse")
-    assert "the misuse_token of c1 at driver step 2 ran c2" in _rules(case)["decision_reached_other_call"]
-    engine_facts = [{**f, "effects": {**f.get("effects", {}), "c2": 1}} if f["step"] == 2 else f for f in case.engine.facts]
+    case = _case("openai_agents", "defaults", "approval_misuse_other_call")  # c2's approval item handed over for c1 ran c2
+    assert "the misuse_token of c1 at driver step 1 ran c2" in _rules(case)["decision_reached_other_call"]
+    engine_facts = [{**f, "effects": {**f.get("effects", {}), "c2": 1}} if f["step"] == 1 else f for f in case.engine.facts]
     same = Case(case.scenario, Run(case.engine.observables, engine_facts, case.engine.steps), case.framework, mode="defaults")
     assert "decision_reached_other_call" not in _rules(same)
 

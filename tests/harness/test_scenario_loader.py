@@ -41,6 +41,14 @@ CASES = [
     ("approve without a call id", lambda d: d["driver"][1].pop("call_id"), "field 'driver/1/call_id'", 'missing (for action "approve")'),
     ("unknown fault point", lambda d: d["faults"].append({"point": "tool.explode", "call_id": "c1"}), "field 'faults/0/point'", '"tool.explode" is not one of'),
     ("expected block missing a field", lambda d: d["expected"].pop("side_effects"), "field 'expected/side_effects'", "missing"),
+    ("other_call without the other call", lambda d: d["driver"][1].update(action="misuse_token", misuse="other_call"), "field 'driver/1/other_call_id'",
+     "required, but missing"),
+    ("other_call_id naming no scripted call", lambda d: d["driver"][1].update(action="misuse_token", misuse="other_call", other_call_id="c9"),
+     "field 'driver/1/other_call_id'", "'c9'"),
+    ("other_call_id naming the decided call", lambda d: d["driver"][1].update(action="misuse_token", misuse="other_call", other_call_id="c1"),
+     "field 'driver/1/other_call_id'", "another call"),
+    ("other_call_id with another misuse", lambda d: d["driver"][1].update(action="misuse_token", misuse="expired", other_call_id="c1"),
+     "field 'driver/1", "other_call_id"),
     ("id differs from the file name", lambda d: d.update(id="other_name"), "field 'id'", "high_risk_approved"),
 ]
 

@@ -11,6 +11,7 @@ from harness.columns import ROOT
 
 EVIDENCE = ROOT / "evidence" / "pydantic_ai.json"
 GLUE_DEDUP = {("duplicate_call_id", "idempotent_replay"), ("duplicate_event", "idempotent_replay"), ("resume_same_state_twice", "idempotent_replay")}
+HELD_FOR_TURN = {("approval_misuse_other_call", "pre_approval_state")}  # a rejection held until the turn's other call is decided
 
 
 def _mode(mode: str) -> dict[str, Any]:
@@ -31,7 +32,9 @@ def test_the_mechanisms_are_pydantic_ais_own_and_nothing_races() -> None:
 def test_contract_mode_differs_only_where_pydantic_ai_cannot_express_the_contract() -> None:
     scenarios = _mode("contract")
     unequal = {(sid, name) for sid, s in scenarios.items() for name, c in s["columns"].items() if c["equal"] is False}
-    assert unequal == GLUE_DEDUP
+    assert unequal == GLUE_DEDUP | HELD_FOR_TURN
+    for sid, name in HELD_FOR_TURN:
+        assert scenarios[sid]["columns"][name]["rules"] == ["held_for_turn"]
     for sid, name in GLUE_DEDUP:  # the same results and effects as the engine's; only the deduplication is the glue's
         cell = scenarios[sid]["columns"][name]
         assert {c: {**v, "provided_by": "glue"} for c, v in cell["handwritten"].items()} == cell["framework"]
@@ -43,7 +46,8 @@ def test_defaults_findings_are_the_measured_ones() -> None:
     effects = lambda sid: {c: v["effects"] for c, v in _framework("defaults", sid, "side_effects").items()}  # noqa: E731
     assert effects("always_deny") == {"c1": 1}  # no deny policy
     assert effects("tool_output_as_instruction")["c2"] == 1  # the injected drop_database ran
-    assert effects("approval_token_misuse") == {"c1": 1, "c2": 1}  # no token: the reused one approved a second transfer
+    assert effects("approval_misuse_other_args") == {"c1": 1}  # ToolApproved(override_args=...) ran the edited call
+    assert effects("approval_misuse_reused") == {"c1": 1}  # {c1: True} at c2's pause: UserError, c2 never ran
     assert effects("duplicate_call_id") == {"c1": 2} and effects("resume_same_state_twice") == {"c1": 2}
     schema = _framework("defaults", "validation_before_execution", "schema_failure_side_effects")
     assert schema["c1"] == {"tool_entered": True, "executor_entries": 1, "effects": 1}  # "2" coerced to 2

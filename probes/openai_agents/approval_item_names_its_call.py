@@ -1,12 +1,11 @@
-"""An SDK approval carries no token: ``state.approve(item)`` names only the pending item, so an approval meant for
-other arguments, another session, already expired, forged or reused runs the call it names when that call is pending
-(the first misuse ran c1, the reused one ran c2), and does nothing when no item is pending for it.
+"""An SDK approval is the ``ToolApprovalItem`` of a paused run, and it approves the call its ``raw_item`` names: the
+item of c1 (approved and run before) handed over again while the identical transfer c2 waits approves nothing, so c2
+stays pending and the run pauses again, where the contract refuses the reused approval outright.
 
 Documented API only: ``Agent`` with a ``Model`` passed directly (https://openai.github.io/openai-agents-python/models/),
-``@function_tool(needs_approval=True)``, ``result.interruptions``, ``result.to_state()``, ``state.approve(item)`` /
-``state.reject(item, rejection_message=...)``, ``Runner.run(agent, state)``
-(https://openai.github.io/openai-agents-python/human_in_the_loop/), a ``ToolContext`` first
-(https://openai.github.io/openai-agents-python/context/), output items from ``agents.testing``
+``@function_tool(needs_approval=True)``, ``result.interruptions``, ``result.to_state()``, ``state.approve(item)``,
+``Runner.run(agent, state)`` (https://openai.github.io/openai-agents-python/human_in_the_loop/), a ``ToolContext``
+first (https://openai.github.io/openai-agents-python/context/), output items from ``agents.testing``
 (https://openai.github.io/openai-agents-python/testing/).
 """
 
@@ -21,24 +20,14 @@ from agents.usage import Usage
 
 from harness.column_side.probe_kit import counts, report, world
 
-SCENARIO = "approval_token_misuse"
-SHOWS = (
-    "pre_approval_state.decisions.1.effects_before.c1",
-    "side_effects.c2.effects",
-    "side_effects.c2.executor_entries",
-    "side_effects.c2.tool_entries",
-    "step_statuses",
-)
+SCENARIO = "approval_misuse_reused"
+SHOWS = ("side_effects", "step_statuses")
 
 fixture = world()
 TRANSFER = {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500}
 SCRIPT = [{"tool_calls": [{"id": "c1", "name": "transfer_funds", "arguments": TRANSFER}]},
           {"tool_calls": [{"id": "c2", "name": "transfer_funds", "arguments": TRANSFER}]},
-          {"text": "Sent once; the second transfer was not approved."}]
-# the driver after the run: (action, call id); a misused token can only go in as an approval of the named call
-DRIVER = [("misuse", "c1")] * 4 + [("approve", "c1"), ("misuse", "c2"), ("reject", "c2")]
-
-
+          {"text": "Sent twice."}]
 class Scripted(Model):
     """Answers the script's turn k, where k is the number of model turns already in its input."""
 
@@ -63,21 +52,15 @@ async def main() -> dict:
     agent = Agent(name="support", instructions="You are a support agent for a small bank. Use the tools when they help.",
                   model=Scripted(), tools=[transfer_funds])
     result = await Runner.run(agent, "Send 25.00 from ACC-1 to ACC-2.")
-    statuses, after = ["awaiting_approval"], []
-    for action, call_id in DRIVER:
-        item = next((i for i in result.interruptions if i.raw_item.call_id == call_id), None)
-        if item is not None:  # with no item pending for the call there is nothing to approve or reject
-            state = result.to_state()
-            if action == "reject":
-                state.reject(item, rejection_message="duplicate transfer")
-            else:
-                state.approve(item)
-            result = await Runner.run(agent, state)
+    statuses = ["awaiting_approval"]
+    first = result.interruptions[0]  # c1's item
+    for item in (first, first):  # approve c1, then hand c1's item over again while c2 waits
+        state = result.to_state()
+        state.approve(item)
+        result = await Runner.run(agent, state)
         statuses.append("awaiting_approval" if result.interruptions else "completed")
-        after.append(counts())
-    return {"step_statuses": statuses,
-            "pre_approval_state.decisions.1.effects_before.c1": after[0]["c1"]["effects"],  # the first misuse ran c1
-            **{f"side_effects.c2.{k}": after[-1]["c2"][k] for k in ("tool_entries", "executor_entries", "effects")}}
+    ledger = {c: {k: n[k] for k in ("tool_entries", "executor_entries", "effects")} for c, n in counts().items()}
+    return {"step_statuses": statuses, "side_effects": ledger}  # c2 never entered: absent, as in the evidence
 
 set_tracing_disabled(True)
 report(SCENARIO, asyncio.run(main()))

@@ -1,11 +1,9 @@
-"""An AgentScope confirmation is bound to nothing but a tool call id: whatever the driver misused (a token for other
-arguments, another session, expired, forged, reused), a ``ConfirmResult(confirmed=True)`` naming the asking call
-approves it and the transfer runs; a decision for a call that is not asking is refused by AgentScope itself.
-
+"""An AgentScope confirmation names its call with a ``ToolCallBlock`` (id, name, input). A ``ConfirmResult`` whose
+``tool_call`` is the asking call's with its ``input`` edited (the amount changed) is taken: the transfer runs and the
+run completes, where the contract refuses an approval made for other arguments.
 Documented API only (https://docs.agentscope.io/v2/building-blocks/agent, .../tool, .../permission-system): ``Agent``
 over its default ``AgentState``, ``reply_stream``, typed functions in ``FunctionTool(fn)``, a middleware's
-``on_acting`` (to hand a function its call id), a ``ChatModelBase`` subclass replaying the script. A refusal is
-AgentScope's ``ValueError`` up to its first colon, as in the evidence.
+``on_acting`` (to hand a function its call id), a ``ChatModelBase`` subclass replaying the script.
 """
 
 import asyncio
@@ -23,25 +21,13 @@ from agentscope.tool import FunctionTool, Toolkit
 
 from harness.column_side.probe_kit import counts, report, world
 
-SCENARIO = "approval_token_misuse"
-SHOWS = (
-    "pre_approval_state.decisions.0.effects_before",
-    "pre_approval_state.decisions.1.effects_before",
-    "pre_approval_state.decisions.2.effects_before",
-    "pre_approval_state.decisions.3.effects_before",
-    "pre_approval_state.decisions.4.effects_before",
-    "pre_approval_state.decisions.5.effects_before",
-    "pre_approval_state.decisions.6.effects_before",
-    "refusals",
-    "side_effects",
-    "step_statuses",
-)
+SCENARIO = "approval_misuse_other_args"
+SHOWS = ("side_effects.c1.effects", "step_statuses")
+
 PROMPT = "You are a support agent for a small bank. Use the tools when they help."
 MOVE = {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500}
-SCRIPT = [[("c1", "transfer_funds", MOVE)], [("c2", "transfer_funds", MOVE)], "Sent once; the second transfer was not approved."]
-# The driver after the run: misuse_token c1 (other_args, other_session, expired, forged), approve c1, misuse_token c2
-# (reused), reject c2. A confirmation has no token to misuse: each misuse goes in as the confirmation it stands for.
-DECISIONS = [("c1", True), ("c1", True), ("c1", True), ("c1", True), ("c1", True), ("c2", True), ("c2", False)]
+SCRIPT = [[("c1", "transfer_funds", MOVE)], "Sent."]
+
 fixture, call_id = world(), contextvars.ContextVar("call_id")
 
 
@@ -85,14 +71,9 @@ def block(cid: str) -> ToolCallBlock:
 
 agent = Agent(name="assistant", system_prompt=PROMPT, model=Scripted(CredentialBase(), "scripted", ChatModelBase.Parameters(), stream=False),
               toolkit=Toolkit(tools=[FunctionTool(transfer_funds)]), middlewares=[CallIds()])
-refusals, effects_before = [], []
+refusals: list[str] = []
 statuses = [asyncio.run(step(UserMsg(name="user", content="Send 25.00 from ACC-1 to ACC-2.")))]
-for cid, confirmed in DECISIONS:
-    effects_before.append({c: n["effects"] for c, n in counts().items()})
-    event = UserConfirmResultEvent(reply_id=agent.state.reply_id, confirm_results=[ConfirmResult(confirmed=confirmed, tool_call=block(cid))])
-    statuses.append(asyncio.run(step(event)))
-report(SCENARIO, {
-    "side_effects": {c: {k: n[k] for k in ("tool_entries", "executor_entries", "effects")} for c, n in counts().items()},
-    "refusals": refusals, "step_statuses": statuses,
-    **{f"pre_approval_state.decisions.{i}.effects_before": e for i, e in enumerate(effects_before)},
-})
+asking = block("c1")
+edited = ToolCallBlock(id=asking.id, name=asking.name, input=json.dumps({**MOVE, "amount_cents": 2501}))
+statuses.append(asyncio.run(step(UserConfirmResultEvent(reply_id=agent.state.reply_id, confirm_results=[ConfirmResult(confirmed=True, tool_call=edited)]))))
+report(SCENARIO, {"side_effects.c1.effects": counts()["c1"]["effects"], "step_statuses": statuses})
