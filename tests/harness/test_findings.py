@@ -26,7 +26,30 @@ def test_the_committed_findings_are_what_the_evidence_and_the_probes_generate() 
 def test_the_findings_open_with_their_scope_and_sort_what_is_shared() -> None:
     text = render(_documents(), declared_probes())
     assert "scripted" in text.split("\n## ")[0] and "not how well a live model plans" in text
-    assert [line for line in text.splitlines() if line.startswith("## ")][:3] == ["## Every framework", "## Some frameworks", "## One framework"]
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    assert headings[:4] == ["## Approval bindings", "## Every framework", "## Some frameworks", "## One framework"]
+
+
+def test_the_binding_table_says_not_carried_from_the_declared_fields_and_the_rest_from_measured_misuses() -> None:
+    documents = _documents()
+    text = render(documents, declared_probes())
+    table = text.split("## Approval bindings", 1)[1].split("\n## ", 1)[0]
+    rows = {line.split(" | ")[0].strip("| "): line for line in table.splitlines() if line.startswith("| ") and "---" not in line}
+    assert "not carried" in rows["expiry"] and "enforced" not in rows["expiry"]  # no framework has an expiry field
+    columns = [c.strip() for c in rows["binding"].strip("| ").split(" | ")[1:]]
+    for name in columns:
+        carried = documents[name]["approval_fields"]
+        cells = {b: rows[b].strip("| ").split(" | ")[1 + columns.index(name)] for b in ("call", "arguments", "single use")}
+        for binding, cell in cells.items():
+            assert (cell == "not carried") == (binding.replace(" ", "_") not in carried), (name, binding, cell)
+    # a taken misuse of a carried binding is 'not enforced': remove the finding and the cell says enforced
+    edited = {n: dict(d) for n, d in documents.items()}
+    record = edited["agentscope"]["modes"]["defaults"]["scenarios"]["approval_misuse_other_args"]
+    kept = {**record, "reasons": [r for r in record["reasons"] if r["rule"] != "misused_approval_accepted"]}
+    edited["agentscope"] = {**documents["agentscope"], "modes": {**documents["agentscope"]["modes"], "defaults": {
+        **documents["agentscope"]["modes"]["defaults"], "scenarios": {**documents["agentscope"]["modes"]["defaults"]["scenarios"], "approval_misuse_other_args": kept}}}}
+    assert "**not enforced** (`approval_misuse_other_args`)" in rows["arguments"]
+    assert "**not enforced**" not in render(edited, declared_probes()).split("| arguments |", 1)[1].split("\n", 1)[0].split(" | ")[0]
 
 
 def test_every_defaults_finding_links_a_probe() -> None:
