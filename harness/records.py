@@ -63,7 +63,11 @@ class StepFacts:
     (position, pending call, approvals still held); ``dedup``: the column deduplicated a
     delivery (a replayed result or an ignored duplicate event), ``dedup_by`` says whether
     its framework or its contract glue did; ``validated_before_pause``: the pending calls' arguments were
-    validated before the run paused for approval.
+    validated before the run paused for approval; ``implicit_decisions``: the driver's answers, within the step,
+    to pauses on calls the contract would not ask about (``defaults``: ``adapters.column``), each with its
+    ``sub_step`` (1, 2, ... in the order given), the ``pause`` it answered (1, 2, ...: at most the scenario's
+    ``max_steps`` in a step), ``call_id``, ``tool``, ``args`` as the framework asked,
+    ``decision`` (``approve`` | ``reject``) and the calls that were ``pending`` at that pause.
     """
 
     results: list[dict[str, Any]] = field(default_factory=list)
@@ -72,6 +76,7 @@ class StepFacts:
     dedup: bool = False
     dedup_by: str = "framework"  # who deduplicated when ``dedup``: the framework itself, or contract glue
     validated_before_pause: bool | None = None
+    implicit_decisions: list[dict[str, Any]] = field(default_factory=list)
 
 
 def run_key(mode: str, key: str, again: bool = False) -> str:

@@ -64,8 +64,9 @@ def step_facts(steps: list[StepRecord], facts: list[StepFacts]) -> list[dict[str
     """What each driver step did, in neutral terms (the material the reasons are derived from; empty parts left out):
     the ledger counts it added per call id (``entered`` the tool function, ``executed`` the body, ``effects``
     committed), whether the worker was ``killed``, the exception that ended it (``raised``), the calls left ``pending``, the approvals it ``granted``, the tool
-    ``results`` it delivered (``[call id, status]`` in order), where a resume continued (``resumed``) and who
-    deduplicated a delivery (``dedup_by``)."""
+    ``results`` it delivered (``[call id, status]`` in order), where a resume continued (``resumed``), who
+    deduplicated a delivery (``dedup_by``) and the driver's ``implicit_decision``s at its sub-steps (the contract's
+    answer to a pause on a call it would not ask about: sub-step, which pause of the step, call id, decision and the calls pending then)."""
     out: list[dict[str, Any]] = []
     before: dict[str, dict[str, Any]] = {}
     for step, fact in zip(steps, facts, strict=True):
@@ -82,6 +83,7 @@ def step_facts(steps: list[StepRecord], facts: list[StepFacts]) -> list[dict[str
             "results": [[r["call_id"], r["status"]] for r in fact.results],
             "resumed": fact.resumed["position"] if fact.resumed else None,
             "dedup_by": fact.dedup_by if fact.dedup else None,
+            "implicit_decision": [{k: d[k] for k in ("sub_step", "pause", "call_id", "decision", "pending")} for d in fact.implicit_decisions],
         }
         entry.update({k: v for k, v in parts.items() if v})
         before = step.ledger

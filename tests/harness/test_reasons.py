@@ -133,7 +133,7 @@ def test_a_high_risk_call_only_the_framework_paused_for_is_not_one_the_contract_
     case = _case("agentscope", "defaults", "basic_react_loop")
     assert "asked_about_other_calls" in _rules(case)
     high = SCENARIOS["high_risk_approved"]  # its c1 is transfer_funds, high_risk
-    facts = [{**f, "pending": ["c1"]} if f.get("pending") else f for f in case.framework.facts]
+    facts = [{**{k: v for k, v in f.items() if k != "implicit_decision"}, "pending": ["c1"]} for f in case.framework.facts]
     engine = Run(case.engine.observables, [{k: v for k, v in f.items() if k != "pending"} for f in case.engine.facts], case.engine.steps)
     assert "asked_about_other_calls" not in _rules(Case(high, engine, Run(case.framework.observables, facts, case.framework.steps)))
 
@@ -203,3 +203,30 @@ def test_the_claim_tree_finds_exactly_what_claimed_finds() -> None:
         assert _claimants(leaf, _claim_tree(found)) == expected
 
     agree()
+
+
+def test_a_pause_the_driver_answered_implicitly_is_still_one_the_framework_asked() -> None:
+    """The driver's implicit decisions keep the asking a finding: the reason names each at its sub-step, claims the
+    implicit decisions recorded, and claims what followed (the run's end, the call's effects) only for a call left waiting."""
+    case = _case("agentscope", "defaults", "basic_react_loop")
+    assert all(not f.get("pending") for f in case.framework.facts) and case.framework.facts[0]["implicit_decision"]
+    reason = next(r for r in reasons(case) if r.rule == "asked_about_other_calls")
+    assert "c1 approved at driver step 0.1, c2 approved at driver step 0.2, c3 approved at driver step 0.3" in reason.text
+    assert ("pre_approval_state",) in reason.claims and ("status",) not in reason.claims and ("side_effects", "c1") not in reason.claims
+    unanswered = [{**{k: v for k, v in f.items() if k != "implicit_decision"}, "pending": ["c1"]} for f in case.framework.facts]
+    left = Case(case.scenario, case.engine, Run(case.framework.observables, unanswered, case.framework.steps))
+    reason = next(r for r in reasons(left) if r.rule == "asked_about_other_calls")
+    assert "left waiting: c1 after driver step 0" in reason.text and ("status",) in reason.claims and ("side_effects", "c1") in reason.claims
+
+
+def test_a_call_the_driver_approved_that_ran_while_its_sibling_waits_ran_early() -> None:
+    case = _case("agentscope", "defaults", "high_risk_in_parallel_batch")
+    early = [r.text for r in reasons(case) if r.rule == "approved_call_ran_early"]
+    assert early == ["when the run paused at driver step 0 for c2, the already approved c1 had 1 effects (engine: 0)",
+                     "before the approve of c2 at driver step 1, the already approved c1 had 1 effects (engine: 0)"]
+    assert "effect_before_decision" not in _rules(case)  # c1 was asked about: the driver approved it at driver step 0.1
+
+
+def test_the_step_bound_of_the_drivers_implicit_answers_is_said() -> None:
+    text = _rules(_case("agentscope", "defaults", "step_bound"))["asked_about_other_calls"]
+    assert "left waiting: c4 after driver step 0 (driver step 0 had answered max_steps=3 pauses" in text
