@@ -12,6 +12,11 @@ order the framework listed the calls; until then the decisions are held in the s
 (the human's side of the harness keeps them, as a review screen would) and the step reports the
 session as it is.
 
+A framework that pauses, in ``defaults``, on a call the contract would not ask about (a read-only or
+reversible call, an always-denied one) gets the contract's decision from the driver, within the same
+driver step (``_Step._answer_implicitly``): the question stays a finding, and what the framework does
+after it is measured instead of the run stopping there.
+
 A framework provides only what is its own: ``open_session`` (build the agent with the scripted
 model and the fixture tools, open the session from disk) and the ``Session`` methods.
 """
@@ -33,7 +38,8 @@ from handwritten.tools import ToolRegistry
 from harness.canonical_io import canonical_line
 from harness.column_side.approver import APPROVAL_SECRET, BINDINGS
 from harness.column_side.driver import trace_path
-from harness.column_side.protocol import ColumnAdapter, Decision, StepOutcome, StepRequest
+from harness.column_side.implicit_decisions import contract_answer
+from harness.column_side.protocol import ColumnAdapter, Decision, PendingCall, StepOutcome, StepRequest
 from harness.column_side.trace_facts import facts_from_column_trace
 from harness.column_side.world import FixtureWorld
 from harness.records import ScenarioRun, StepFacts
@@ -168,6 +174,8 @@ class _Step:
 
     def play(self, session: Session) -> StepOutcome:
         outcome = self._play(session)
+        if self.context.contract is None and self.context.request.action in _RUNS_THE_FRAMEWORK:
+            outcome = self._answer_implicitly(session, outcome)
         return self.held.visible(outcome) if self.column.batched_decisions else outcome
 
     @property
@@ -274,10 +282,53 @@ class _Step:
         self.held.clear()
         return [held[call_id] for call_id in pending]
 
+    def _answer_implicitly(self, session: Session, outcome: StepOutcome) -> StepOutcome:
+        """``defaults``: answer every pause on calls the contract would not ask about with the contract's decision.
+
+        A read-only or reversible call is approved and an always-denied one rejected with the engine's refusal
+        (``harness.column_side.implicit_decisions``); a high-risk call is the human's and stays pending. Each
+        decision is traced as ``implicit_decision`` at a sub-step of this driver step (1, 2, ... in the order
+        given; ``pause`` counts the pauses answered) and reaches the framework as the driver's own would: one
+        call at a time, or held until the turn is whole for a framework that takes a turn's decisions at once.
+        The loop goes on while the run pauses again on such calls, for at most the scenario's ``max_steps``
+        pauses in one driver step (each pause follows a model turn, and the contract bounds those). A step that
+        did not end paused (the framework refused it, say: nothing ran) is left as it is."""
+        sub_step = 0
+        for pause in range(1, self.context.scenario.max_steps + 1):
+            answers = self._contract_answers(outcome)
+            if outcome.status != "awaiting_approval" or not answers:
+                break
+            for decision in answers:  # the pause's calls, in the framework's order
+                if decision.call_id not in {p.call_id for p in self._undecided(outcome)}:
+                    continue  # answered along with another call, or no longer asking
+                sub_step += 1
+                call = next(p for p in outcome.pending if p.call_id == decision.call_id)
+                self.context.trace.emit({
+                    "kind": "implicit_decision", "sub_step": sub_step, "pause": pause, "call_id": call.call_id, "tool": call.tool, "args": call.args,
+                    "decision": "approve" if decision.approve else "reject", "pending": [p.call_id for p in outcome.pending],
+                })
+                batch = self._batch(outcome, decision) if self.column.batched_decisions else [decision]
+                if batch:  # else held with the turn's other decisions until the human gives theirs
+                    outcome = self.wait(session.decide(batch))
+        return outcome
+
+    def _undecided(self, outcome: StepOutcome) -> tuple[PendingCall, ...]:
+        """The calls waiting on a decision: the framework's pending ones less those held for its batch."""
+        return self.held.visible(outcome).pending if self.column.batched_decisions else outcome.pending
+
+    def _contract_answers(self, outcome: StepOutcome) -> list[Decision]:
+        """The contract's decisions on the undecided calls it would not have asked about, in the framework's order."""
+        answers = ((call, contract_answer(call.tool)) for call in self._undecided(outcome))
+        return [Decision(call.call_id, *answer) for call, answer in answers if answer is not None]
+
     def _snapshot_path(self) -> Path:
         snapshots = self.context.scratch / "snapshots"
         snapshots.mkdir(exist_ok=True)
         return snapshots / f"{self.context.request.name}.json"
+
+
+_RUNS_THE_FRAMEWORK = ("run", "deliver_again", "approve", "misuse_token", "reject", "resume")
+"""The driver actions after which the framework may have paused anew (a snapshot or a restore only reports its state)."""
 
 
 # contract glue: start

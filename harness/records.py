@@ -64,7 +64,12 @@ class StepFacts:
     delivery (a replayed result or an ignored duplicate event), ``dedup_by`` says whether
     its framework or its contract glue did; ``validated_before_pause``: the pending calls' arguments were
     validated before the run paused for approval; ``held``: decisions the human's side holds until
-    a batched turn's last one; ``approval_object``: how a misused approval reached the framework.
+    a batched turn's last one; ``approval_object``: how a misused approval reached the framework; ``implicit_decisions``:
+    the driver's answers, within the step,
+    to pauses on calls the contract would not ask about (``defaults``: ``adapters.column``), each with its
+    ``sub_step`` (1, 2, ... in the order given), the ``pause`` it answered (1, 2, ...: at most the scenario's
+    ``max_steps`` in a step), ``call_id``, ``tool``, ``args`` as the framework asked,
+    ``decision`` (``approve`` | ``reject``) and the calls that were ``pending`` at that pause.
     """
 
     results: list[dict[str, Any]] = field(default_factory=list)
@@ -75,6 +80,7 @@ class StepFacts:
     validated_before_pause: bool | None = None
     held: list[str] = field(default_factory=list)  # decisions held for a batched turn (``adapters.held_decisions``)
     approval_object: dict[str, Any] | None = None  # a misused approval: its kind, the binding it breaks, whether the object carries it
+    implicit_decisions: list[dict[str, Any]] = field(default_factory=list)
 
 
 def run_key(mode: str, key: str, again: bool = False) -> str:

@@ -18,6 +18,9 @@ framework-independent checks of ``contract`` mode are the base column's):
   carries no token: in ``defaults`` a misuse goes in as a confirmation, which AgentScope binds to
   the tool call id (it refuses, before the reply starts, one for a call that is not asking).
   A rejection is answered by AgentScope with a denied tool result, and the model continues.
+  Every ``FunctionTool`` asks in ``defaults``: a confirmation the contract would not have asked
+  for (a read-only or reversible call, an always-denied one) is answered by the base column
+  with the contract's decision, within the same driver step (``implicit_decision``).
 - ``resume``: ``reply(None)`` from the saved state in a fresh process. ``defaults`` saves only
   when a reply returns, so a kill loses the whole step.
 - ``reconcile``: ``contract`` only (the glue's ``ContractSession``).
@@ -42,12 +45,6 @@ from .session import STATE, AgentSession, load_state, save_state
 from .tools import CallIdObserver, fixture_tools
 
 FIXED_TIME = "2026-01-01 00:00:00.000"
-# Why the bodies of the tools the engine runs without asking run only in contract mode (scripts/check_glue_coverage.py).
-NEVER_APPROVED = (
-    "defaults: every FunctionTool at its constructor's defaults asks permission (MAPPING.md, 'Every function tool "
-    "asks') and the scenarios approve only the calls the engine asks about (high risk), so this tool never runs; "
-    "the same function runs it in contract, where the glue allows the call"
-)
 
 
 class AgentScopeColumn(FrameworkColumn):
@@ -69,15 +66,6 @@ class AgentScopeColumn(FrameworkColumn):
         "persistence": "agentscope.state:AgentState",
     }
     constants: ClassVar[dict[str, str]] = {"step_limit": "agentscope.agent._config:ReActConfig(max_iters)"}
-    defaults_never_reaches: ClassVar[dict[str, str]] = {
-        **{f"tools.py:fixture_tools.{tool}": NEVER_APPROVED for tool in ("get_weather", "get_balance", "search_kb", "fetch_page", "calculator", "put_note")},
-        "session.py:AgentSession.position": (
-            "a resume finds no open tool call only in a state saved after a call's result and before the next model "
-            "turn; defaults saves only when a reply returns, and every defaults resume in the scenarios continues a "
-            "reply parked on a call that asks for permission (crash_resume, kill_after_checkpoint, kill_before_effect, "
-            "side_effect_before_checkpoint: position awaiting_approval)"
-        ),
-    }
 
     def prepare(self, mode: str) -> None:
         """AgentScope imports ``json_repair`` only when it first parses tool arguments: import it here,

@@ -28,6 +28,7 @@ the reconcile gate); the session (``session.py``) maps the driver's actions onto
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar
 
 from adapters import checkpoint_schedule
@@ -53,6 +54,17 @@ class LangChainColumn(FrameworkColumn):
         "approval": "langchain.agents.middleware.human_in_the_loop:HumanInTheLoopMiddleware",
         "persistence": "langgraph.checkpoint.sqlite:SqliteSaver",
     }
+
+    def built_constants(self, scenario: Scenario, scratch: Path) -> dict[str, dict[str, Any]]:
+        """``create_agent`` bounds its graph with a ``recursion_limit`` it writes in a literal config and binds with
+        ``with_config`` (no name holds it): read it from the config of the agent ``defaults`` builds."""
+        world, saver = FixtureWorld(scratch, [], may_kill=False), checkpointer(scratch)
+        try:
+            limit = build_agent(scenario, world, scratch, saver).config["recursion_limit"]
+        finally:
+            saver.conn.close()
+            world.close()
+        return {"step_limit": {"ref": "langchain.agents.factory:create_agent(...).config['recursion_limit']", "value": limit}}
 
     def prepare(self, mode: str) -> None:
         """Import LangChain and LangGraph once in the column process: forked workers inherit them."""

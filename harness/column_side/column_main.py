@@ -19,7 +19,7 @@ from typing import Any
 
 from harness.canonical_io import write_json
 from harness.column_side.driver import run_scenario
-from harness.column_side.mechanisms import locate, locate_approval_fields, read_constants
+from harness.column_side.mechanisms import built_constants, locate, locate_approval_fields, read_constants
 from harness.column_side.network_guard import install_network_guard
 from harness.column_side.protocol import ColumnAdapter
 from harness.column_side.scripted_model import summarize_log
@@ -82,7 +82,6 @@ def main(argv: list[str] | None = None) -> int:
     column = load_column(args.column)
     imported = time.perf_counter()
     mechanisms = locate(column.mechanisms)  # a name the pinned version lacks fails the column here, loudly
-    constants = read_constants(column.constants)
     approval_fields = locate_approval_fields(getattr(column, "approval_fields", {}))  # only third-party columns have an approval object
     scenarios = load_scenarios(args.scenarios)
     results: dict[str, dict[str, Any]] = {}
@@ -91,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
     # A scenario with steps at a tool boundary needs a column that has one outside its agent's loop.
     not_applicable = {s.id: NO_BOUNDARY for s in scenarios if s.uses_boundary and not column.boundary}
     playable = [s for s in scenarios if s.id not in not_applicable]
+    # A constant no name holds is read from an agent built as defaults builds it (for the first scenario it plays).
+    built = column.built_constants(playable[0], _fresh(args.scratch / "built_constants")) if playable else {}
+    constants = built_constants(read_constants(column.constants), built)
     print(f"{PROGRESS_PREFIX}plan {len(playable) * len(modes)}", flush=True)  # forced orderings (sub-cases) come on top
     for mode in modes:
         column.prepare(mode)
@@ -115,3 +117,8 @@ def main(argv: list[str] | None = None) -> int:
                 "modes": results, "timings": timings, "versions": versions}
     write_json(args.out, document | ({"not_applicable": dict(sorted(not_applicable.items()))} if not_applicable else {}))
     return 0
+
+
+def _fresh(directory: Path) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory

@@ -61,6 +61,21 @@ def read_constants(constants: dict[str, str]) -> dict[str, dict[str, Any]]:
     return {role: {"ref": ref, "value": _constant(role, ref)} for role, ref in sorted(constants.items())}
 
 
+def built_constants(named: dict[str, dict[str, Any]], built: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The constants read by name (``read_constants``) and those a column read from its built agent
+    (``ColumnAdapter.built_constants``), checked: each a plain value with the place it was read, no role twice."""
+    for role, constant in sorted(built.items()):
+        if role in named:
+            raise HarnessError(f"constant {role}: read both by name ({named[role]['ref']}) and from the built agent ({constant.get('ref')})")
+        if set(constant) != {"ref", "value"} or not isinstance(constant["ref"], str) or not _plain(constant["value"]):
+            raise HarnessError(f"constant {role}: a built agent's constant is {{'ref': <where it was read>, 'value': <a plain value>}}, not {constant!r}")
+    return dict(sorted({**named, **built}.items()))
+
+
+def _plain(value: Any) -> bool:
+    return isinstance(value, (int, float, str, bool))
+
+
 def _constant(role: str, ref: str) -> Any:
     path, _, parameter = ref.partition("(")
     module_name, _, qualname = path.partition(":")
@@ -72,7 +87,7 @@ def _constant(role: str, ref: str) -> Any:
             target = inspect.signature(target).parameters[parameter.rstrip(")")].default
     except (ImportError, AttributeError, KeyError, ValueError) as exc:
         raise HarnessError(f"constant {role}: {ref} does not exist in the pinned environment ({exc})") from exc
-    if not isinstance(target, (int, float, str, bool)) or target is inspect.Parameter.empty:
+    if not _plain(target) or target is inspect.Parameter.empty:
         raise HarnessError(f"constant {role}: {ref} is not a plain value ({target!r})")
     return target if isinstance(target, (str, bool, float)) else int(target)
 

@@ -7,6 +7,7 @@ framework's pinned environment. It declares ``SCENARIO`` (the committed scenario
 and ends with ``report(counts)``. Each key of ``counts`` is a dotted path into the framework's value of
 one of ``SHOWS`` in the column's ``defaults`` evidence for that scenario (``side_effects.c1.effects``,
 ``pre_approval_state.pauses.0.args_validated``); ``scripts/check_probes.py`` fails when a value differs.
+A probe answers a question the contract would not have asked as the driver does, with ``contract_answer``.
 """
 
 from __future__ import annotations
@@ -22,13 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from harness.column_side.faults import FAULT_EXIT_CODE
+from harness.column_side.implicit_decisions import contract_answer
 from harness.column_side.network_guard import install_network_guard
 from harness.column_side.world import FixtureWorld
 from harness.fixture_tools import FIXTURE_TOOLS
 from harness.ledger import LocalLedger, ledger_counts
 from harness.scenarios import Fault
 
-__all__ = ["FAULT_EXIT_CODE", "FIXTURE_TOOLS", "SCRATCH", "Fault", "counts", "in_child", "report", "world"]
+__all__ = ["FAULT_EXIT_CODE", "FIXTURE_TOOLS", "SCRATCH", "Fault", "contract_answer", "counts", "in_child", "report", "world"]
 
 SCRATCH = Path(tempfile.mkdtemp(prefix="probe-"))
 """The probe's directory for everything that must outlive a killed child (ledger, faults, saved state); removed

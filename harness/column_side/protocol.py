@@ -133,7 +133,15 @@ class ColumnAdapter(ABC):
     role -> ``module:qualname`` of the framework's own code (``harness.column_side.mechanisms``); empty for our own columns."""
     constants: ClassVar[dict[str, str]] = {}
     """The framework's constants a reason may quote (``step_limit``: the bound on its loop when none is given):
-    role -> ``module:qualname`` or ``module:qualname(parameter)``, read in the pinned environment (``harness.column_side.mechanisms.read_constants``)."""
+    role -> ``module:qualname`` or ``module:qualname(parameter)``, read in the pinned environment (``harness.column_side.mechanisms.read_constants``).
+    A constant no name holds is read from the built agent instead: ``built_constants``."""
+
+    def built_constants(self, scenario: Scenario, scratch: Path) -> dict[str, dict[str, Any]]:
+        """The framework's constants that no name holds (a literal the function that builds the agent sets in the
+        agent's own config): role -> ``{"ref", "value"}``, read from an agent built the way ``defaults`` builds it for
+        ``scenario`` (its files in ``scratch``), in the pinned environment; ``ref`` says where on the built agent the
+        value was read. A role named in ``constants`` too is an error (``harness.column_side.mechanisms.built_constants``)."""
+        return {}
 
     def prepare(self, mode: str) -> None:  # noqa: B027 (an optional hook: doing nothing is the default)
         """Imports and warm-up done once in the column process, so forked workers do not pay them again."""

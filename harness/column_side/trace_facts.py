@@ -3,7 +3,7 @@
 Two vocabularies: the engine's events (``handwritten.events``), which the hand-written
 column and the local state graph write, and the compact events the third-party adapters
 write (``call_admitted``, ``tool_result``, ``approval_granted``, ``duplicate_event``,
-``resumed`` with its position already worked out).
+``resumed`` with its position already worked out, ``implicit_decision`` by the base column's driver side).
 """
 
 from __future__ import annotations
@@ -66,6 +66,8 @@ def facts_from_column_trace(run: ScenarioRun, *, dedup_by: str, admitted_kind: s
                     f.dedup = True
                 case "resumed":
                     f.resumed = {k: e[k] for k in ("position", "pending_call", "approved_call_ids")}
+                case "implicit_decision":
+                    f.implicit_decisions.append({k: e[k] for k in ("sub_step", "pause", "call_id", "tool", "args", "decision", "pending")})
         if step.pending:
             f.validated_before_pause = all(p["call_id"] in admitted for p in step.pending)
         out.append(f)

@@ -24,22 +24,55 @@ def paused_before_validation(case: Case) -> Iterator[Reason]:
 
 
 def asked_about_other_calls(case: Case) -> Iterator[Reason]:
-    """The framework paused for calls the contract runs without approval, or ran without pausing calls the contract holds."""
-    fw_asked = {c for f in case.framework.facts for c in f.get("pending", ())}
+    """The framework paused for calls the contract runs without approval, or ran without pausing calls the contract holds.
+
+    A pause the driver answered within a step with the contract's decision (``implicit_decision``, ``defaults`` only)
+    counts as asked: the asking explains the implicit decisions recorded, and only a call left waiting at the end of a
+    step explains what followed (the run stopping there, the call never running)."""
+    facts = case.framework.facts
+    fw_asked = {c for f in facts for c in _asked(f)}
     engine_asked = {c for f in case.engine.facts for c in f.get("pending", ())}
     extra = sorted(c for c in fw_asked - engine_asked if risk_of(case.scenario, c) != RiskClass.HIGH_RISK.value)
     missing = sorted(c for c in engine_asked - fw_asked if count(case.framework, c, "executor_entries"))  # ran with no pause
     if extra:
         kinds = ", ".join(f"{c} ({tool_of(case.scenario, c)}, {risk_of(case.scenario, c)})" for c in extra)
-        first = min(f["step"] for f in case.framework.facts if set(f.get("pending", ())) & set(extra))
+        first = min(f["step"] for f in facts if set(_asked(f)) & set(extra))
+        answered = [(f["step"], d) for f in facts for d in f.get("implicit_decision", ()) if d["call_id"] in extra]
+        waiting = [f for f in facts if set(f.get("pending", ())) & set(extra)]
+        left = sorted({c for f in waiting for c in f.get("pending", ()) if c in extra})
+        said = f"first at driver step {first}"
+        claims: list[Path] = []
+        if answered:
+            said += ("; the driver gave the contract's decision within the step: "
+                     + ", ".join(f"{d['call_id']} {_DECIDED[d['decision']]} at driver step {step}.{d['sub_step']}" for step, d in answered))
+            claims.append(("pre_approval_state", "implicit_decisions"))
+            fw_state, engine_state = case.framework.observables["pre_approval_state"], case.engine.observables["pre_approval_state"]
+            if not isinstance(engine_state, dict) and isinstance(fw_state, dict) and not fw_state["pauses"] and not fw_state["decisions"]:
+                claims.append(("pre_approval_state",))  # the framework has an approval state only because it asked
+        if left:
+            bounded = [f["step"] for f in waiting if max((d["pause"] for d in f.get("implicit_decision", ())), default=0) >= case.scenario.max_steps]
+            said += f"; left waiting: {', '.join(left)} after driver step {waiting[0]['step']}"
+            if bounded:
+                said += (f" (driver step {bounded[0]} had answered max_steps={case.scenario.max_steps} pauses, as many as the driver answers "
+                         "within one step)")
+            claims += [*pause_claims(case), *later(case, waiting[0]["step"]), *(c for cid in left for c in call_claims(cid))]
         yield Reason("asked_about_other_calls", (
             f"the run paused for approval of {kinds}, calls the contract does not ask about (it runs read-only and reversible calls and refuses "
-            f"always-denied ones): first at driver step {first}{mechanism(case, 'approval')}"
-        ), (*pause_claims(case), *later(case, first), *(c for cid in extra for c in call_claims(cid))))
+            f"always-denied ones): {said}{mechanism(case, 'approval')}"
+        ), tuple(claims))
     if missing:
         kinds = ", ".join(f"{c} ({tool_of(case.scenario, c)}, {risk_of(case.scenario, c)})" for c in missing)
         yield Reason("ran_without_asking", f"the run never paused for {kinds}, which the contract holds for approval, and ran it",
                      (*pause_claims(case), *(c for cid in missing for c in call_claims(cid))))
+
+
+_DECIDED = {"approve": "approved", "reject": "rejected"}
+
+
+def _asked(fact: dict[str, Any]) -> set[str]:
+    """The calls a driver step's run asked about: those left pending, and those of every pause the driver answered in it."""
+    implicit = fact.get("implicit_decision", ())
+    return {*fact.get("pending", ()), *(d["call_id"] for d in implicit), *(c for d in implicit for c in d["pending"])}
 
 
 def paused_at_other_steps(case: Case) -> Iterator[Reason]:
@@ -117,24 +150,28 @@ def decisions_met_other_effects(case: Case) -> Iterator[Reason]:
         return
 
     def unasked(effects: dict[str, int], before: dict[str, int], step: int) -> dict[str, int]:
-        asked = {c for f in case.framework.facts if f["step"] <= step for c in f.get("pending", ())}
+        asked = {c for f in case.framework.facts if f["step"] <= step for c in _asked(f)}
         return {c: n for c, n in effects.items() if n > before.get(c, 0) and c not in asked}
 
-    def approved(effects: dict[str, int], before: dict[str, int], step: int, waiting: set[str]) -> dict[str, int]:
+    def approved(effects: dict[str, int], before: dict[str, int], step: int, waiting: set[str], implicit_through: int) -> dict[str, int]:
         """Calls both runs approved before ``step`` that are not the ones waiting or decided now (one approved only
-        here is the decision rules'; one asked about again after a lost approval is waiting, not early)."""
+        here is the decision rules'; one asked about again after a lost approval is waiting, not early), and calls
+        the driver approved implicitly by driver step ``implicit_through`` (the contract runs them without asking)."""
         granted = {c for f in case.framework.facts if f["step"] < step for c in f.get("granted", ())}
         granted &= {c for f in case.engine.facts if f["step"] < step for c in f.get("granted", ())}
+        granted |= {d["call_id"] for f in case.framework.facts if f["step"] <= implicit_through
+                    for d in f.get("implicit_decision", ()) if d["decision"] == "approve"}
         return {c: n for c, n in effects.items() if n > before.get(c, 0) and c in granted - waiting}
 
     for i, (pause, engine_pause) in enumerate(zip(fw["pauses"], engine["pauses"], strict=False)):
-        if ran := approved(pause["non_read_only_effects"], engine_pause["non_read_only_effects"], pause["step"], {c["call_id"] for c in pause["pending"]}):
+        waiting = {c["call_id"] for c in pause["pending"]}
+        if ran := approved(pause["non_read_only_effects"], engine_pause["non_read_only_effects"], pause["step"], waiting, pause["step"]):
             pending = ", ".join(sorted(c["call_id"] for c in pause["pending"]))
             yield Reason("approved_call_ran_early", (
                 f"when the run paused at driver step {pause['step']} for {pending}, the already approved {_had(ran, engine_pause['non_read_only_effects'])}"
             ), (("pre_approval_state", "pauses", str(i), "non_read_only_effects"),))
     for i, (mine, theirs) in enumerate(zip(fw["decisions"], engine["decisions"], strict=False)):
-        if ran := approved(mine["effects_before"], theirs["effects_before"], mine["step"], {mine["call_id"]}):
+        if ran := approved(mine["effects_before"], theirs["effects_before"], mine["step"], {mine["call_id"]}, mine["step"] - 1):
             yield Reason("approved_call_ran_early", (
                 f"before the {mine['action']} of {mine['call_id']} at driver step {mine['step']}, the already approved {_had(ran, theirs['effects_before'])}"
             ), (("pre_approval_state", "decisions", str(i), "effects_before"),))

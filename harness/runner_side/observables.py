@@ -99,7 +99,10 @@ def _pre_approval(run: ScenarioRun, facts: list[StepFacts]) -> Any:
     arguments were validated before the pause and the non-read-only effects so far by call id.
     ``decisions``: each approve / reject / token-misuse step, with the non-read-only effects by call
     id measured before it (a framework that runs one call of a turn before another is decided shows
-    here). ``undecided_at_end``: ``undecided_calls``.
+    here). ``undecided_at_end``: ``undecided_calls``. ``implicit_decisions`` (only when there are any): the pauses on
+    calls the contract would not ask about that the driver answered with the contract's decision within a step
+    (``adapters.column``), each with its driver step and sub-step, the call, its tool and arguments as the framework
+    asked, and the decision: the framework asked, which the contract never does.
     """
     pauses = [
         {
@@ -121,9 +124,15 @@ def _pre_approval(run: ScenarioRun, facts: list[StepFacts]) -> Any:
         for i, step in enumerate(run.steps)
         if step.action in DECISIONS
     ]
-    if not pauses and not decisions:
+    implicit = [
+        {"step": step.index, **{k: d[k] for k in ("sub_step", "call_id", "tool", "args", "decision")}}
+        for step, fact in zip(run.steps, facts, strict=True)
+        for d in fact.implicit_decisions
+    ]
+    if not pauses and not decisions and not implicit:
         return NA
-    return {"pauses": pauses, "decisions": decisions, "undecided_at_end": undecided_calls(run, facts)}
+    state = {"pauses": pauses, "decisions": decisions, "undecided_at_end": undecided_calls(run, facts)}
+    return state | ({"implicit_decisions": implicit} if implicit else {})
 
 
 def final_status(run: ScenarioRun, facts: list[StepFacts]) -> str:

@@ -65,7 +65,9 @@ def step_facts(steps: list[StepRecord], facts: list[StepFacts]) -> list[dict[str
     the ledger counts it added per call id (``entered`` the tool function, ``executed`` the body, ``effects``
     committed), whether the worker was ``killed``, the exception that ended it (``raised``), the calls left ``pending``, the approvals it ``granted``, the tool
     ``results`` it delivered (``[call id, status]`` in order), where a resume continued (``resumed``), who
-    deduplicated a delivery (``dedup_by``), the decisions ``held`` for a batched turn and how a misused approval reached the framework (``approval_object``)."""
+    deduplicated a delivery (``dedup_by``), the decisions ``held`` for a batched turn, how a misused approval reached the
+    framework (``approval_object``) and the driver's ``implicit_decision``s at its sub-steps (the contract's
+    answer to a pause on a call it would not ask about: sub-step, which pause of the step, call id, decision and the calls pending then)."""
     out: list[dict[str, Any]] = []
     before: dict[str, dict[str, Any]] = {}
     for step, fact in zip(steps, facts, strict=True):
@@ -84,6 +86,7 @@ def step_facts(steps: list[StepRecord], facts: list[StepFacts]) -> list[dict[str
             "dedup_by": fact.dedup_by if fact.dedup else None,
             "held": sorted(fact.held),
             "approval_object": fact.approval_object,
+            "implicit_decision": [{k: d[k] for k in ("sub_step", "pause", "call_id", "decision", "pending")} for d in fact.implicit_decisions],
         }
         entry.update({k: v for k, v in parts.items() if v})
         before = step.ledger

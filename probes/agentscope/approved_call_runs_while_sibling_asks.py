@@ -1,9 +1,12 @@
-"""AgentScope decides permission per call: both calls of a turn ask (default mode), and once the human confirms the
-email it is sent at once while the note in the same turn still asks, so the reply stays parked with an effect done.
+"""AgentScope decides permission per call: both calls of a turn ask (default mode), and once the note is confirmed
+(as the driver answers a question the contract would not have asked) it is written at once while the email in the
+same turn still asks, so the reply stays parked with an effect done before the human decided the turn; the human's
+confirmation then sends the email.
 
 Documented API only (https://docs.agentscope.io/v2/building-blocks/agent, .../tool, .../permission-system): ``Agent``
-over its default ``AgentState``, ``reply_stream``, typed functions in ``FunctionTool(fn)``, a middleware's
-``on_acting`` (to hand a function its call id), a ``ChatModelBase`` subclass replaying the script.
+over its default ``AgentState``, ``reply_stream``, typed functions in ``FunctionTool(fn)``, a
+``UserConfirmResultEvent`` confirming one asking ``ToolCallBlock``, a middleware's ``on_acting`` (to hand a function
+its call id), a ``ChatModelBase`` subclass replaying the script.
 """
 
 import asyncio
@@ -19,14 +22,14 @@ from agentscope.middleware import MiddlewareBase
 from agentscope.model import ChatModelBase, ChatResponse
 from agentscope.tool import FunctionTool, Toolkit
 
-from harness.column_side.probe_kit import counts, report, world
+from harness.column_side.probe_kit import contract_answer, counts, report, world
 
 SCENARIO = "high_risk_in_parallel_batch"
 SHOWS = (
+    "pre_approval_state.decisions.0.effects_before",
+    "pre_approval_state.implicit_decisions",
     "pre_approval_state.pauses.0.non_read_only_effects",
     "pre_approval_state.pauses.0.pending",
-    "pre_approval_state.pauses.1.non_read_only_effects",
-    "pre_approval_state.pauses.1.pending",
     "pre_approval_state.undecided_at_end",
     "side_effects",
     "status",
@@ -67,23 +70,42 @@ def send_email(to: str, subject: str, body: str) -> str:
     return json.dumps(fixture.call("send_email", call_id.get(), {"to": to, "subject": subject, "body": body}))
 
 
-async def step(inputs) -> dict:
+async def reply(inputs) -> None:
     async for _ in agent.reply_stream(inputs):
         pass
+
+
+def confirm(block: ToolCallBlock, confirmed: bool) -> None:
+    asyncio.run(reply(UserConfirmResultEvent(reply_id=agent.state.reply_id, confirm_results=[ConfirmResult(confirmed=confirmed, tool_call=block)])))
+
+
+def pause() -> dict:
     asking = agent.state.get_awaiting_tool_calls("assistant")
-    effects = {c: n["effects"] for c, n in counts().items()}
-    return {"pending": [{"call_id": c.id, "tool": c.name, "args": json.loads(c.input)} for c in asking], "non_read_only_effects": effects}
+    return {"pending": [{"call_id": c.id, "tool": c.name, "args": json.loads(c.input)} for c in asking], "non_read_only_effects": effects()}
+
+
+def effects() -> dict:
+    return {c: n["effects"] for c, n in counts().items()}
 
 
 agent = Agent(name="assistant", system_prompt=PROMPT, model=Scripted(CredentialBase(), "scripted", ChatModelBase.Parameters(), stream=False),
               toolkit=Toolkit(tools=[FunctionTool(put_note), FunctionTool(send_email)]), middlewares=[CallIds()])
-pauses = [asyncio.run(step(UserMsg(name="user", content="Note the follow-up and email the customer.")))]
-email = next(b for b in agent.state.context[-1].get_content_blocks("tool_call") if b.id == "c2")
-pauses.append(asyncio.run(step(UserConfirmResultEvent(reply_id=agent.state.reply_id, confirm_results=[ConfirmResult(confirmed=True, tool_call=email)]))))
-statuses = ["awaiting_approval" if p["pending"] else "completed" for p in pauses]
+asyncio.run(reply(UserMsg(name="user", content="Note the follow-up and email the customer.")))  # driver step 0: both ask
+implicit = []
+while (asking := [c for c in agent.state.get_awaiting_tool_calls("assistant") if contract_answer(c.name) is not None]):
+    answer = contract_answer(asking[0].name)
+    implicit.append({"step": 0, "sub_step": len(implicit) + 1, "call_id": asking[0].id, "tool": asking[0].name, "args": json.loads(asking[0].input),
+                     "decision": "approve" if answer[0] else "reject"})
+    confirm(asking[0], answer[0])
+pauses, before = [pause()], effects()
+email = next(b for b in agent.state.get_awaiting_tool_calls("assistant") if b.id == "c2")
+confirm(email, True)  # driver step 1: the human approves the email
+statuses = ["awaiting_approval", "awaiting_approval" if agent.state.get_awaiting_tool_calls("assistant") else "completed"]
 report(SCENARIO, {
     "status": statuses[-1], "step_statuses": statuses,
     "side_effects": {c: {k: n[k] for k in ("tool_entries", "executor_entries", "effects")} for c, n in counts().items()},
-    **{f"pre_approval_state.pauses.{i}.{k}": v for i, p in enumerate(pauses) for k, v in p.items()},
-    "pre_approval_state.undecided_at_end": [p["call_id"] for p in pauses[-1]["pending"]],
+    **{f"pre_approval_state.pauses.0.{k}": v for k, v in pauses[0].items()},
+    "pre_approval_state.decisions.0.effects_before": before,
+    "pre_approval_state.implicit_decisions": implicit,
+    "pre_approval_state.undecided_at_end": [c.id for c in agent.state.get_awaiting_tool_calls("assistant")],
 })

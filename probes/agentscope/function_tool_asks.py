@@ -1,11 +1,14 @@
 """AgentScope's default permission mode asks a human about every ``FunctionTool``: a read-only weather lookup parks the
-reply on a confirmation, so nothing runs and the model is not asked again (why always_deny, parallel_tool_calls, step_bound,
-retry_before_effect... end awaiting_approval). The default ``InjectionConfig`` adds a runtime hint (the current time, masked
-as in the evidence) that reaches the model as a user message.
+reply on a confirmation, and so does every call after it (why always_deny, parallel_tool_calls, step_bound,
+retry_before_effect... pause on calls the contract never asks about). Each is confirmed here as the driver answers a
+question the contract would not have asked, so the loop goes on: three confirmations for three lookups. The default
+``InjectionConfig`` adds a runtime hint (the current time, masked as in the evidence) that reaches the model as a
+user message.
 
 Documented API only (https://docs.agentscope.io/v2/building-blocks/agent, .../tool, .../permission-system): ``Agent``
-over its default ``AgentState``, ``reply_stream``, typed functions in ``FunctionTool(fn)``, a middleware's
-``on_acting`` (to hand a function its call id), a ``ChatModelBase`` subclass replaying the script.
+over its default ``AgentState``, ``reply_stream``, typed functions in ``FunctionTool(fn)``, a
+``UserConfirmResultEvent`` confirming the asking ``ToolCallBlock``, a middleware's ``on_acting`` (to hand a function
+its call id), a ``ChatModelBase`` subclass replaying the script.
 """
 
 import asyncio
@@ -15,20 +18,21 @@ import re
 
 from agentscope.agent import Agent
 from agentscope.credential import CredentialBase
+from agentscope.event import ConfirmResult, UserConfirmResultEvent
 from agentscope.formatter import OpenAIChatFormatter
 from agentscope.message import TextBlock, ToolCallBlock, UserMsg
 from agentscope.middleware import MiddlewareBase
 from agentscope.model import ChatModelBase, ChatResponse
 from agentscope.tool import FunctionTool, Toolkit
 
-from harness.column_side.probe_kit import counts, report, world
+from harness.column_side.probe_kit import contract_answer, counts, report, world
 
 SCENARIO = "basic_react_loop"
 SHOWS = (
     "model.calls_per_turn",
     "model.injected",
     "model.unused_turns",
-    "pre_approval_state.pauses.0.pending",
+    "pre_approval_state.implicit_decisions",
     "pre_approval_state.undecided_at_end",
     "side_effects",
     "status",
@@ -69,19 +73,25 @@ def search_kb(query: str) -> str:
     return json.dumps(fixture.call("search_kb", call_id.get(), {"query": query}))
 
 
-async def run() -> None:
-    async for _ in agent.reply_stream(UserMsg(name="user", content=USER)):
+async def reply(inputs) -> None:
+    async for _ in agent.reply_stream(inputs):
         pass
 
 agent = Agent(name="assistant", system_prompt=PROMPT, model=Scripted(CredentialBase(), "scripted", ChatModelBase.Parameters(), stream=False),
               toolkit=Toolkit(tools=[FunctionTool(get_weather), FunctionTool(search_kb)]), middlewares=[CallIds()])
-asyncio.run(run())
+asyncio.run(reply(UserMsg(name="user", content=USER)))
+implicit = []
+while (asking := agent.state.get_awaiting_tool_calls("assistant")) and (answer := contract_answer(asking[0].name)) is not None:
+    implicit.append({"step": 0, "sub_step": len(implicit) + 1, "call_id": asking[0].id, "tool": asking[0].name, "args": json.loads(asking[0].input),
+                     "decision": "approve" if answer[0] else "reject"})
+    asyncio.run(reply(UserConfirmResultEvent(reply_id=agent.state.reply_id, confirm_results=[ConfirmResult(confirmed=answer[0], tool_call=asking[0])])))
 asking = agent.state.get_awaiting_tool_calls("assistant")
 status, turns = "awaiting_approval" if asking else "completed", [sum(m["role"] == "assistant" for m in request) for request in sent]
 hints = {m["content"][0]["text"] for request in sent for m in request if m["role"] == "user" and m["content"][0]["text"] != USER}
 report(SCENARIO, {
-    "status": status, "step_statuses": [status], "side_effects": counts(),
-    "pre_approval_state.pauses.0.pending": [{"call_id": c.id, "tool": c.name, "args": json.loads(c.input)} for c in asking],
+    "status": status, "step_statuses": [status],
+    "side_effects": {c: {k: n[k] for k in ("tool_entries", "executor_entries", "effects")} for c, n in counts().items()},
+    "pre_approval_state.implicit_decisions": implicit,
     "pre_approval_state.undecided_at_end": [c.id for c in asking],
     "model.calls_per_turn": {str(t): turns.count(t) for t in sorted(set(turns))},
     "model.unused_turns": [t for t in range(len(SCRIPT)) if t not in turns],

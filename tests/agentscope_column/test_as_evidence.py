@@ -37,11 +37,27 @@ def test_every_defaults_difference_is_explained_by_a_rule() -> None:
 
 
 def test_defaults_ask_for_every_function_tool_and_the_reason_says_so() -> None:
-    """``FunctionTool(fn)`` at its defaults is neither read-only nor allowed: the first read pauses the run."""
-    basic = _scenarios("defaults")["basic_react_loop"]["columns"]
-    assert basic["status"]["framework"] == "awaiting_approval"
-    assert "asked_about_other_calls" in basic["status"]["rules"]
-    assert "the run paused for approval of c1 (get_weather, read_only)" in basic["status"]["reason"]
+    """``FunctionTool(fn)`` at its defaults is neither read-only nor allowed: every read asks. The driver answers each
+    with the contract's decision at a sub-step of the step that paused, so the loop runs on to the final answer."""
+    basic = _scenarios("defaults")["basic_react_loop"]
+    cells = basic["columns"]
+    assert cells["status"]["equal"] is True and cells["side_effects"]["equal"] is True
+    assert [(d["step"], d["sub_step"], d["call_id"], d["decision"]) for d in cells["pre_approval_state"]["framework"]["implicit_decisions"]] == [
+        (0, 1, "c1", "approve"), (0, 2, "c2", "approve"), (0, 3, "c3", "approve")]
+    assert "asked_about_other_calls" in cells["pre_approval_state"]["rules"]
+    assert "the run paused for approval of c1 (get_weather, read_only)" in cells["pre_approval_state"]["reason"]
+    assert [d["call_id"] for d in basic["facts"][0]["implicit_decision"]] == ["c1", "c2", "c3"]
+
+
+def test_defaults_are_measured_past_the_first_question() -> None:
+    """The four scenarios that used to stop at AgentScope's first question now show what it does after it."""
+    scenarios = _scenarios("defaults")
+    beyond = {"validation_before_execution": "invalid_args_ran", "duplicate_call_id": "repeat_not_answered",
+              "duplicate_event": "redelivered_as_new_turn", "retry_before_effect": "tool_error_not_retried"}
+    for sid, rule in beyond.items():
+        assert rule in {r["rule"] for r in scenarios[sid]["reasons"]}, sid
+        assert scenarios[sid]["columns"]["status"]["framework"] == "completed", sid
+    assert not _scenarios("contract")["basic_react_loop"]["facts"][0].get("implicit_decision")  # contract never answers implicitly
 
 
 def test_decisions_out_of_order_reach_their_own_calls_in_both_modes() -> None:

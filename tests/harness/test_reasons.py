@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from harness.columns import ROOT, known_columns
-from harness.runner_side.reasons import CONSEQUENCES, UNEXPLAINED, Case, Run, reason_record, reasons
+from harness.runner_side.comparator import run_of
+from harness.runner_side.reasons import CONSEQUENCES, UNEXPLAINED, Case, Run, explain, reason_record, reasons
 from harness.scenarios import SCENARIO_DIR, load_scenarios
 
 EVIDENCE = ROOT / "evidence"
@@ -114,6 +115,44 @@ def test_a_held_misuse_is_judged_where_its_turn_was_handed_over() -> None:
     assert "the reject at driver step 2 ended in pydantic_ai.exceptions.UserError" in rules["decision_raised"]
 
 
+def test_the_step_limit_quoted_is_the_one_read_from_the_environment() -> None:
+    case = _case("langgraph", "defaults", "step_bound")
+    assert case.constants["step_limit"]["value"] == _document("langgraph")["constants"]["step_limit"]["value"]
+    text = _rules(case)["step_bound_not_enforced"]
+    assert f"its own default bound is {case.constants['step_limit']['value']}" in text
+    other = Case(case.scenario, case.engine, case.framework, case.mechanisms, {"step_limit": {"ref": "x:Y", "value": 7}})
+    assert "its own default bound is 7 (`x:Y`" in _rules(other)["step_bound_not_enforced"]
+    bare = Case(case.scenario, case.engine, case.framework)
+    assert "default bound" not in _rules(bare)["step_bound_not_enforced"]
+
+
+def test_a_cell_no_rule_explains_says_so_and_names_the_leaf() -> None:
+    said, rules, explained = explain("side_effects", {"c1": {"effects": 1}}, {"c1": {"effects": 2}}, [])
+    assert (said, rules, explained) == (f"{UNEXPLAINED} at side_effects.c1.effects", [], False)
+
+
+def test_a_resume_that_continued_like_the_engine_has_no_resume_reason() -> None:
+    case = _case("langgraph", "defaults", "kill_before_effect@write_landed")
+    assert "found the run at before_execute with c1 pending (engine: reconcile)" in _rules(case)["resumed_differently"]
+    same = copy.deepcopy(case.framework.observables)
+    same["checkpoint_after_interrupt"]["interrupts"] = case.engine.observables["checkpoint_after_interrupt"]["interrupts"]
+    assert "resumed_differently" not in _rules(Case(case.scenario, case.engine, Run(same, case.framework.facts, case.framework.steps)))
+
+
+def test_run_of_reads_what_the_rules_need() -> None:
+    record = {"observables": {"status": "completed"}, "facts": [{"step": 0, "action": "run"}], "steps": [{"action": "run"}]}
+    assert run_of(record) == Run({"status": "completed"}, [{"step": 0, "action": "run"}], [{"action": "run"}])
+
+
+def test_a_high_risk_call_only_the_framework_paused_for_is_not_one_the_contract_does_not_ask_about() -> None:
+    case = _case("agentscope", "defaults", "basic_react_loop")
+    assert "asked_about_other_calls" in _rules(case)
+    high = SCENARIOS["high_risk_approved"]  # its c1 is transfer_funds, high_risk
+    facts = [{**{k: v for k, v in f.items() if k != "implicit_decision"}, "pending": ["c1"]} for f in case.framework.facts]
+    engine = Run(case.engine.observables, [{k: v for k, v in f.items() if k != "pending"} for f in case.engine.facts], case.engine.steps)
+    assert "asked_about_other_calls" not in _rules(Case(high, engine, Run(case.framework.observables, facts, case.framework.steps)))
+
+
 def test_the_bound_a_run_stopped_at_is_named_by_mode_and_count() -> None:
     case = _case("openai_agents", "contract", "duplicate_call_id")
     assert f"(max_steps={case.scenario.max_steps}, as the contract glue passed it)" in _rules(case)["stopped_by_own_bound"]
@@ -179,3 +218,30 @@ def test_the_claim_tree_finds_exactly_what_claimed_finds() -> None:
         assert _claimants(leaf, _claim_tree(found)) == expected
 
     agree()
+
+
+def test_a_pause_the_driver_answered_implicitly_is_still_one_the_framework_asked() -> None:
+    """The driver's implicit decisions keep the asking a finding: the reason names each at its sub-step, claims the
+    implicit decisions recorded, and claims what followed (the run's end, the call's effects) only for a call left waiting."""
+    case = _case("agentscope", "defaults", "basic_react_loop")
+    assert all(not f.get("pending") for f in case.framework.facts) and case.framework.facts[0]["implicit_decision"]
+    reason = next(r for r in reasons(case) if r.rule == "asked_about_other_calls")
+    assert "c1 approved at driver step 0.1, c2 approved at driver step 0.2, c3 approved at driver step 0.3" in reason.text
+    assert ("pre_approval_state",) in reason.claims and ("status",) not in reason.claims and ("side_effects", "c1") not in reason.claims
+    unanswered = [{**{k: v for k, v in f.items() if k != "implicit_decision"}, "pending": ["c1"]} for f in case.framework.facts]
+    left = Case(case.scenario, case.engine, Run(case.framework.observables, unanswered, case.framework.steps))
+    reason = next(r for r in reasons(left) if r.rule == "asked_about_other_calls")
+    assert "left waiting: c1 after driver step 0" in reason.text and ("status",) in reason.claims and ("side_effects", "c1") in reason.claims
+
+
+def test_a_call_the_driver_approved_that_ran_while_its_sibling_waits_ran_early() -> None:
+    case = _case("agentscope", "defaults", "high_risk_in_parallel_batch")
+    early = [r.text for r in reasons(case) if r.rule == "approved_call_ran_early"]
+    assert early == ["when the run paused at driver step 0 for c2, the already approved c1 had 1 effects (engine: 0)",
+                     "before the approve of c2 at driver step 1, the already approved c1 had 1 effects (engine: 0)"]
+    assert "effect_before_decision" not in _rules(case)  # c1 was asked about: the driver approved it at driver step 0.1
+
+
+def test_the_step_bound_of_the_drivers_implicit_answers_is_said() -> None:
+    text = _rules(_case("agentscope", "defaults", "step_bound"))["asked_about_other_calls"]
+    assert "left waiting: c4 after driver step 0 (driver step 0 had answered max_steps=3 pauses" in text

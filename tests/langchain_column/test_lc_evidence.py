@@ -37,3 +37,11 @@ def test_contract_mode_differs_only_where_the_deduplication_is_glue() -> None:
     # batched HITL: the first decision of the turn is held for the second, and the held call is decided, not pending
     pauses = scenarios["decisions_out_of_order"]["columns"]["pre_approval_state"]["framework"]["pauses"]
     assert [[p["call_id"] for p in pause["pending"]] for pause in pauses] == [["c1", "c2"], ["c1"]]
+
+
+def test_the_step_limit_create_agent_fixes_in_code_is_read_into_the_evidence_and_quoted() -> None:
+    document = _evidence()
+    limit = document["constants"]["step_limit"]
+    assert limit["value"] == 9_999 and limit["ref"].startswith("langchain.agents.factory:create_agent(")  # langchain 1.5.2's literal
+    texts = [r["text"] for r in document["modes"]["defaults"]["scenarios"]["step_bound"]["reasons"] if r["rule"] == "step_bound_not_enforced"]
+    assert len(texts) == 1 and f"its own default bound is {limit['value']} (`{limit['ref']}`, read from the pinned environment)" in texts[0]

@@ -54,3 +54,18 @@ def test_defaults_has_no_step_bound(tmp_path: Path) -> None:
     runs = run(tmp_path, "defaults", AFTER_APPROVAL)
     assert runs["statuses"] == ["awaiting_approval", "completed"]
     assert runs["turns"] == [0, 1, 2, 3, 4]
+
+
+def test_the_step_limit_is_read_from_the_config_create_agent_binds(tmp_path: Path) -> None:
+    """No name holds create_agent's recursion limit: the column reads it from the built agent, and it is the one a bare
+    create_agent binds too (the scenario's build adds nothing of its own)."""
+    from langchain.agents import create_agent
+
+    from adapters.scripted_chat_model import ScriptedChatModel
+    from harness.column_side.scripted_model import ScriptedModel
+    from harness.column_side.world import FixtureWorld
+
+    constants = LangChainColumn().built_constants(AFTER_APPROVAL, tmp_path)
+    bare = create_agent(ScriptedChatModel(scripted=ScriptedModel.of(AFTER_APPROVAL, tmp_path, FixtureWorld(tmp_path, [], may_kill=False).faults)), tools=[])
+    assert constants["step_limit"]["value"] == bare.config["recursion_limit"]
+    assert isinstance(constants["step_limit"]["value"], int) and "create_agent" in constants["step_limit"]["ref"]
