@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from handwritten.tools import RiskClass
-from harness.runner_side.rule_facts import Case, Path, Reason, call_claims, count, later, mechanism, pause_claims, risk_of, tool_of
+from harness.runner_side.rule_facts import Case, Path, Reason, call_claims, count, mechanism, pause_claims, risk_of, stated_after, status_claim, tool_of
 
 
 def paused_before_validation(case: Case) -> Iterator[Reason]:
@@ -19,7 +19,7 @@ def paused_before_validation(case: Case) -> Iterator[Reason]:
         yield Reason("paused_before_validation", (
             f"{len(pauses)} of {len(state['pauses'])} pauses came before the pending calls' arguments were validated: {steps}"
             f"{mechanism(case, 'approval')}"
-        ), (("pre_approval_state", "pauses", "*", "args_validated"),))
+        ), tuple(("pre_approval_state", "pauses", str(i), "args_validated") for i, p in enumerate(state["pauses"]) if not p["args_validated"]))
 
 
 def asked_about_other_calls(case: Case) -> Iterator[Reason]:
@@ -30,15 +30,18 @@ def asked_about_other_calls(case: Case) -> Iterator[Reason]:
     missing = sorted(c for c in engine_asked - fw_asked if count(case.framework, c, "executor_entries"))  # ran with no pause
     if extra:
         kinds = ", ".join(f"{c} ({tool_of(case.scenario, c)}, {risk_of(case.scenario, c)})" for c in extra)
-        first = min(f["step"] for f in case.framework.facts if set(f.get("pending", ())) & set(extra))
+        at = {f["step"] for f in case.framework.facts if set(f.get("pending", ())) & set(extra)}
+        first = min(at)
+        tail, after = stated_after(case, first)
         yield Reason("asked_about_other_calls", (
             f"the run paused for approval of {kinds}, calls the contract does not ask about (it runs read-only and reversible calls and refuses "
-            f"always-denied ones): first at driver step {first}{mechanism(case, 'approval')}"
-        ), (*pause_claims(case), *later(case, first), *(c for cid in extra for c in call_claims(cid))))
+            f"always-denied ones): first at driver step {first}{tail}{mechanism(case, 'approval')}"
+        ), (*pause_claims(case, at), *after, *(c for cid in extra for c in call_claims(case, cid))))
     if missing:
         kinds = ", ".join(f"{c} ({tool_of(case.scenario, c)}, {risk_of(case.scenario, c)})" for c in missing)
+        at = {f["step"] for f in case.engine.facts if set(f.get("pending", ())) & set(missing)}
         yield Reason("ran_without_asking", f"the run never paused for {kinds}, which the contract holds for approval, and ran it",
-                     (*pause_claims(case), *(c for cid in missing for c in call_claims(cid))))
+                     (*pause_claims(case, at), *(c for cid in missing for c in call_claims(case, cid))))
 
 
 def paused_at_other_steps(case: Case) -> Iterator[Reason]:
@@ -49,7 +52,7 @@ def paused_at_other_steps(case: Case) -> Iterator[Reason]:
             yield Reason("paused_at_other_steps", (
                 f"after driver step {fact['step']} ({fact['action']}) the engine was waiting for {', '.join(theirs) or 'nothing'}, the framework for "
                 f"{', '.join(mine) or 'nothing'} (its step ended {step['status']})"
-            ), (("step_statuses", str(fact["step"])), *pause_claims(case)))
+            ), (*status_claim(case, fact["step"], step["status"]), *pause_claims(case, {fact["step"]})))
 
 
 def misused_approval(case: Case) -> Iterator[Reason]:
@@ -59,7 +62,7 @@ def misused_approval(case: Case) -> Iterator[Reason]:
     ``decision_reached_other_call``'s."""
     taken, claims = [], list[Path]()
     ignored: dict[str, list[str]] = {"misused_approval_ignored": [], "decision_ignored": []}
-    quiet: list[Path] = []
+    quiet: dict[str, list[Path]] = {rule: [] for rule in ignored}
     facts = case.framework.facts
     for i, (fact, step) in enumerate(zip(facts, case.framework.steps, strict=True)):
         if fact["action"] not in ("misuse_token", "approve", "reject") or step["status"] in ("refused", "error"):
@@ -70,20 +73,21 @@ def misused_approval(case: Case) -> Iterator[Reason]:
         what = f"{driven.get('misuse', '')} {fact['action'].replace('misuse_token', 'approval')} for {named} at driver step {fact['step']}".strip()
         if fact["action"] == "misuse_token" and (named in effects or (named in before and named not in fact.get("pending", ()))):
             outcome = f"{effects[named]} effects" if named in effects else "no longer pending"
-            taken.append(f"{what} ({named} was pending; after it: {outcome})")
-            claims += [*later(case, fact["step"]), *call_claims(named)]
+            tail, after = stated_after(case, fact["step"])
+            taken.append(f"{what} ({named} was pending; after it: {outcome}{tail.replace('; after it', ';')})")
+            claims += [*after, *call_claims(case, named)]
         elif not effects and named not in before or (fact["action"] == "misuse_token" and not effects):
             waiting = f"{named} was not waiting (waiting: {', '.join(before) or 'nothing'})" if named not in before else f"{named} stayed pending"
             engine = case.engine.steps[fact["step"]]
             refused = f"; the engine refused it: {engine['refusal']}" if engine["refusal"] else ""
-            ignored["misused_approval_ignored" if fact["action"] == "misuse_token" else "decision_ignored"].append(
-                f"{what} ({waiting}; the step ended {step['status']}, nothing ran{refused})")
-            quiet += [("step_statuses", str(fact["step"])), ("refusals",)]
+            rule = "misused_approval_ignored" if fact["action"] == "misuse_token" else "decision_ignored"
+            ignored[rule].append(f"{what} ({waiting}; the step ended {step['status']}, nothing ran{refused})")
+            quiet[rule] += status_claim(case, fact["step"], step["status"])
     if taken:
         yield Reason("misused_approval_accepted", f"misused approvals were taken as approvals: {'; '.join(taken)}{mechanism(case, 'approval')}", tuple(claims))
     for rule, lines in ignored.items():
         if lines:
-            yield Reason(rule, f"decisions neither refused nor acted on: {'; '.join(lines)}", tuple(quiet))
+            yield Reason(rule, f"decisions neither refused nor acted on: {'; '.join(lines)}", tuple(quiet[rule]))
 
 
 def decisions_met_other_effects(case: Case) -> Iterator[Reason]:
@@ -109,12 +113,12 @@ def decisions_met_other_effects(case: Case) -> Iterator[Reason]:
             pending = ", ".join(sorted(c["call_id"] for c in pause["pending"]))
             yield Reason("approved_call_ran_early", (
                 f"when the run paused at driver step {pause['step']} for {pending}, the already approved {_had(ran, engine_pause['non_read_only_effects'])}"
-            ), (("pre_approval_state", "pauses", str(i), "non_read_only_effects"),))
+            ), tuple(("pre_approval_state", "pauses", str(i), "non_read_only_effects", c) for c in ran))
     for i, (mine, theirs) in enumerate(zip(fw["decisions"], engine["decisions"], strict=False)):
         if ran := approved(mine["effects_before"], theirs["effects_before"], mine["step"], {mine["call_id"]}):
             yield Reason("approved_call_ran_early", (
                 f"before the {mine['action']} of {mine['call_id']} at driver step {mine['step']}, the already approved {_had(ran, theirs['effects_before'])}"
-            ), (("pre_approval_state", "decisions", str(i), "effects_before"),))
+            ), tuple(("pre_approval_state", "decisions", str(i), "effects_before", c) for c in ran))
 
     for i, (pause, engine_pause) in enumerate(zip(fw["pauses"], engine["pauses"], strict=False)):
         if ran := unasked(pause["non_read_only_effects"], engine_pause["non_read_only_effects"], pause["step"]):
@@ -122,13 +126,13 @@ def decisions_met_other_effects(case: Case) -> Iterator[Reason]:
             had = _had(ran, engine_pause["non_read_only_effects"])
             yield Reason("effect_before_decision", (
                 f"when the run paused at driver step {pause['step']} for {pending}, {had}"
-            ), (("pre_approval_state", "pauses", str(i), "non_read_only_effects"),))
+            ), tuple(("pre_approval_state", "pauses", str(i), "non_read_only_effects", c) for c in ran))
     for i, (mine, theirs) in enumerate(zip(fw["decisions"], engine["decisions"], strict=False)):
         if ran := unasked(mine["effects_before"], theirs["effects_before"], mine["step"]):
             had = _had(ran, theirs["effects_before"])
             yield Reason("effect_before_decision", (
                 f"before the {mine['action']} of {mine['call_id']} at driver step {mine['step']}, {had}"
-            ), (("pre_approval_state", "decisions", str(i), "effects_before"),))
+            ), tuple(("pre_approval_state", "decisions", str(i), "effects_before", c) for c in ran))
 
 
 def _had(ran: dict[str, int], engine: dict[str, int]) -> str:
@@ -145,8 +149,9 @@ def decision_reached_other_call(case: Case) -> Iterator[Reason]:
         others = {c: n for c, n in fact.get("effects", {}).items()
                   if c != driven["call_id"] and risk_of(case.scenario, c) == RiskClass.HIGH_RISK.value and n > engine_effects.get(c, 0)}
         if others:
+            tail, after = stated_after(case, fact["step"])
             yield Reason("decision_reached_other_call", (
                 f"the {fact['action']} of {driven['call_id']} at driver step {fact['step']} ran "
                 f"{', '.join(f'{c} ({tool_of(case.scenario, c)}, {n} effects)' for c, n in others.items())}"
-                f"{mechanism(case, 'approval')}"
-            ), (*later(case, fact["step"]), *(c for cid in others for c in call_claims(cid))))
+                f"{tail}{mechanism(case, 'approval')}"
+            ), (*after, *(c for cid in others for c in call_claims(case, cid))))

@@ -85,7 +85,8 @@ def test_a_denied_tool_that_did_not_run_has_no_reason_and_one_that_ran_more_says
 def test_a_misused_approval_is_taken_only_when_its_call_was_pending_and_decided_or_ran() -> None:
     case = _case("langgraph", "defaults", "approval_token_misuse")
     rules = _rules(case)
-    assert "other_args approval for c1 at driver step 1 (c1 was pending; after it: 1 effects)" in rules["misused_approval_accepted"]
+    assert "other_args approval for c1 at driver step 1 (c1 was pending; after it: 1 effects; driver step 1 ended awaiting_approval (engine: refused)" in rules[
+        "misused_approval_accepted"]
     # steps 2 to 4 named c1, which had already run: nothing was pending for it and nothing ran
     ignored = "other_session approval for c1 at driver step 2 (c1 was not waiting (waiting: c2); the step ended awaiting_approval, nothing ran"
     assert ignored in rules["misused_approval_ignored"]
