@@ -69,7 +69,7 @@ from harness.scenarios import Scenario
 
 _REFERENCE = "handwritten"
 _NOT_COLUMNS = {"handwritten.json", "availability.json", "evidence.schema.json"}
-_INDEX_KEYS = {"step"}  # integers that say where, not how many
+_INDEX_KEYS = {"step", "sub_step"}  # integers that say where, not how many
 _NON_READ_ONLY = {"non_read_only_effects", "effects_before", "effects_after_resume", "effects_before_resume"}
 _ABSENT = object()
 _FLAGS = {"approval_survives"}  # booleans that may be null (no approval to survive)
