@@ -9,6 +9,7 @@ import pytest
 
 from harness.columns import ROOT
 from harness.runner_side import reason_check as rc
+from harness.runner_side.reason_mutations import mutations
 from harness.runner_side.reasons import Case, Reason, reasons
 from harness.scenarios import SCENARIO_DIR, load_scenarios
 
@@ -27,7 +28,7 @@ def _case(column: str, mode: str, key: str) -> Case:
 
 def _outcome(case: Case, name: str, label: str, derive: rc.Derive = reasons) -> rc.Outcome:
     refusals = sorted(r for r, where in rc.refusal_pool(EVIDENCE).items() if where - {case.scenario.id})
-    mutation = next(m for m in rc.mutations(name, case, refusals) if m.label == label)
+    mutation = next(m for m in mutations(name, case, refusals) if m.label == label)
     return rc.judge("test", name, case, derive(case), mutation, derive)
 
 
@@ -68,9 +69,9 @@ def test_a_refusal_nobody_gave_is_unclaimed_and_a_step_refused_otherwise_is_stat
                 if record["columns"]["refusals"]["equal"] is False and case.framework.observables["refusals"])
     refusals = sorted(r for r, where in rc.refusal_pool(EVIDENCE).items() if where - {case.scenario.id})
     found = reasons(case)
-    added = next(m for m in rc.mutations("refusals", case, refusals) if "no step gave it" in m.label)
+    added = next(m for m in mutations("refusals", case, refusals) if "no step gave it" in m.label)
     assert rc.judge("test", "refusals", case, found, added).how == ("unclaimed",)
-    other = next(m for m in rc.mutations("refusals", case, refusals) if m.kind == "refusal" and m.steps is not None)
+    other = next(m for m in mutations("refusals", case, refusals) if m.kind == "refusal" and m.steps is not None)
     outcome = rc.judge("test", "refusals", case, found, other)
     assert outcome.caught and "stated" in outcome.how
 
