@@ -4,8 +4,8 @@ the evidence, one at a time, to a plausible other value (another status, a refus
 one more or one less, a turn asked once more or once less, a call's effects moved to another call, a flipped flag,
 another resume position, deduplicator or call id), re-derive the reasons from the evidence files with the rule table
 (no framework runs), and count a mutation as caught when no reason claims the mutated leaf any more or every reason
-that claims it states the new value. ``harness/runner_side/reason_check.py`` defines each mutation and "states"
-precisely.
+that claims it states the new value. ``harness/runner_side/reason_mutations.py`` defines each mutation,
+``harness/runner_side/reason_check.py`` "states" precisely.
 
 Prints the score, per rule and per kind of mutation. Exit status: 0 when the score is at least the threshold (``--min``,
 else the score the README states), 1 below it, 2 when the evidence's stored reasons are not the ones the rules derive
