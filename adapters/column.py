@@ -36,14 +36,14 @@ from handwritten.approvals import ApprovalAuthority
 from handwritten.idempotency import SqliteIdempotencyStore
 from handwritten.tools import ToolRegistry
 from harness.canonical_io import canonical_line
-from harness.column_side.approver import APPROVAL_SECRET, BINDINGS
+from harness.column_side.approver import APPROVAL_SECRET
 from harness.column_side.driver import trace_path
 from harness.column_side.implicit_decisions import contract_answer
 from harness.column_side.protocol import ColumnAdapter, Decision, PendingCall, StepOutcome, StepRequest
 from harness.column_side.trace_facts import facts_from_column_trace
 from harness.column_side.world import FixtureWorld
 from harness.records import ScenarioRun, StepFacts
-from harness.scenarios import Scenario
+from harness.scenarios import BINDINGS, Scenario
 
 from .glue_blocks import Contract, first_delivery, reconcile_gate, verify_approval
 from .held_decisions import HeldDecisions
@@ -120,7 +120,7 @@ class FrameworkColumn(ColumnAdapter):
     batched_decisions: ClassVar[bool] = False
     approval_fields: ClassVar[dict[str, str]] = {}
     """The bindings its approval object carries: binding (``call``, ``arguments``, ``session``, ``expiry``, ``single_use``,
-    ``authenticity``; ``harness.column_side.approver.BINDINGS``) -> ``module:qualname`` of the object and the field
+    ``authenticity``; ``harness.scenarios.BINDINGS``) -> ``module:qualname`` of the object and the field
     that carries it (``agents.items:ToolApprovalItem raw_item.call_id``). A binding left out is not carried: a misuse
     that breaks it cannot be expressed through the object, so in ``defaults`` it goes in as the plain decision."""
     defaults_never_reaches: ClassVar[dict[str, str]] = {}

@@ -37,6 +37,10 @@ FAULT_POINTS: dict[str, tuple[str, str]] = {
 }
 
 
+BINDINGS = {"other_call": "call", "other_args": "arguments", "other_session": "session", "expired": "expiry",
+            "reused": "single_use", "forged": "authenticity"}
+"""The binding each ``misuse_token`` kind breaks: what an approval must be bound to for that misuse to be refused."""
+
 @dataclass(frozen=True)
 class Fault:
     """One scheduled fault: a point and its selector (a call id or a model turn)."""

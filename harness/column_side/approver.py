@@ -18,9 +18,6 @@ FOREIGN_SECRET = b"some other deployment's key"
 CLOCK_START = 1_800_000_000.0  # a fixed epoch: evidence never depends on the wall clock
 TOKEN_TTL_S = 300.0
 MISUSES = ("other_args", "other_session", "expired", "forged", "reused", "other_call")
-BINDINGS = {"other_call": "call", "other_args": "arguments", "other_session": "session", "expired": "expiry",
-            "reused": "single_use", "forged": "authenticity"}
-"""The binding each misuse breaks: what an approval must be bound to for the misuse to be refused."""
 
 
 def parsed_args(arguments: Any) -> Any:

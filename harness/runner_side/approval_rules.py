@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from handwritten.tools import RiskClass
-from harness.runner_side.rule_facts import Case, Path, Reason, call_claims, count, later, mechanism, pause_claims, risk_of, tool_of
+from harness.runner_side.rule_facts import Case, Path, Reason, call_claims, count, implicit_follows, mechanism, pause_claims, risk_of, stated_after, status_claim, tool_of
 
 
 def paused_before_validation(case: Case) -> Iterator[Reason]:
@@ -20,7 +20,7 @@ def paused_before_validation(case: Case) -> Iterator[Reason]:
         yield Reason("paused_before_validation", (
             f"{len(pauses)} of {len(state['pauses'])} pauses came before the pending calls' arguments were validated: {steps}"
             f"{mechanism(case, 'approval')}"
-        ), (("pre_approval_state", "pauses", "*", "args_validated"),))
+        ), tuple(("pre_approval_state", "pauses", str(i), "args_validated") for i, p in enumerate(state["pauses"]) if not p["args_validated"]))
 
 
 def asked_about_other_calls(case: Case) -> Iterator[Reason]:
@@ -45,25 +45,29 @@ def asked_about_other_calls(case: Case) -> Iterator[Reason]:
         if answered:
             said += ("; the driver gave the contract's decision within the step: "
                      + ", ".join(f"{d['call_id']} {_DECIDED[d['decision']]} at driver step {step}.{d['sub_step']}" for step, d in answered))
-            claims.append(("pre_approval_state", "implicit_decisions"))
             fw_state, engine_state = case.framework.observables["pre_approval_state"], case.engine.observables["pre_approval_state"]
-            if not isinstance(engine_state, dict) and isinstance(fw_state, dict) and not fw_state["pauses"] and not fw_state["decisions"]:
-                claims.append(("pre_approval_state",))  # the framework has an approval state only because it asked
+            if isinstance(fw_state, dict) and implicit_follows(case, fw_state):  # the decisions said are the ones recorded
+                claims.append(("pre_approval_state", "implicit_decisions"))
+                if not isinstance(engine_state, dict) and not fw_state["pauses"] and not fw_state["decisions"]:
+                    claims.append(("pre_approval_state",))  # the framework has an approval state only because it asked
         if left:
             bounded = [f["step"] for f in waiting if max((d["pause"] for d in f.get("implicit_decision", ())), default=0) >= case.scenario.max_steps]
             said += f"; left waiting: {', '.join(left)} after driver step {waiting[0]['step']}"
             if bounded:
                 said += (f" (driver step {bounded[0]} had answered max_steps={case.scenario.max_steps} pauses, as many as the driver answers "
                          "within one step)")
-            claims += [*pause_claims(case), *later(case, waiting[0]["step"]), *(c for cid in left for c in call_claims(cid))]
+            tail, after = stated_after(case, waiting[0]["step"])
+            said += tail
+            claims += [*pause_claims(case, {f["step"] for f in waiting}), *after, *(c for cid in left for c in call_claims(case, cid))]
         yield Reason("asked_about_other_calls", (
             f"the run paused for approval of {kinds}, calls the contract does not ask about (it runs read-only and reversible calls and refuses "
             f"always-denied ones): {said}{mechanism(case, 'approval')}"
         ), tuple(claims))
     if missing:
         kinds = ", ".join(f"{c} ({tool_of(case.scenario, c)}, {risk_of(case.scenario, c)})" for c in missing)
+        at = {f["step"] for f in case.engine.facts if set(f.get("pending", ())) & set(missing)}
         yield Reason("ran_without_asking", f"the run never paused for {kinds}, which the contract holds for approval, and ran it",
-                     (*pause_claims(case), *(c for cid in missing for c in call_claims(cid))))
+                     (*pause_claims(case, at), *(c for cid in missing for c in call_claims(case, cid))))
 
 
 _DECIDED = {"approve": "approved", "reject": "rejected"}
@@ -83,7 +87,7 @@ def paused_at_other_steps(case: Case) -> Iterator[Reason]:
             yield Reason("paused_at_other_steps", (
                 f"after driver step {fact['step']} ({fact['action']}) the engine was waiting for {', '.join(theirs) or 'nothing'}, the framework for "
                 f"{', '.join(mine) or 'nothing'} (its step ended {step['status']})"
-            ), (("step_statuses", str(fact["step"])), *pause_claims(case)))
+            ), (*status_claim(case, fact["step"], step["status"]), *pause_claims(case, {fact["step"]})))
 
 
 def misused_approval(case: Case) -> Iterator[Reason]:
@@ -117,15 +121,16 @@ def misused_approval(case: Case) -> Iterator[Reason]:
             rule = "misused_approval_accepted" if obj["carried"] else "approval_not_carried"
             via = f"its approval object carries the {obj['binding'].replace('_', ' ')} and it did not hold" if obj["carried"] else (
                 f"its approval object has no field for the {obj['binding'].replace('_', ' ')}: it went in as a plain approval")
-            found[rule].append(f"{what} ({via}{handed}; after it: {outcome})")
-            claims[rule] += [*later(case, fact["step"]), *call_claims(named)]
+            tail, after = stated_after(case, fact["step"])
+            found[rule].append(f"{what} ({via}{handed}; after it: {outcome}{tail.replace('; after it', ';')})")
+            claims[rule] += [*after, *call_claims(case, named)]
         elif not effects and named not in before or (obj and not effects):
             waiting = f"{named} was not waiting (waiting: {', '.join(before) or 'nothing'})" if named not in before else f"{named} stayed pending"
             engine = case.engine.steps[fact["step"]]
             refused = f"; the engine refused it: {engine['refusal']}" if engine["refusal"] else ""
             rule = "misused_approval_ignored" if obj else "decision_ignored"
             found[rule].append(f"{what} ({waiting}{handed}; the step ended {step['status']}, nothing ran{refused})")
-            claims[rule] += [("step_statuses", str(fact["step"])), ("refusals",), *((("pre_approval_state", "pauses"),) if obj else ())]
+            claims[rule] += [*status_claim(case, fact["step"], step["status"]), *(pause_claims(case, {fact["step"]}) if obj else ())]
     texts = {"approval_not_carried": "misused approvals went in as plain ones", "misused_approval_accepted": "misused approvals were taken as approvals",
              "misused_approval_ignored": "misused approvals neither refused nor acted on", "decision_ignored": "decisions neither refused nor acted on"}
     for rule, lines in found.items():
@@ -169,12 +174,12 @@ def decisions_met_other_effects(case: Case) -> Iterator[Reason]:
             pending = ", ".join(sorted(c["call_id"] for c in pause["pending"]))
             yield Reason("approved_call_ran_early", (
                 f"when the run paused at driver step {pause['step']} for {pending}, the already approved {_had(ran, engine_pause['non_read_only_effects'])}"
-            ), (("pre_approval_state", "pauses", str(i), "non_read_only_effects"),))
+            ), tuple(("pre_approval_state", "pauses", str(i), "non_read_only_effects", c) for c in ran))
     for i, (mine, theirs) in enumerate(zip(fw["decisions"], engine["decisions"], strict=False)):
         if ran := approved(mine["effects_before"], theirs["effects_before"], mine["step"], {mine["call_id"]}, mine["step"] - 1):
             yield Reason("approved_call_ran_early", (
                 f"before the {mine['action']} of {mine['call_id']} at driver step {mine['step']}, the already approved {_had(ran, theirs['effects_before'])}"
-            ), (("pre_approval_state", "decisions", str(i), "effects_before"),))
+            ), tuple(("pre_approval_state", "decisions", str(i), "effects_before", c) for c in ran))
 
     for i, (pause, engine_pause) in enumerate(zip(fw["pauses"], engine["pauses"], strict=False)):
         if ran := unasked(pause["non_read_only_effects"], engine_pause["non_read_only_effects"], pause["step"]):
@@ -182,13 +187,13 @@ def decisions_met_other_effects(case: Case) -> Iterator[Reason]:
             had = _had(ran, engine_pause["non_read_only_effects"])
             yield Reason("effect_before_decision", (
                 f"when the run paused at driver step {pause['step']} for {pending}, {had}"
-            ), (("pre_approval_state", "pauses", str(i), "non_read_only_effects"),))
+            ), tuple(("pre_approval_state", "pauses", str(i), "non_read_only_effects", c) for c in ran))
     for i, (mine, theirs) in enumerate(zip(fw["decisions"], engine["decisions"], strict=False)):
         if ran := unasked(mine["effects_before"], theirs["effects_before"], mine["step"]):
             had = _had(ran, theirs["effects_before"])
             yield Reason("effect_before_decision", (
                 f"before the {mine['action']} of {mine['call_id']} at driver step {mine['step']}, {had}"
-            ), (("pre_approval_state", "decisions", str(i), "effects_before"),))
+            ), tuple(("pre_approval_state", "decisions", str(i), "effects_before", c) for c in ran))
 
 
 def _had(ran: dict[str, int], engine: dict[str, int]) -> str:
@@ -206,11 +211,12 @@ def decision_reached_other_call(case: Case) -> Iterator[Reason]:
         others = {c: n for c, n in fact.get("effects", {}).items()
                   if c != driven["call_id"] and c not in held and risk_of(case.scenario, c) == RiskClass.HIGH_RISK.value and n > engine_effects.get(c, 0)}
         if others:
+            tail, after = stated_after(case, fact["step"])
             yield Reason("decision_reached_other_call", (
                 f"the {fact['action']} of {driven['call_id']} at driver step {fact['step']} ran "
                 f"{', '.join(f'{c} ({tool_of(case.scenario, c)}, {n} effects)' for c, n in others.items())}"
-                f"{mechanism(case, 'approval')}"
-            ), (*later(case, fact["step"]), *(c for cid in others for c in call_claims(cid))))
+                f"{tail}{mechanism(case, 'approval')}"
+            ), (*after, *(c for cid in others for c in call_claims(case, cid))))
 
 
 def decision_raised(case: Case) -> Iterator[Reason]:
@@ -221,11 +227,11 @@ def decision_raised(case: Case) -> Iterator[Reason]:
             continue
         engine = case.engine.steps[fact["step"]]
         then = f"the engine refused it ({engine['refusal']})" if engine["refusal"] else f"the engine's step ended {engine['status']}"
-        final = case.framework.observables["status"]
+        tail, after = stated_after(case, fact["step"])
         yield Reason("decision_raised", (
             f"the {fact['action'].replace('misuse_token', 'misused approval')} at driver step {fact['step']} ended in {fact['raised']}: the step "
-            f"ended {step['status']}, {then}; the run's final status is {final}{mechanism(case, 'approval')}"
-        ), (("status",), ("refusals",), *(("step_statuses", str(i)) for i in range(fact["step"], len(case.framework.steps)))))
+            f"ended {step['status']}, {then}{tail}{mechanism(case, 'approval')}"
+        ), (*status_claim(case, fact["step"], step["status"]), *after))
 
 
 def held_for_turn(case: Case) -> Iterator[Reason]:

@@ -14,11 +14,11 @@ import tomllib
 from collections import defaultdict
 from typing import Any
 
-from harness.column_side.approver import BINDINGS
 from harness.columns import ROOT, known_columns
 from harness.runner_side.environments import direct_pins
 from harness.runner_side.probes import Probe
 from harness.runner_side.reasons import CONSEQUENCES, TITLES, UNEXPLAINED, claimed, differing_paths
+from harness.scenarios import BINDINGS
 
 Entry = tuple[str, list[str], str, list[tuple[str, ...]]]
 """(scenario key, observables the reason explains there, reason text, the differing leaves it accounts for)."""

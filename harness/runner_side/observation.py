@@ -63,7 +63,8 @@ _COUNTS = (("entered", "tool_entries"), ("executed", "executor_entries"), ("effe
 def step_facts(steps: list[StepRecord], facts: list[StepFacts]) -> list[dict[str, Any]]:
     """What each driver step did, in neutral terms (the material the reasons are derived from; empty parts left out):
     the ledger counts it added per call id (``entered`` the tool function, ``executed`` the body, ``effects``
-    committed), whether the worker was ``killed``, the exception that ended it (``raised``), the calls left ``pending``, the approvals it ``granted``, the tool
+    committed), whether the worker was ``killed``, the exception that ended it (``raised``), the calls left ``pending`` (and, when the
+    step paused, whether their arguments were ``validated`` before it), the approvals it ``granted``, the tool
     ``results`` it delivered (``[call id, status]`` in order), where a resume continued (``resumed``), who
     deduplicated a delivery (``dedup_by``), the decisions ``held`` for a batched turn, how a misused approval reached the
     framework (``approval_object``) and the driver's ``implicit_decision``s at its sub-steps (the contract's
@@ -80,6 +81,7 @@ def step_facts(steps: list[StepRecord], facts: list[StepFacts]) -> list[dict[str
             "killed": step.killed,
             "raised": step.raised,
             "pending": sorted(p["call_id"] for p in step.pending),
+            "validated": fact.validated_before_pause if step.pending else None,
             "granted": sorted(fact.approvals_granted),
             "results": [[r["call_id"], r["status"]] for r in fact.results],
             "resumed": fact.resumed["position"] if fact.resumed else None,

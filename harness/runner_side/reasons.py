@@ -6,6 +6,8 @@ says what happened with the call ids, steps and counts inline. A framework contr
 the names of its mechanisms (``module:qualname``) and the constants read from its pinned environment.
 Every reason names the differing leaves it accounts for (``claims``: path prefixes, ``*`` matching any
 key); a leaf of a not-equal cell that no reason claims is reported as "no rule explains this difference".
+A reason claims only the leaves whose values follow from the fact it states, or whose values its text states
+(``harness.runner_side.rule_facts``); ``harness.runner_side.reason_check`` measures how well the table keeps to that.
 """
 
 from __future__ import annotations
@@ -133,11 +135,13 @@ TITLES: dict[str, str] = {
     "ran_at_other_steps": "A call runs more often, or at other driver steps, than in the engine's run",
     "results_differ": "A call's results reach the model another number of times",
     "turns_never_asked": "Scripted turns are never asked for",
-    "step_refused": "A driver step is refused",
+    "turns_asked_only_here": "Scripted turns the engine never asks for are asked for",
+    "model_asked_less": "The model is asked for a turn fewer times than in the engine's run",
+    "step_refused": "A driver step is refused, or one the engine refused is not",
     "paused_at_other_steps": "A driver step leaves other calls waiting for a decision than the engine's",
 }
 """Every rule id the table yields, with the behaviour it names (the headings of ``evidence/FINDINGS.md``)."""
-CONSEQUENCES = frozenset({"approval_not_carried", "decision_raised", "held_for_turn",
-                          "ran_less_often", "ran_at_other_steps", "results_differ", "turns_never_asked", "step_refused", "paused_at_other_steps"})
+CONSEQUENCES = frozenset({"approval_not_carried", "decision_raised", "held_for_turn", "ran_less_often", "ran_at_other_steps", "results_differ",
+                          "turns_never_asked", "turns_asked_only_here", "model_asked_less", "step_refused", "paused_at_other_steps"})
 """Rules that describe what followed from another behaviour (a run that ended early ran less): they explain
 cells and are kept in the evidence, but ``evidence/FINDINGS.md`` does not list them as findings."""

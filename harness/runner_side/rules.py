@@ -13,18 +13,23 @@ from harness.runner_side.rule_facts import (
     Path,
     Reason,
     Run,
+    asked_for,
     at,
     call_claims,
     clip,
     count,
     differing_calls,
-    later,
+    interrupt_claims,
     mechanism,
     pause_claims,
+    replay_claims,
     risk_of,
+    stated_after,
+    status_claim,
     steps_with,
     times,
     tool_of,
+    turn_list_claims,
 )
 
 _UNCERTAIN_CAUSES = {
@@ -44,7 +49,7 @@ def executed_again(case: Case) -> Iterator[Reason]:
             yield Reason("executed_again", (
                 f"{cid} ({tool_of(case.scenario, cid)}): {runs} executor entries and {effects} effects where the engine had "
                 f"{engine_runs} and {engine_effects}, executed at {at(steps_with(fw, 'executed', cid))}{mechanism(case, 'tool_dispatch')}"
-            ), call_claims(cid))
+            ), call_claims(case, cid))
 
 
 def denied_tool_ran(case: Case) -> Iterator[Reason]:
@@ -55,7 +60,7 @@ def denied_tool_ran(case: Case) -> Iterator[Reason]:
                 f"{cid} ({tool_of(case.scenario, cid)}, always denied by the contract) ran: {count(case.framework, cid, 'executor_entries')} executor "
                 f"entries, {count(case.framework, cid, 'effects')} effects at {at(steps_with(case.framework, 'executed', cid))}; no policy stage stopped it"
                 f"{mechanism(case, 'tool_dispatch')}"
-            ), call_claims(cid))
+            ), call_claims(case, cid))
 
 
 def invalid_args_ran(case: Case) -> Iterator[Reason]:
@@ -67,7 +72,7 @@ def invalid_args_ran(case: Case) -> Iterator[Reason]:
                 f"{cid}'s arguments break {tool_of(case.scenario, cid)}'s strict schema ({error}) yet reached the tool: {entered} tool entries, "
                 f"{count(case.framework, cid, 'executor_entries')} executor entries, {count(case.framework, cid, 'effects')} effects"
                 f"{mechanism(case, 'tool_dispatch')}"
-            ), (("schema_failure_side_effects", cid), *call_claims(cid)))
+            ), call_claims(case, cid))
 
 
 def redelivered_as_new_turn(case: Case) -> Iterator[Reason]:
@@ -77,20 +82,28 @@ def redelivered_as_new_turn(case: Case) -> Iterator[Reason]:
     for fact, step in zip(case.framework.facts, case.framework.steps, strict=True):
         if fact["action"] != "deliver_again" or fact.get("dedup_by") or step["status"] == "refused":
             continue
+        tail, after = stated_after(case, fact["step"] + 1)
         if step["status"] == "error":
             yield Reason("redelivery_failed", (
                 f"the event delivered again at driver step {fact['step']} ended the step in an error ({fact.get('raised') or 'an exception'}) "
-                f"where the engine recognised it as a duplicate{mechanism(case, 'message_assembly')}"
-            ), (*later(case, fact["step"]), ("idempotent_replay",)))
+                f"where the engine recognised it as a duplicate{tail}{mechanism(case, 'message_assembly')}"
+            ), (*status_claim(case, fact["step"], "error"), *after, *_redelivered(case)))
             continue
         ran = dict(fact.get("executed", {}))
         model = (f", and the model was asked {fw_asked} times in the run where the engine asked {engine_asked}" if fw_asked > engine_asked
                  else ", and the model was asked no more than the engine asked it")
         yield Reason("redelivered_as_new_turn", (
             f"the event delivered again at driver step {fact['step']} was not recognised as a duplicate: the step ended "
-            f"{step['status']}, executors entered in it: {', '.join(f'{c} {times(n)}' for c, n in ran.items()) or 'none'}{model}"
+            f"{step['status']}, executors entered in it: {', '.join(f'{c} {times(n)}' for c, n in ran.items()) or 'none'}{model}{tail}"
             f"{mechanism(case, 'message_assembly')}"
-        ), (*later(case, fact["step"]), ("model",), ("idempotent_replay",), *(c for cid in ran for c in call_claims(cid))))
+        ), (*status_claim(case, fact["step"], step["status"]), *after, *_redelivered(case), *(c for cid in ran for c in call_claims(case, cid))))
+
+
+def _redelivered(case: Case) -> tuple[Path, ...]:
+    """What an event delivered again and not recognised carries into: the results each call delivered and who
+    deduplicated, where the facts give them (the effects are the calls' own, ``call_claims``)."""
+    replay = case.framework.observables["idempotent_replay"]
+    return tuple(c for cid in (replay if isinstance(replay, dict) else ()) for c in replay_claims(case, cid))
 
 
 def step_bound_not_enforced(case: Case) -> Iterator[Reason]:
@@ -101,11 +114,16 @@ def step_bound_not_enforced(case: Case) -> Iterator[Reason]:
         return  # a run that ended before the bound never met it
     limit = case.constants.get("step_limit")
     own = f"; its own default bound is {limit['value']} (`{limit['ref']}`, read from the pinned environment)" if limit else ""
+    beyond = [t for t in range(case.scenario.max_steps, last + 1)]
+    said, turns = asked_for(case, beyond)
+    step = engine_stopped[0]
+    tail, after = stated_after(case, step + 1)
     yield Reason("step_bound_not_enforced", (
-        f"max_steps={case.scenario.max_steps} stopped the engine at driver step {engine_stopped[0]}; the framework's run was not bounded by it and asked the "
-        f"model for turns 0 to {last}{own}{mechanism(case, 'loop')}"
-    ), (*later(case, engine_stopped[0]), ("model",), *(c for cid in differing_calls(case) for c in call_claims(cid)
-                                                          if count(case.framework, cid, "executor_entries") > count(case.engine, cid, "executor_entries"))))
+        f"max_steps={case.scenario.max_steps} stopped the engine at driver step {step}; the framework's run was not bounded by it: its driver step {step} "
+        f"ended {case.framework.steps[step]['status']}, and it asked the model for turns 0 to {last} (beyond the bound: {said}){tail}{own}{mechanism(case, 'loop')}"
+    ), (*status_claim(case, step, case.framework.steps[step]["status"]), *after, *turns, *turn_list_claims(case),
+        *(c for cid in differing_calls(case) for c in call_claims(case, cid)
+          if count(case.framework, cid, "executor_entries") > count(case.engine, cid, "executor_entries"))))
 
 
 def fault_never_fired(case: Case) -> Iterator[Reason]:
@@ -118,21 +136,23 @@ def fault_never_fired(case: Case) -> Iterator[Reason]:
     for step in sorted(engine_kills - fw_kills):
         why = (f"of them {', '.join(engine_only)} is a point only the engine passes (after its intent checkpoint, before the executor)"
                if engine_only else "the framework's run did not reach a kill point there")
+        tail, after = stated_after(case, step + 1)
         yield Reason("fault_never_fired", (
             f"a kill (the scenario's kill points: {points}) ended the engine's driver step {step}; the framework's step {step} ended "
-            f"{case.framework.steps[step]['status']} with no kill: {why}"
-        ), (("checkpoint_after_interrupt", "interrupts"), *later(case, step), *_calls_from(case, step)))
+            f"{case.framework.steps[step]['status']} with no kill: {why}{tail}"
+        ), (*interrupt_claims(case), *status_claim(case, step, case.framework.steps[step]["status"]), *after, *_calls_from(case, step)))
     for step in sorted(fw_kills - engine_kills):
+        tail, after = stated_after(case, step)
         yield Reason("fault_fired_only_here", (
             f"a kill (the scenario's kill points: {points}) ended the framework's driver step {step}; the engine's step {step} ended "
-            f"{case.engine.steps[step]['status']} with no kill"
-        ), (("checkpoint_after_interrupt", "interrupts"), *later(case, step), *_calls_from(case, step)))
+            f"{case.engine.steps[step]['status']} with no kill{tail}"
+        ), (*interrupt_claims(case), *after, *_calls_from(case, step)))
 
 
 def _calls_from(case: Case, step: int) -> tuple[Path, ...]:
     """The leaves of the calls whose counts differ and that either run executed at ``step`` or later."""
     late = {c for run in (case.framework, case.engine) for f in run.facts if f["step"] >= step for c in f.get("executed", {})}
-    return tuple(c for cid in differing_calls(case) if cid in late for c in call_claims(cid))
+    return tuple(c for cid in differing_calls(case) if cid in late for c in call_claims(case, cid))
 
 
 def resumed_differently(case: Case) -> Iterator[Reason]:
@@ -145,21 +165,26 @@ def resumed_differently(case: Case) -> Iterator[Reason]:
         theirs = theirs_by_step.get(mine["step"])
         if theirs is None:
             continue  # a kill only one run met: fault_never_fired / fault_fired_only_here
-        said = []
+        said, fields = [], []
         if mine["resume_position"] != theirs["resume_position"] or mine["pending_call"] != theirs["pending_call"]:
+            fields += ["resume_position", "pending_call"]
             call = (mine["pending_call"] or {}).get("call_id")
             found = f"found the run at {mine['resume_position']}" if mine["resume_position"] else "found nothing to resume from"
             said.append(f"{found}{f' with {call} pending' if call else ''} (engine: {theirs['resume_position']})")
         if mine["approval_survives"] is False and theirs["approval_survives"] is not False:
             said.append("the approval given before the kill did not survive: the run asked for it again")
+            fields.append("approval_survives")
         if mine["resumable"] != theirs["resumable"]:
             said.append("the run could not continue" if not mine["resumable"] else "the run continued")
+            fields.append("resumable")
         if said:
             resume = next((f for f in case.framework.facts if f["step"] > mine["step"] and f["action"] == "resume"), None)
             how = f" (driver step {resume['step']}, which ended {case.framework.steps[resume['step']]['status']})" if resume else ""
+            tail, after = stated_after(case, mine["step"] + 1)
+            asked_again = {f["step"] for f in case.framework.facts if f["step"] > mine["step"]}
             yield Reason("resumed_differently", (
-                f"after the kill at driver step {mine['step']}, the framework's resume{how} {'; '.join(said)}{mechanism(case, 'persistence')}"
-            ), (("checkpoint_after_interrupt", "interrupts", str(i)), *later(case, mine["step"] + 1), *pause_claims(case)))
+                f"after the kill at driver step {mine['step']}, the framework's resume{how} {'; '.join(said)}{tail}{mechanism(case, 'persistence')}"
+            ), (*(("checkpoint_after_interrupt", "interrupts", str(i), f) for f in fields), *after, *pause_claims(case, asked_again)))
 
 
 def uncertain_not_stopped(case: Case) -> Iterator[Reason]:
@@ -172,10 +197,11 @@ def uncertain_not_stopped(case: Case) -> Iterator[Reason]:
     error = f" ({fw_step['error']})" if fw_step.get("error") else ""
     entered = {c for f in case.engine.facts if f["step"] <= step for c in f.get("executed", {})}
     causes = [_UNCERTAIN_CAUSES[f.point].format(f.call_id) for f in case.scenario.faults if f.point in _UNCERTAIN_CAUSES and f.call_id in entered]
+    tail, after = stated_after(case, step + 1)
     yield Reason("uncertain_not_stopped", (
         f"the engine stopped at driver step {step} for an explicit reconciliation ({'; '.join(causes) or 'an uncertain outcome'}); the framework's "
-        f"driver step {step} ended {fw_step['status']}{error}"
-    ), later(case, step))
+        f"driver step {step} ended {fw_step['status']}{error}{tail}"
+    ), (*status_claim(case, step, fw_step["status"]), *after))
 
 
 
@@ -187,18 +213,33 @@ def tool_error_not_retried(case: Case) -> Iterator[Reason]:
             continue
         failed = next((i for i, s in enumerate(case.framework.steps) if s["status"] == "error"), None)
         ended = f"; the error ended the run at driver step {failed} ({case.framework.steps[failed]['error'] or 'the framework raised'})" if failed is not None else ""
+        tail, after = stated_after(case, failed + 1 if failed is not None else steps_with(case.framework, "executed", cid)[0]["step"])
         yield Reason("tool_error_not_retried", (
             f"{cid}'s executor raised before its effect; the engine retried it under the same key ({engine_runs} executor entries, "
-            f"{count(case.engine, cid, 'effects')} effect), the framework entered it {times(runs)} with {count(case.framework, cid, 'effects')} effects{ended}"
-        ), (*call_claims(cid), *later(case, failed if failed is not None else 0)))
+            f"{count(case.engine, cid, 'effects')} effect), the framework entered it {times(runs)} with {count(case.framework, cid, 'effects')} effects{ended}{tail}"
+        ), (*call_claims(case, cid), *(status_claim(case, failed, "error") if failed is not None else ()), *after))
 
 
 def step_refused(case: Case) -> Iterator[Reason]:
-    """A driver step the engine performed was refused in the framework's run (a step it has no way to perform,
-    or nothing to act on)."""
-    for i, (step, engine_step) in enumerate(zip(case.framework.steps, case.engine.steps, strict=False)):
-        if step["refusal"] and step["refusal"] != engine_step["refusal"]:
-            yield Reason("step_refused", f"driver step {i} ({step['action']}) was refused: {step['refusal']}", later(case, i))
+    """A driver step the engine performed was refused in the framework's run (a step it has no way to perform, or
+    nothing to act on), or one the engine refused was not: one reason for all of them, since the refusals are one list.
+    It claims the refused steps' statuses (a refusal ends its step ``refused``) and the refusals, where the list is the
+    one the steps gave (a refusal no step gave is no consequence of anything)."""
+    mine, theirs = case.framework.steps, case.engine.steps
+    refused = [i for i, (s, e) in enumerate(zip(mine, theirs, strict=False)) if s["refusal"] and s["refusal"] != e["refusal"]]
+    kept = [i for i, (s, e) in enumerate(zip(mine, theirs, strict=False)) if e["refusal"] and not s["refusal"]]
+    if not refused and not kept:
+        return
+    said = [f"driver step {i} ({mine[i]['action']}) was refused: {mine[i]['refusal']}" for i in refused]
+    said += [f"driver step {i} ({mine[i]['action']}) was not refused (the engine's refusal: {theirs[i]['refusal']})" for i in kept]
+    listed, given = case.framework.observables["refusals"], [s["refusal"] for s in mine if s["refusal"]]
+    claims: list[Path] = [c for i in refused for c in status_claim(case, i, "refused")]
+    if listed == given and len(listed) != len(case.engine.observables["refusals"]):
+        claims.append(("refusals",))
+    elif listed == given:
+        order = [i for i, s in enumerate(mine) if s["refusal"]]
+        claims += [("refusals", str(order.index(i))) for i in refused]
+    yield Reason("step_refused", "; ".join(said), tuple(claims))
 
 
 def ran_less_often(case: Case) -> Iterator[Reason]:
@@ -214,7 +255,7 @@ def ran_less_often(case: Case) -> Iterator[Reason]:
             f"{at(steps_with(case.framework, 'executed', cid))}; the engine had {engine_runs} and {count(case.engine, cid, 'effects')}, at "
             f"{at(steps_with(case.engine, 'executed', cid))}; the framework's run ended {case.framework.observables['status']}, the engine's "
             f"{case.engine.observables['status']}"
-        ), call_claims(cid))
+        ), call_claims(case, cid))
 
 
 def _moved_calls(case: Case) -> list[str]:
@@ -237,12 +278,12 @@ def repeat_not_answered(case: Case) -> Iterator[Reason]:
         if len(turns) < 2 and fw[cid]["results"] != engine.get(cid, {}).get("results"):
             yield Reason("results_differ", (
                 f"the framework delivered {delivered} results for {cid}, the engine {engine_delivered}"
-            ), (("idempotent_replay", cid, "results"), ("idempotent_replay", cid, "equal")))
+            ), replay_claims(case, cid))
         if len(turns) > 1 and delivered < engine_delivered:
             yield Reason("repeat_not_answered", (
                 f"the model sent {cid} in turns {', '.join(map(str, turns))}; the framework delivered {delivered} of its results, the engine "
                 f"{engine_delivered} (the repeat replayed from its record)"
-            ), (("idempotent_replay", cid),))
+            ), replay_claims(case, cid))
 
 
 def stopped_by_own_bound(case: Case) -> Iterator[Reason]:
@@ -257,11 +298,12 @@ def stopped_by_own_bound(case: Case) -> Iterator[Reason]:
     which = (f" (its default, {limit['value']} model calls: `{limit['ref']}`)" if case.mode == "defaults" and limit and asked == limit["value"]
              else f" (max_steps={case.scenario.max_steps}, as the contract glue passed it)" if case.mode == "contract" and asked == case.scenario.max_steps
              else "")
-    per_turn = ", ".join(f"turn {t} {times(n)}" for t, n in sorted(calls.items(), key=lambda kv: int(kv[0])))
+    per_turn, turns = asked_for(case, sorted(map(int, calls)))
+    tail, after = stated_after(case, stopped[0] + 1)
     yield Reason("stopped_by_own_bound", (
-        f"the framework's run stopped at its step bound{which} at driver step {stopped[0]}, having asked the model for {per_turn}; the engine's "
-        f"driver step {stopped[0]} ended {case.engine.steps[stopped[0]]['status']}{mechanism(case, 'loop')}"
-    ), later(case, stopped[0]))
+        f"the framework's run stopped at its step bound{which}: driver step {stopped[0]} ended stopped_max_steps, having asked the model for {per_turn}; the engine's "
+        f"driver step {stopped[0]} ended {case.engine.steps[stopped[0]]['status']}{tail}{mechanism(case, 'loop')}"
+    ), (*status_claim(case, stopped[0], "stopped_max_steps"), *after, *turns, *turn_list_claims(case)))
 
 
 def model_asked_again(case: Case) -> Iterator[Reason]:
@@ -278,31 +320,49 @@ def model_asked_again(case: Case) -> Iterator[Reason]:
 def model_turns_differ(case: Case) -> Iterator[Reason]:
     """The run asked the model for turns beyond the script, or never asked for some, or sent it messages of its own."""
     fw, engine = case.framework.observables["model"], case.engine.observables["model"]
-    extra, fewer = sorted(set(fw["missing_turns"]) - set(engine["missing_turns"])), sorted(set(engine["missing_turns"]) - set(fw["missing_turns"]))
+    scripted = len(case.scenario.model_script)
+    asked, engine_asked = {int(t) for t in fw["calls_per_turn"]}, {int(t) for t in engine["calls_per_turn"]}
+    extra, fewer = sorted(t for t in asked - engine_asked if t >= scripted), sorted(t for t in engine_asked - asked if t >= scripted)
+    lists = turn_list_claims(case)
     if extra:
-        beyond = f"the model was asked for turns {', '.join(map(str, extra))} (counting from 0) beyond the script's {len(case.scenario.model_script)}"
-        yield Reason("turns_beyond_script", beyond, (("model", "missing_turns"), ("model", "calls_per_turn")))
+        said, turns = asked_for(case, extra)
+        yield Reason("turns_beyond_script", f"the model was asked for turns beyond the script's {scripted} (counting from 0): {said}",
+                     (*turns, *(c for c in lists if c[1] == "missing_turns")))
     if fewer:
         yield Reason("turns_never_asked", (
             f"the engine asked the model for turns {', '.join(map(str, fewer))} beyond the script; the framework's run ended "
             f"{case.framework.observables['status']} without asking for them"
-        ), (("model", "missing_turns"), ("model", "calls_per_turn")))
-    unasked = sorted(set(fw["unused_turns"]) - set(engine["unused_turns"]))
+        ), (*(("model", "calls_per_turn", str(t)) for t in fewer), *(c for c in lists if c[1] == "missing_turns")))
+    unasked = sorted(t for t in engine_asked - asked if t < scripted)
     if unasked:
         last = case.framework.steps[-1]
         yield Reason("turns_never_asked", (
             f"scripted turns {', '.join(map(str, unasked))} were never asked for: the framework's run ended {case.framework.observables['status']} "
             f"(last driver step {len(case.framework.steps) - 1}: {last['status']})"
-        ), (("model", "unused_turns"), *(("model", "calls_per_turn", str(t)) for t in unasked)))
+        ), (*(("model", "calls_per_turn", str(t)) for t in unasked), *(c for c in lists if c[1] == "unused_turns")))
+    only_here = sorted(t for t in asked - engine_asked if t < scripted)
+    if only_here:
+        said, turns = asked_for(case, only_here)
+        yield Reason("turns_asked_only_here", (
+            f"the framework's run went on to scripted turns the engine never asked for: {said} (the engine's run ended "
+            f"{case.engine.observables['status']}, the framework's {case.framework.observables['status']})"
+        ), (*turns, *(c for c in lists if c[1] == "unused_turns")))
+    less = sorted(t for t in asked & engine_asked if fw["calls_per_turn"][str(t)] < engine["calls_per_turn"][str(t)])
+    if less:
+        said, turns = asked_for(case, less)
+        theirs = ", ".join(f"{times(engine['calls_per_turn'][str(t)])}" for t in less)
+        yield Reason("model_asked_less", (
+            f"the model was asked for {said} (engine: {theirs}): the framework's run ended {case.framework.observables['status']}"
+        ), turns)
     if fw["injected"] != engine["injected"] or fw["marker_roles"] != engine["marker_roles"]:
-        said = []
+        said_ = []
         if fw["injected"] != engine["injected"]:
-            said.append(f"the model received {len(fw['injected'])} messages neither the script nor a tool wrote "
-                        f"({'; '.join(clip(m) for m in fw['injected'][:2]) or 'none'}; engine: {len(engine['injected'])})")
+            said_.append(f"the model received {len(fw['injected'])} messages neither the script nor a tool wrote "
+                         f"({'; '.join(clip(m) for m in fw['injected'][:2]) or 'none'}; engine: {len(engine['injected'])})")
         if fw["marker_roles"] != engine["marker_roles"]:
-            said.append(f"the tool output's injected instruction reached the model in {', '.join(fw['marker_roles']) or 'no'} messages "
-                        f"(engine: {', '.join(engine['marker_roles']) or 'none'})")
-        yield Reason("model_saw_other_messages", "; ".join(said) + mechanism(case, "message_assembly"), (("model", "injected"), ("model", "marker_roles")))
+            said_.append(f"the tool output's injected instruction reached the model in {', '.join(fw['marker_roles']) or 'no'} messages "
+                         f"(engine: {', '.join(engine['marker_roles']) or 'none'})")
+        yield Reason("model_saw_other_messages", "; ".join(said_) + mechanism(case, "message_assembly"), (("model", "injected"), ("model", "marker_roles")))
 
 
 def deduplicated_by_glue(case: Case) -> Iterator[Reason]:
