@@ -31,9 +31,12 @@ def test_contract_mode_differs_only_where_the_deduplication_is_glue() -> None:
     scenarios = _evidence()["modes"]["contract"]["scenarios"]
     unequal = {(sid, name) for sid, s in scenarios.items() for name, c in s["columns"].items() if c["equal"] is False}
     replayed = {(sid, "idempotent_replay") for sid in ("duplicate_call_id", "duplicate_event", "resume_same_state_twice")}
-    assert unequal == replayed
+    held = {("approval_misuse_other_call", "pre_approval_state")}  # a rejection held until the turn's other call is decided
+    assert unequal == replayed | held
     for sid, name in replayed:
         assert "contract glue" in scenarios[sid]["columns"][name]["reason"]
+    for sid, name in held:
+        assert scenarios[sid]["columns"][name]["rules"] == ["held_for_turn"]
     # batched HITL: the first decision of the turn is held for the second, and the held call is decided, not pending
     pauses = scenarios["decisions_out_of_order"]["columns"]["pre_approval_state"]["framework"]["pauses"]
     assert [[p["call_id"] for p in pause["pending"]] for pause in pauses] == [["c1", "c2"], ["c1"]]
