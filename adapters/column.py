@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import inspect
+import re
 from abc import abstractmethod
 from collections.abc import Awaitable
 from dataclasses import dataclass
@@ -148,7 +149,7 @@ class FrameworkColumn(ColumnAdapter):
                 try:
                     return step.play(session)
                 except Exception as exc:  # the runner decides, from MAPPING.md, whether it is the framework's own
-                    trace.emit({"kind": "run_failed", "error": f"{type(exc).__name__}: {exc}"})
+                    trace.emit({"kind": "run_failed", "error": f"{type(exc).__name__}: {_sets_sorted(str(exc))}"})
                     raise
                 finally:
                     step.wait(session.close())
@@ -329,6 +330,15 @@ class _Step:
 
 _RUNS_THE_FRAMEWORK = ("run", "deliver_again", "approve", "misuse_token", "reject", "resume")
 """The driver actions after which the framework may have paused anew (a snapshot or a restore only reports its state)."""
+
+
+_SET_OF_STRINGS = re.compile(r"\{'[^'{}]*'(?:, '[^'{}]*')+\}")
+
+
+def _sets_sorted(message: str) -> str:
+    """A framework's message with each set of strings it prints in sorted order: a set has no order, and Python's
+    differs from run to run (hash randomization; the column's interpreter runs with ``-I``, so no hash seed reaches it)."""
+    return _SET_OF_STRINGS.sub(lambda m: "{" + ", ".join(sorted(m.group(0)[1:-1].split(", "))) + "}", message)
 
 
 # contract glue: start

@@ -46,7 +46,6 @@ def clean_environment(home: Path) -> dict[str, str]:
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
         "TZ": "UTC",
-        "PYTHONHASHSEED": "0",  # a framework's message that prints a set (Pydantic AI's missing results) reads the same every run
         **TELEMETRY_OFF,
     }
 

@@ -240,3 +240,10 @@ def test_edited_arguments_change_one_argument_and_keep_the_call_valid() -> None:
     assert ArgsValidator(FIXTURE_TOOLS["transfer_funds"].schema).check(edited_args(transfer)).ok  # an edit a framework can run
     assert edited_args(json.dumps({"city": "Paris"})) == {"city": "Paris (edited)"}
     assert edited_args([1]) == {"changed": [1]}
+
+
+def test_a_set_a_framework_prints_in_its_message_is_traced_in_sorted_order() -> None:
+    from adapters.column import _sets_sorted
+
+    assert _sets_sorted("Expected: {'c2', 'c1'}, got: {'c2'}") == "Expected: {'c1', 'c2'}, got: {'c2'}"
+    assert _sets_sorted("a dict {'b': 1, 'a': 2} stays as it is") == "a dict {'b': 1, 'a': 2} stays as it is"
