@@ -57,18 +57,27 @@ async def main() -> dict:
     result = await Runner.run(agent, "Send 25.00 from ACC-1 to ACC-2 and 99.00 from ACC-1 to ACC-3.")
     statuses = ["awaiting_approval"]
     items = {i.raw_item.call_id: i for i in result.interruptions}
+    refusals: list[str] = []
+
+    async def decide(state) -> None:  # a refusal by the SDK is an exception out of the run
+        nonlocal result
+        try:
+            result = await Runner.run(agent, state)
+        except Exception as error:
+            refusals.append(type(error).__name__)
+
     state = result.to_state()
     state.approve(items["c2"])  # the decision for c1, made with c2's item
-    result = await Runner.run(agent, state)
+    await decide(state)
     statuses.append("awaiting_approval" if result.interruptions else "completed")
     c2 = next((i for i in result.interruptions if i.raw_item.call_id == "c2"), None)
     if c2 is not None:  # the rejection of c2: only with an item pending for it
         state = result.to_state()
         state.reject(c2, rejection_message="not this one")
-        result = await Runner.run(agent, state)
+        await decide(state)
     statuses.append("awaiting_approval" if result.interruptions else "completed")
     ledger = {c: {k: n[k] for k in ("tool_entries", "executor_entries", "effects")} for c, n in counts().items()}
-    return {"step_statuses": statuses, "side_effects": ledger, "refusals": []}  # the SDK raised on neither decision
+    return {"step_statuses": statuses, "side_effects": ledger, "refusals": refusals}
 
 set_tracing_disabled(True)
 report(SCENARIO, asyncio.run(main()))
