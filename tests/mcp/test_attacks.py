@@ -46,7 +46,7 @@ from tests.mcp.attack_kit import (
 )
 
 pytestmark = pytest.mark.slow
-RACE_TRIALS = int(os.environ.get("AGENT_BENCH_MCP_RACE_TRIALS", "5"))  # 30 outside CI: see the README
+RACE_TRIALS = int(os.environ.get("AGENT_BENCH_MCP_RACE_TRIALS", "5"))  # 30 outside CI: see docs/mcp.md
 RACE_SERVERS = 8
 
 

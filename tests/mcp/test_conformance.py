@@ -6,7 +6,7 @@ scenarios that need its own test tools, resources or prompts are listed, with wh
 a listed scenario that now passes, so the baseline can neither hide a regression nor go stale.
 
 The server wants ``Authorization: Bearer <token>`` on every request and the suite has no way to send a header,
-so it reaches the server as a host that cannot send one does (README, "MCP"): through a bridge that adds the token
+so it reaches the server as a host that cannot send one does (docs/mcp.md, "Host configuration"): through a bridge that adds the token
 (``tests/mcp/auth_proxy.py``); that a client without the token gets nothing is ``test_attacks.py``'s.
 """
 

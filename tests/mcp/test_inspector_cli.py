@@ -124,10 +124,10 @@ def test_a_high_risk_call_waits_for_a_grant_given_out_of_band_then_runs_once(ins
     assert inspector.transfers() == 1
 
 
-def readme_http_host_config(port: int, token: str) -> dict[str, Any]:
-    """The README's host configuration for Streamable HTTP, with this server's port and token put in."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```json\n(.*?)```", readme, flags=re.S)
+def documented_http_host_config(port: int, token: str) -> dict[str, Any]:
+    """The host configuration for Streamable HTTP that docs/mcp.md shows, with this server's port and token put in."""
+    page = (REPO / "docs" / "mcp.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```json\n(.*?)```", page, flags=re.S)
     config = json.loads(next(b for b in blocks if '"headers"' in b and '"http"' in b))
     entry = config["mcpServers"]["agent-framework-bench"]
     assert entry["url"] == "http://127.0.0.1:8765/mcp" and entry["headers"]["Authorization"].startswith("Bearer <"), entry
@@ -136,13 +136,13 @@ def readme_http_host_config(port: int, token: str) -> dict[str, Any]:
     return config
 
 
-def test_over_http_a_host_sends_the_token_as_the_readme_shows() -> None:
+def test_over_http_a_host_sends_the_token_as_docs_mcp_shows() -> None:
     with tempfile.TemporaryDirectory(prefix="mcp-inspector-http-") as scratch:
         home = Path(scratch)
         env = {"HOME": scratch, "MCP_CLIENT_CONFIG_PATH": str(home / "client.json"), "MCP_INSPECTOR_SECRET_STORE": "memory"}
         runs = {}
         with http_server(home / "state") as server:
-            config = readme_http_host_config(server.port, server.token)
+            config = documented_http_host_config(server.port, server.token)
             for label in ("with the header", "without it"):
                 if label == "without it":
                     del config["mcpServers"]["agent-framework-bench"]["headers"]
