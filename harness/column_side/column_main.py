@@ -5,6 +5,12 @@ the network first, imports the adapter once (workers fork from this process, so 
 scenarios never pay the import again), then plays each scenario in its own scratch
 directory and writes the raw material of one observation per (mode, scenario) as
 JSON; the runner computes the observables from it, outside this process.
+
+One scenario's failure is that scenario's error, never the column's: an exception while building its
+agent for the framework's constants, listing its schedules, playing it or reading what the column did is
+recorded on that scenario (its type and message the first line of its error), and the column's other
+scenarios are measured. Only what belongs to the whole column (its import, its mechanisms, ``prepare``)
+ends the column process, which the runner reports as ``not-measured``.
 """
 
 from __future__ import annotations
@@ -18,14 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from harness.canonical_io import write_json
-from harness.column_side.driver import run_scenario
+from harness.column_side.driver import exception_text, run_scenario
 from harness.column_side.mechanisms import built_constants, locate, locate_approval_fields, read_constants
 from harness.column_side.network_guard import install_network_guard
 from harness.column_side.protocol import ColumnAdapter
 from harness.column_side.scripted_model import summarize_log
 from harness.errors import HarnessError
 from harness.ledger import Binding, LedgerClient
-from harness.records import PROGRESS_PREFIX, SCENARIO_TIMEOUT_S, raw_record, run_key
+from harness.records import PROGRESS_PREFIX, SCENARIO_TIMEOUT_S, ScenarioRun, StepFacts, StepRecord, raw_record, run_key
 from harness.scenarios import Scenario, load_scenarios
 
 NO_BOUNDARY = "calls the tool boundary directly (direct_call, grant): this column has no boundary outside its agent's loop"
@@ -51,8 +57,21 @@ def run_raw(
         client.close()
     model = summarize_log(scratch / "model_log.jsonl", len(scenario.model_script))
     clean = not any(s.error and s.raised is None for s in run.steps)  # no timeout, no unexpected death
-    detail = column.detail(run, mode) if clean else {}
-    return raw_record(run, column.facts(run, mode), model, detail)
+    try:  # the column reads its own trace and rebuilds its agent here, in the column process: not the column's end
+        facts = column.facts(run, mode)
+        detail = column.detail(run, mode) if clean else {}
+    except Exception as exc:
+        failure = exception_text(exc, "reading what the column did raised ")
+        return raw_record(run, [StepFacts() for _ in run.steps], model, {}) | {"error": failure}
+    return raw_record(run, facts, model, detail)
+
+
+def failed_record(scenario: Scenario, scratch: Path, error: str) -> dict[str, Any]:
+    """The raw record of a scenario whose run could not start or finish in the column process (its schedules could
+    not be listed, the supervisor failed): one step, the scenario's first, ended in ``error``."""
+    step = StepRecord(0, scenario.driver[0]["action"], "error", "error", error=error)
+    model = summarize_log(scratch / "model_log.jsonl", len(scenario.model_script))
+    return raw_record(ScenarioRun(scenario, scratch, [step]), [StepFacts()], model, {})
 
 
 def load_column(entry: str) -> ColumnAdapter:
@@ -90,8 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     # A scenario with steps at a tool boundary needs a column that has one outside its agent's loop.
     not_applicable = {s.id: NO_BOUNDARY for s in scenarios if s.uses_boundary and not column.boundary}
     playable = [s for s in scenarios if s.id not in not_applicable]
-    # A constant no name holds is read from an agent built as defaults builds it (for the first scenario it plays).
-    built = column.built_constants(playable[0], _fresh(args.scratch / "built_constants")) if playable else {}
+    built, build_failed = _built_constants(column, playable, args.scratch / "built_constants")
     constants = built_constants(read_constants(column.constants), built)
     print(f"{PROGRESS_PREFIX}plan {len(playable) * len(modes)}", flush=True)  # forced orderings (sub-cases) come on top
     for mode in modes:
@@ -99,15 +117,20 @@ def main(argv: list[str] | None = None) -> int:
         mode_started = time.perf_counter()
         records: dict[str, Any] = {}
         for scenario in playable:
-            schedules = column.schedules(scenario, mode)
+            # One scenario's failure is that scenario's error, never the column's: its other scenarios are measured.
+            failed: str | None = build_failed.get(scenario.id)
+            try:
+                schedules = column.schedules(scenario, mode)
+            except Exception as exc:
+                schedules, failed = (), exception_text(exc, "listing the scenario's schedules raised ")
             for schedule in schedules or (None,):  # each forced ordering of a race is its own sub-case
                 key = f"{scenario.id}@{schedule}" if schedule else scenario.id
-                run = functools.partial(run_raw, column, scenario, mode, timeout_s=args.scenario_timeout, schedule=schedule)
+                run = functools.partial(_guarded_run, column, scenario, mode, args.scenario_timeout, schedule, failed)
                 first = run_key(mode, key)
-                record = run(args.scratch / first, ledger=Binding(args.ledger, first, 0))
+                record = run(args.scratch / first, Binding(args.ledger, first, 0))
                 if args.twice:  # a difference between the two runs is a race nobody declared
                     again = run_key(mode, key, again=True)
-                    record["again"] = run(args.scratch / again, ledger=Binding(args.ledger, again, 0))
+                    record["again"] = run(args.scratch / again, Binding(args.ledger, again, 0))
                 records[key] = {**record, "scenario": scenario.id, "schedule": schedule}
                 print(f"{PROGRESS_PREFIX}{mode}/{key}", flush=True)  # the runner forwards it as a progress line
         results[mode] = records
@@ -117,6 +140,32 @@ def main(argv: list[str] | None = None) -> int:
                 "modes": results, "timings": timings, "versions": versions}
     write_json(args.out, document | ({"not_applicable": dict(sorted(not_applicable.items()))} if not_applicable else {}))
     return 0
+
+
+def _built_constants(column: ColumnAdapter, playable: list[Scenario], scratch: Path) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """The constants no name holds, read from an agent built as defaults builds it for the first scenario it plays
+    whose agent builds; and, per scenario whose agent could not be built for it, the exception (that scenario's error)."""
+    failed: dict[str, str] = {}
+    for scenario in playable:
+        try:
+            return column.built_constants(scenario, _fresh(scratch / scenario.id)), failed
+        except Exception as exc:
+            failed[scenario.id] = exception_text(exc, "building the agent for the framework's constants raised ")
+    return {}, failed
+
+
+def _guarded_run(
+    column: ColumnAdapter, scenario: Scenario, mode: str, timeout_s: float, schedule: str | None, failed: str | None, scratch: Path, ledger: Binding
+) -> dict[str, Any]:
+    """``run_raw``, with any exception out of it (a harness check of the supervisor's) recorded as the scenario's
+    error, and ``failed`` (the scenario's agent could not be built outside its run) as its first error."""
+    try:
+        record = run_raw(column, scenario, mode, scratch, timeout_s, schedule, ledger)
+    except Exception as exc:
+        return failed_record(scenario, scratch, exception_text(exc, "playing the scenario raised "))
+    if failed is not None:
+        record["error"] = failed + (f"\n{record['error']}" if "error" in record else "")
+    return record
 
 
 def _fresh(directory: Path) -> Path:

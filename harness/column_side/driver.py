@@ -163,12 +163,23 @@ def _worker_main(sender: Any, perform: Perform, scenario: Scenario, scratch: Pat
     try:
         outcome = perform(scenario, scratch, request)
     except BaseException as exc:  # reported to the supervisor: the runner decides whether it is a measured outcome
-        kind = type(exc).__qualname__ if type(exc).__module__ == "builtins" else f"{type(exc).__module__}.{type(exc).__qualname__}"
-        sender.send(("raised", {"type": kind, "error": f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}"}))
+        sender.send(("raised", {"type": exception_type(exc), "error": exception_text(exc)}))
         sender.close()
         os._exit(1)
     sender.send(("ok", outcome))
     sender.close()
+
+
+def exception_type(exc: BaseException) -> str:
+    """The exception's type as a ``MAPPING.md`` declares it: ``module.Name``, builtins bare."""
+    kind = type(exc)
+    return kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+
+
+def exception_text(exc: BaseException, stage: str = "") -> str:
+    """How an exception is recorded on a step: its type and message on the first line (the line evidence quotes,
+    after ``stage``: where the column process was when it raised, if not in a step), the traceback below it."""
+    return f"{stage}{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}"
 
 
 def _assert_kill_fired(scenario: Scenario, scratch: Path, before: set[int]) -> None:

@@ -183,7 +183,7 @@ def traced_mode(
     records = json.loads(out.read_text(encoding="utf-8"))["modes"].get(mode)
     if records is None:
         raise RuntimeError(f"{column.name} has no {mode} mode: the check compares defaults with contract")
-    errors = sorted(key for key, record in records.items() if any(step["error"] for step in record["steps"]))
+    errors = sorted(key for key, record in records.items() if record.get("error") or any(step["error"] for step in record["steps"]))
     lines = {path.resolve(): numbers for path, numbers in read_lines(traced).items()}
     return Traced(lines, errors, json.loads(declared.read_text(encoding="utf-8")))
 

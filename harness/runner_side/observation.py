@@ -22,11 +22,13 @@ def observation(scenario: Scenario, raw: dict[str, Any], measured_exceptions: fr
 
     A step that ended in an exception the column's ``MAPPING.md`` lists as the framework's own way of
     ending a run is a measured outcome: its run status is ``error``. Any other exception is a failure
-    to measure, like an adapter exception, a worker that died unexpectedly or a timeout."""
+    to measure, like an adapter exception, a worker that died unexpectedly or a timeout, or the ``error`` of a raw
+    record whose column process failed on the scenario outside its steps (``harness.column_side.column_main``)."""
     steps = [_measured(StepRecord(**s), measured_exceptions) for s in raw["steps"]]
     run = ScenarioRun(scenario, Path("."), steps)
     observables = observe(run, [StepFacts(**f) for f in raw["facts"]], raw["model"])
-    errors = [s.error for s in steps if s.error]
+    errors = [raw["error"]] if raw.get("error") else []  # the column process failed on this scenario outside its steps
+    errors += [s.error for s in steps if s.error]
     errors += [f"adapter reported a status outside the closed set: {s.status!r}/{s.session_status!r}" for s in steps
                if s.status not in STATUSES or s.session_status not in STATUSES]
     return {

@@ -5,6 +5,7 @@ per scenario; a framework contributes only its mechanisms' names and its constan
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from handwritten.tools import RiskClass
 from harness.runner_side.observables import invalid_call_ids_of
@@ -31,6 +32,7 @@ from harness.runner_side.rule_facts import (
     tool_of,
     turn_list_claims,
 )
+from harness.scenarios import Scenario
 
 _UNCERTAIN_CAUSES = {
     "tool.timeout_after_effect": "a timeout after {}'s effect",
@@ -97,6 +99,38 @@ def redelivered_as_new_turn(case: Case) -> Iterator[Reason]:
             f"{step['status']}, executors entered in it: {', '.join(f'{c} {times(n)}' for c, n in ran.items()) or 'none'}{model}{tail}"
             f"{mechanism(case, 'message_assembly')}"
         ), (*status_claim(case, fact["step"], step["status"]), *after, *_redelivered(case), *(c for cid in ran for c in call_claims(case, cid))))
+
+
+def reused_id_ended_run(case: Case) -> Iterator[Reason]:
+    """The model sent a call id again with other arguments (the same key, other arguments: an error for the model, never
+    a replay), and the framework ended the driver step in an exception where the engine's step did not end in error."""
+    for cid, turns in _reused_with_other_args(case.scenario).items():
+        failed = next((f["step"] for f, s in zip(case.framework.facts, case.framework.steps, strict=True)
+                       if f.get("raised") and s["status"] == "error" and case.engine.steps[f["step"]]["status"] != "error"), None)
+        if failed is None:
+            continue
+        tail, after = stated_after(case, failed + 1)
+        answered = [r for f in case.engine.facts for r in f.get("results", []) if r[0] == cid]
+        how = f" (its results for {cid}: {', '.join(r[1] for r in answered)})" if answered else ""
+        yield Reason("reused_id_ended_run", (
+            f"the model sent {cid} in turns {', '.join(map(str, turns))}, with other arguments after the first; the framework ended driver "
+            f"step {failed} in an error ({case.framework.facts[failed]['raised']}) where the engine's step ended "
+            f"{case.engine.steps[failed]['status']}{how}{tail}"
+            f"{mechanism(case, 'tool_dispatch')}"
+        ), (*status_claim(case, failed, "error"), *after))
+        return  # one exception ended the step: one reason, whichever reused id it met
+
+
+def _reused_with_other_args(scenario: Scenario) -> dict[str, list[int]]:
+    """Call ids the script sends in more than one turn with arguments unlike the first's, with the turns that send them."""
+    first: dict[str, Any] = {}
+    turns: dict[str, list[int]] = {}
+    for index, turn in enumerate(scenario.model_script):
+        for call in turn.get("tool_calls", ()):
+            first.setdefault(call["id"], call["arguments"])
+            turns.setdefault(call["id"], []).append(index)
+    return {cid: ts for cid, ts in sorted(turns.items()) if len(ts) > 1 and any(
+        c["arguments"] != first[cid] for t in ts for c in scenario.model_script[t].get("tool_calls", ()) if c["id"] == cid)}
 
 
 def _redelivered(case: Case) -> tuple[Path, ...]:
