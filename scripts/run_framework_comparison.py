@@ -6,7 +6,7 @@ hand-written engine always runs too, because every other column is compared with
 measured observations (and it is checked against each scenario's `expected` block).
 
 Exit status: 0 when every requested column was measured, the hand-written engine met
-every expectation and, with --check, nothing drifted; 1 otherwise (the reasons are
+every expectation and, with --check, nothing drifted and every glue count is exact; 1 otherwise (the reasons are
 printed); 2 for bad usage or bad scenario files.
 """
 
@@ -65,7 +65,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--wide", action="store_true", help="print the full side-by-side table (one column per column and mode) instead of the compact one")
     parser.add_argument(
         "--check", action="store_true",
-        help="regenerate into a temporary directory, running every scenario twice, and report what drifted from --output and what differed between the two runs",
+        help="regenerate into a temporary directory, running every scenario twice, and report what drifted from --output and what differed between "
+        "the two runs; with the committed scenarios, the second runs of a column with both modes are line-traced to check its glue count",
     )  # fmt: skip
     parser.add_argument("--allow-not-measured", action="store_true", help="exit 0 even when a requested column could not be measured")
     parser.add_argument("--keep-scratch", action="store_true", help="keep every column's scratch files (SQLite, logs) and print where")
@@ -86,9 +87,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def run_all(columns: list[Column], modes: list[str], scenarios_dir: Path, scratch: Path, count: int, twice: bool) -> dict[str, ColumnResult]:
+def run_all(
+    columns: list[Column], modes: list[str], scenarios_dir: Path, scratch: Path, count: int, twice: bool, trace_glue: bool = False
+) -> dict[str, ColumnResult]:
     """Columns run in parallel, one process each; a progress line as each one ends. With ``twice``
-    every scenario runs twice in every column, and any difference is an undeclared race."""
+    every scenario runs twice in every column, and any difference is an undeclared race; with ``trace_glue`` too, the
+    second runs of each column with both modes are line-traced to check its glue count (scripts/check_glue_coverage.py
+    does the same alone): coverage of the whole count needs the committed scenarios, so only they are traced."""
 
     started = time.perf_counter()
 
@@ -107,7 +112,7 @@ def run_all(columns: list[Column], modes: list[str], scenarios_dir: Path, scratc
             total = f"{planned[0]}" if done[0] <= planned[0] else f"{planned[0]}+"  # forced orderings (sub-cases) add runs
             say(f"[{column.name}] {done[0]}/{total} {line} ({time.perf_counter() - started:.0f} s)")
 
-        result = run_column(column, column_modes, scenarios_dir, scratch, scenario_count=count, twice=twice, log=log, on_progress=on_progress)
+        result = run_column(column, column_modes, scenarios_dir, scratch, scenario_count=count, twice=twice, trace_glue=trace_glue, log=log, on_progress=on_progress)
         if not stopping():  # a stopped run says so once, in main
             say(f"[{column.name}] {progress(result)}")
         return result
@@ -167,7 +172,7 @@ def compare(args: argparse.Namespace, scenarios: list[Scenario], expectations: d
     files = {s.id: s.file for s in scenarios}
     columns = [known_columns()[n] for n in dict.fromkeys([REFERENCE, *args.columns])]
     target = scratch / "evidence" if args.check else args.output
-    results = run_all(columns, MODES[args.mode], args.scenarios, scratch / "columns", len(scenarios), twice=args.check)
+    results = run_all(columns, MODES[args.mode], args.scenarios, scratch / "columns", len(scenarios), twice=args.check, trace_glue=args.check and args.whole)
     if stopping():
         raise Stopped(signal.SIGINT)
     before = {p.name: _read(p) for p in sorted(args.output.glob("*.json"))}  # the output as it was, read once
@@ -237,6 +242,13 @@ def report(args: argparse.Namespace, results: dict[str, ColumnResult], documents
         if result.status != "measured":
             problems.append(f"{name} was NOT MEASURED: {result.reason}")
             failures += [f"{name} not measured"] if not args.allow_not_measured or name == REFERENCE else []
+    for name, result in results.items():  # --check: the second runs were line-traced against the column's glue count
+        if result.glue_coverage is not None:
+            print(result.glue_coverage.report())
+            failures += [] if result.glue_coverage.ok else [f"{name}'s glue count is not exact"]
+        if result.glue_coverage_problem:
+            problems.append(f"{name}: glue coverage: {result.glue_coverage_problem}")
+            failures.append(f"{name}'s glue coverage not checked")
     unexplained = [f"{n}/{m}" for n, d in documents.items() for m, body in sorted(d.get("modes", {}).items()) if body["summary"].get("unexplained_cells")]
     problems += [f"differences no rule explains in {', '.join(unexplained)}: listed in FINDINGS.md"] if unexplained else []
     print()

@@ -13,17 +13,22 @@ module. A column of the project's environment (``handwritten``, ``local_state_gr
 the same way with this interpreter, and so is any shared module that no column imports. Each column gets its own mypy cache (``.mypy_cache/<name>``):
 the same module resolves to another framework's types in another environment.
 
-Prints each column's mypy output and a summary line per column; exit status 0 when every column
-is clean, 1 when any has errors or its environment could not be built, 2 for an unknown name.
+The columns are checked side by side, as many at a time as there are cores (each mypy is its own process with its
+own cache); each column's output is printed whole once it is done, then a summary line per column. Exit status 0
+when every column is clean, 1 when any has errors or its environment could not be built, 2 for an unknown name.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import functools
+import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,32 +73,36 @@ def _imported_adapter_modules(path: Path) -> set[str]:
     return names
 
 
-def interpreter(column: Column) -> Path:
-    """The Python that runs the column: its isolated environment's (built or reused), or this one."""
+def interpreter(column: Column, log: list[str]) -> Path:
+    """The Python that runs the column: its isolated environment's (built or reused, its lines into ``log``), or this one."""
     if column.environment == "project":
         return Path(sys.executable)
-    return ensure_environment(column.adapter_dir, log=lambda line: print(f"  {line}", flush=True)).python
+    return ensure_environment(column.adapter_dir, log=lambda line: log.append(f"  {line}")).python
 
 
-def typecheck(column: Column) -> tuple[bool, str]:
-    """Run mypy over the column's package and the shared modules it imports; (clean, summary)."""
+def typecheck(column: Column) -> tuple[bool, str, str]:
+    """Run mypy over the column's package and the shared modules it imports; (clean, summary, the whole output)."""
     package = ADAPTERS / column.name
-    return mypy(column.name, interpreter(column), [package, *shared_modules(package)])
+    log = [f"== {column.name} ({column.environment} environment)"]
+    try:
+        clean, last, output = mypy(column.name, interpreter(column, log), [package, *shared_modules(package)])
+    except EnvironmentBuildError as exc:
+        clean, last, output = False, f"environment not built: {exc}", f"environment not built: {exc}"
+    return clean, last, "\n".join([*log, output])
 
 
-def mypy(label: str, python: Path, targets: list[Path]) -> tuple[bool, str]:
-    """Run the project's mypy over ``targets`` against the packages of ``python``; (clean, its last line)."""
+def mypy(label: str, python: Path, targets: list[Path]) -> tuple[bool, str, str]:
+    """Run the project's mypy over ``targets`` against the packages of ``python``; (clean, its last line, the command and output)."""
     # Only the column's own modules are reported: handwritten/ and harness/ are checked in the project's environment
     # (where their stubs are installed); here they only lend their types.
     command = [sys.executable, "-m", "mypy", "--python-executable", str(python), "--follow-imports", "silent"]
     command += ["--cache-dir", str(ROOT / ".mypy_cache" / label)]
     command += [str(t.relative_to(ROOT)) for t in targets]
-    print(f"$ mypy --python-executable {python} --follow-imports silent {' '.join(str(t.relative_to(ROOT)) for t in targets)}", flush=True)
+    shown = f"$ mypy --python-executable {python} --follow-imports silent {' '.join(str(t.relative_to(ROOT)) for t in targets)}"
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
     output = (result.stdout + result.stderr).strip()
-    print(output, flush=True)
     last = output.splitlines()[-1] if output else f"mypy exited {result.returncode}"
-    return result.returncode == 0, last
+    return result.returncode == 0, last, f"{shown}\n{output}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,25 +114,28 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown column(s) {', '.join(unknown)}; known: {', '.join(columns)}")
     summary: list[tuple[str, bool, str, float]] = []
-    for name in args.names or list(columns):
-        print(f"== {name} ({columns[name].environment} environment)", flush=True)
+
+    def timed(job: Callable[[], tuple[bool, str, str]]) -> tuple[bool, str, str, float]:
         started = time.perf_counter()
-        try:
-            clean, last = typecheck(columns[name])
-        except EnvironmentBuildError as exc:
-            clean, last = False, f"environment not built: {exc}"
-            print(last, flush=True)
-        summary.append((name, clean, last, time.perf_counter() - started))
+        return (*job(), time.perf_counter() - started)
+
+    jobs: dict[str, Callable[[], tuple[bool, str, str]]] = {name: functools.partial(typecheck, columns[name]) for name in args.names or list(columns)}
     unused = sorted(set(ADAPTERS.glob("*.py")) - {ADAPTERS / "__init__.py"} - {m for n in columns for m in shared_modules(ADAPTERS / n)})
     if unused and not args.names:  # a shared module no column imports is still checked, in the project's environment
-        print("== shared modules no column imports (project environment)", flush=True)
-        started = time.perf_counter()
-        clean, last = mypy("unused-shared", Path(sys.executable), unused)
-        summary.append(("(unused shared)", clean, last, time.perf_counter() - started))
+        jobs["(unused shared)"] = lambda: _labelled("== shared modules no column imports (project environment)", mypy("unused-shared", Path(sys.executable), unused))
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        for name, (clean, last, output, seconds) in zip(jobs, pool.map(timed, jobs.values()), strict=True):
+            print(output, flush=True)
+            summary.append((name, clean, last, seconds))
     print("\ntypecheck_adapters:")
     for name, clean, last, seconds in summary:
         print(f"  {name:<18} {'ok    ' if clean else 'FAILED'} {seconds:5.1f} s  {last}")
     return 0 if all(clean for _, clean, _, _ in summary) else 1
+
+
+def _labelled(title: str, result: tuple[bool, str, str]) -> tuple[bool, str, str]:
+    clean, last, output = result
+    return clean, last, f"{title}\n{output}"
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from typing import Any
 
 from harness.canonical_io import write_json
 from harness.column_side.driver import exception_text, run_scenario
+from harness.column_side.line_trace import LineRecorder, write_declared
 from harness.column_side.mechanisms import built_constants, locate, locate_approval_fields, read_constants
 from harness.column_side.network_guard import install_network_guard
 from harness.column_side.protocol import ColumnAdapter
@@ -93,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scenario-timeout", type=float, default=SCENARIO_TIMEOUT_S)
     parser.add_argument("--ledger", required=True, help="address of the runner's ledger server")
     parser.add_argument("--twice", action="store_true", help="run every scenario twice: the runner fails on any difference")
+    parser.add_argument("--trace-lines", type=Path, help="with --twice: trace the second runs' lines under --trace-under into <dir>/<mode>.tsv")
+    parser.add_argument("--trace-under", type=Path, help="the folder whose lines --trace-lines records (adapters/)")
     args = parser.parse_args(argv)
 
     args.scratch.mkdir(parents=True, exist_ok=True)
@@ -100,6 +103,11 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     column = load_column(args.column)
     imported = time.perf_counter()
+    # The glue coverage check rides on --check's second run: its workers trace their lines, the first run's do not.
+    recorder = LineRecorder(args.trace_under) if args.twice and args.trace_lines and args.trace_under else None
+    if recorder is not None:
+        args.trace_lines.mkdir(parents=True, exist_ok=True)
+        write_declared(str(args.trace_lines / "declared.json"), args.column)
     mechanisms = locate(column.mechanisms)  # a name the pinned version lacks fails the column here, loudly
     approval_fields = locate_approval_fields(getattr(column, "approval_fields", {}))  # only third-party columns have an approval object
     scenarios = load_scenarios(args.scenarios)
@@ -130,7 +138,11 @@ def main(argv: list[str] | None = None) -> int:
                 record = run(args.scratch / first, Binding(args.ledger, first, 0))
                 if args.twice:  # a difference between the two runs is a race nobody declared
                     again = run_key(mode, key, again=True)
+                    if recorder is not None:
+                        recorder.record_into(args.trace_lines / f"{mode}.tsv")
                     record["again"] = run(args.scratch / again, Binding(args.ledger, again, 0))
+                    if recorder is not None:
+                        recorder.record_into(None)
                 records[key] = {**record, "scenario": scenario.id, "schedule": schedule}
                 print(f"{PROGRESS_PREFIX}{mode}/{key}", flush=True)  # the runner forwards it as a progress line
         results[mode] = records

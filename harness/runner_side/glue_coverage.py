@@ -29,7 +29,6 @@ no function of the column's files fails the check; one that excuses no line in t
 from __future__ import annotations
 
 import ast
-import importlib
 import json
 import subprocess
 import sys
@@ -37,6 +36,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.column_side.line_trace import DECLARATION
 from harness.columns import ROOT, Column
 from harness.ledger import LedgerServer
 from harness.runner_side.glue import counted_lines, glue_parts
@@ -44,11 +44,10 @@ from harness.runner_side.sandbox import clean_environment
 
 MODES = ("defaults", "contract")
 TRACE_TIMEOUT_S = 300.0  # per scenario: tracing slows a framework's own code down several times
-DECLARATION = "defaults_never_reaches"  # the column class attribute: {"<file>:<function>": "<why>"}
 BOOTSTRAP = (
     "import sys; sys.path[:0] = sys.argv[1].split(':'); "
     "from harness.column_side.line_trace import install; install(sys.argv[2], sys.argv[3]); "
-    "from harness.runner_side.glue_coverage import write_declared; write_declared(sys.argv[4], sys.argv[5]); "
+    "from harness.column_side.line_trace import write_declared; write_declared(sys.argv[4], sys.argv[5]); "
     "from harness.column_side.column_main import main; sys.exit(main(sys.argv[6:]))"
 )
 Lines = dict[Path, set[int]]
@@ -105,15 +104,6 @@ class Coverage:
 def _lines(finding: Mapping[str, list[int]]) -> str:
     total = sum(map(len, finding.values()))
     return f"{total} line{'s' * (total != 1)}"
-
-
-def write_declared(out: str, entry: str) -> None:
-    """In the column process: the column class's ``defaults_never_reaches`` (``{}`` without one), as JSON into ``out``."""
-    module, _, name = entry.partition(":")
-    declared = getattr(getattr(importlib.import_module(module), name or "Column"), DECLARATION, {})
-    if not isinstance(declared, dict) or not all(isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in declared.items()):
-        raise TypeError(f"{entry}.{DECLARATION} must map '<file>:<function>' to the reason defaults never reaches it")
-    Path(out).write_text(json.dumps(declared), encoding="utf-8")
 
 
 def declared_function(adapter_dir: Path, key: str) -> tuple[Path, set[int]]:
@@ -235,12 +225,12 @@ def check_column(
 ) -> Coverage:
     """Trace both modes of ``column`` over the scenarios in ``scenarios_dir`` and compare them with its glue count.
     RuntimeError when a file the comparison reads changed while the modes were traced (its line numbers moved)."""
-    before = _sources(column.adapter_dir)
+    before = sources(column.adapter_dir)
     runs: dict[str, Traced] = {}
     for mode in MODES:
         log(f"[{column.name}] tracing {mode} mode")
         runs[mode] = traced_mode(column, mode, scenarios_dir, scratch / mode, python=python, extra_sys_path=extra_sys_path, scenario_timeout_s=scenario_timeout_s)
-    after = _sources(column.adapter_dir)
+    after = sources(column.adapter_dir)
     changed = sorted(str(p) for p in set(before) | set(after) if before.get(p) != after.get(p))
     if changed:
         raise RuntimeError(f"changed while the column was traced (run the check again): {', '.join(changed)}")
@@ -249,7 +239,18 @@ def check_column(
     return coverage
 
 
-def _sources(adapter_dir: Path) -> dict[Path, bytes]:
+def coverage_of_traces(column: Column, traces: Path, errors: Mapping[str, list[str]]) -> Coverage:
+    """The findings from the lines a column process recorded in ``traces`` while it played every scenario's second run
+    of ``--check`` (``column_main --trace-lines``: ``<mode>.tsv`` per mode and ``declared.json``), and the second runs
+    that ended a step in an error per mode (their coverage is partial)."""
+    lines = {mode: {path.resolve(): numbers for path, numbers in read_lines(traces / f"{mode}.tsv").items()} for mode in MODES}
+    declared = json.loads((traces / "declared.json").read_text(encoding="utf-8"))
+    coverage = compare(column.adapter_dir, lines["defaults"], lines["contract"], declared)
+    coverage.errors = {mode: sorted(keys) for mode, keys in errors.items() if keys}
+    return coverage
+
+
+def sources(adapter_dir: Path) -> dict[Path, bytes]:
     """The text of every file the comparison reads: the column's folder and the shared ``adapters/*.py``."""
     adapter_dir = adapter_dir.resolve()
     return {p: p.read_bytes() for p in [*adapter_dir.rglob("*.py"), *adapter_dir.parent.glob("*.py")]}

@@ -20,6 +20,7 @@ from harness.columns import ROOT, Column, measured_exceptions
 from harness.errors import HarnessError
 from harness.ledger import LedgerServer, LedgerStore
 from harness.records import SCENARIO_TIMEOUT_S, missing_roles, run_key
+from harness.runner_side.glue_coverage import Coverage, coverage_of_traces, sources
 from harness.runner_side.observation import observation
 from harness.runner_side.processes import run_watched, stopping
 from harness.runner_side.sandbox import clean_environment, refused_attempts
@@ -54,6 +55,10 @@ class ColumnResult:
     """``<column>/<mode>/<scenario>/<part>`` for every part of a record that differed between two runs."""
     not_applicable: dict[str, str] = field(default_factory=dict)
     """Scenarios the column does not play (in any of its modes), with why (a tool boundary it does not have)."""
+    glue_coverage: Coverage | None = None
+    """With ``trace_glue``: the glue count against the lines the second runs played (``harness.runner_side.glue_coverage``)."""
+    glue_coverage_problem: str | None = None
+    """Why the glue coverage could not be computed (a source file changed under the run)."""
 
 
 def run_column(
@@ -65,6 +70,7 @@ def run_column(
     scenario_count: int,
     extra_sys_path: Sequence[Path] = (),
     twice: bool = False,
+    trace_glue: bool = False,
     scenario_timeout_s: float = SCENARIO_TIMEOUT_S,
     log: Callable[[str], None] = print,
     on_progress: Callable[[str], None] = lambda _: None,
@@ -73,7 +79,9 @@ def run_column(
 
     The column's fixture tools append to a ledger this process keeps (``LedgerServer``); the
     counts of every driver step are read from it here, never from the column. With ``twice``
-    every scenario runs twice and any difference between the two runs is an undeclared race.
+    every scenario runs twice and any difference between the two runs is an undeclared race; with ``trace_glue`` too
+    (a column with both modes) the second runs are line-traced and checked against the column's glue count, so CI plays
+    every scenario of the column twice in all, not three times.
     ``on_progress`` gets the column process's plan (``plan <n>``), then ``<mode>/<scenario>`` as each scenario finishes.
     """
     scratch = scratch_root / column.name
@@ -94,13 +102,16 @@ def run_column(
     budget = START_MARGIN_S + scenario_timeout_s * scenario_count * len(modes) * 2 * (2 if twice else 1)
     home = scratch / "home"
     home.mkdir(exist_ok=True)
+    traces = scratch / "traces" if twice and trace_glue and {"defaults", "contract"} <= set(modes) else None
+    tracing = ["--trace-lines", str(traces), "--trace-under", str(column.adapter_dir.resolve().parent)] if traces else []
+    sources_before = sources(column.adapter_dir) if traces else {}
     with LedgerServer(scratch_root / f"{column.name}.ledger.sqlite") as ledger:
         command = [
             str(python), "-I", "-c", BOOTSTRAP, ":".join(str(p) for p in [ROOT, *extra_sys_path]),
             "--column", column.entry, "--scenarios", str(scenarios_dir.resolve()), "--scratch", str(scratch), "--out", str(out),
             "--scenario-timeout", str(scenario_timeout_s), "--ledger", ledger.address,
             *[a for m in modes for a in ("--mode", m)],
-            *(["--twice"] if twice else []),
+            *(["--twice"] if twice else []), *tracing,
         ]  # fmt: skip
         done = run_watched(command, env=clean_environment(home), cwd=scratch, timeout_s=budget, on_progress=on_progress)
         if stopping():
@@ -114,6 +125,7 @@ def run_column(
         scenarios = {s.id: s for s in load_scenarios(scenarios_dir)}
         modes_out: dict[str, dict[str, Any]] = {}
         races: list[str] = []
+        traced_errors: dict[str, list[str]] = {}
         for mode, raws in document["modes"].items():
             modes_out[mode] = {}
             raised = measured_exceptions(column, mode)
@@ -123,6 +135,8 @@ def run_column(
                 if "again" in raw:
                     again = _observed(scenario, schedule, _with_ledger(raw["again"], ledger.store, run_key(mode, key, again=True)), raised)
                     races += [f"{column.name}/{mode}/{key}/{part}" for part in _differing_parts(record, again)]
+                    if any(step["error"] for step in raw["again"]["steps"]):
+                        traced_errors.setdefault(mode, []).append(key)
                 modes_out[mode][key] = record
     timings = {**document["timings"], "total_s": time.perf_counter() - started}
     versions = versions or dict(sorted(document.get("versions", {}).items()))  # a project column's own packages
@@ -130,10 +144,21 @@ def run_column(
     mechanisms = document["mechanisms"]
     if column.environment == "isolated" and (missing := missing_roles({r: m["ref"] for r, m in mechanisms.items()})):
         return ColumnResult(column, "not-measured", reason=f"the column names no mechanism for {', '.join(missing)}", versions=versions)
+    coverage, problem = _glue_coverage(column, traces, sources_before, traced_errors) if traces else (None, None)
     return ColumnResult(
         column, "measured", versions=versions, modes=modes_out, network=network, timings=timings, mechanisms=mechanisms,
-        approval_fields=document.get("approval_fields", {}), constants=document["constants"], undeclared_races=races, not_applicable=document.get("not_applicable", {})
+        approval_fields=document.get("approval_fields", {}), constants=document["constants"], undeclared_races=races,
+        not_applicable=document.get("not_applicable", {}), glue_coverage=coverage, glue_coverage_problem=problem,
     )
+
+
+def _glue_coverage(column: Column, traces: Path, before: dict[Path, bytes], errors: dict[str, list[str]]) -> tuple[Coverage | None, str | None]:
+    """The glue coverage of the traced second runs, or why it cannot be had (a file it reads changed under the run)."""
+    after = sources(column.adapter_dir)
+    changed = sorted(str(p) for p in set(before) | set(after) if before.get(p) != after.get(p))
+    if changed:
+        return None, f"changed while the column was traced (run the check again): {', '.join(changed)}"
+    return coverage_of_traces(column, traces, errors), None
 
 
 def _with_ledger(raw: dict[str, Any], store: LedgerStore, run: str) -> dict[str, Any]:

@@ -15,6 +15,7 @@ import pytest
 
 from harness.columns import ROOT, Column
 from harness.runner_side.glue_coverage import check_column, compare
+from harness.runner_side.runner import run_column
 
 COLUMN = '''\
 """A test-only framework column: every delivery completes at once."""
@@ -151,6 +152,23 @@ def test_a_declared_path_defaults_never_reaches_is_listed_apart(tmp_path: Path) 
     assert "defaults takes another path here" in coverage.report()
 
 
+@pytest.mark.slow  # runs the column process twice over
+def test_the_second_runs_of_check_give_the_findings_of_the_check_alone(tmp_path: Path) -> None:
+    """``--check`` traces its second runs instead of running every scenario a third time: the same findings."""
+    column = _column(tmp_path / "src", UNCOUNTED, extra=EXPLAINED)
+    scenarios, path = _scenarios(tmp_path), [tmp_path / "src"]
+    alone = check_column(column, scenarios, tmp_path / "alone", extra_sys_path=path, log=lambda _: None)
+    modes = ["defaults", "contract"]
+    checked = run_column(column, modes, scenarios, tmp_path / "check", scenario_count=1, extra_sys_path=path, twice=True, trace_glue=True, log=lambda _: None)
+    assert checked.status == "measured", checked.reason
+    assert checked.glue_coverage is not None and checked.glue_coverage_problem is None
+    found = checked.glue_coverage
+    assert (found.uncounted, found.counted_in_defaults, found.excused, found.errors) == (alone.uncounted, alone.counted_in_defaults, alone.excused, alone.errors)
+    assert found.uncounted and not found.ok  # the uncounted branch is found, so the comparison above compares something
+    plain = run_column(column, modes, scenarios, tmp_path / "plain", scenario_count=1, extra_sys_path=path, twice=True, log=lambda _: None)
+    assert plain.glue_coverage is None and not (tmp_path / "plain" / "synth" / "traces").exists()  # only when asked
+
+
 def test_the_comparison_reads_only_the_columns_files_and_the_shared_ones(tmp_path: Path) -> None:
     root = tmp_path / "adapters"
     (root / "col").mkdir(parents=True)
@@ -204,3 +222,37 @@ def test_a_declaration_excuses_only_its_functions_lines_and_must_name_one(tmp_pa
     assert not coverage.ok
     coverage = compare(root / "col", defaults, contract | {tools: {2, 3, 5, 8}}, {"tools.py:fixture_tools.read": "a", "tools.py:fixture_tools.write": "b"})
     assert coverage.ok and "declared, yet no line of it ran only in contract mode in this run: tools.py:fixture_tools.write" in coverage.report()
+
+
+def test_only_workers_forked_while_recording_trace_their_lines(tmp_path: Path) -> None:
+    """The first runs of ``--check`` are not slowed down by tracing: a worker forked while the recorder is off records nothing."""
+    import importlib.util
+    import os
+    import sys
+
+    from harness.column_side.line_trace import LineRecorder
+    from harness.runner_side.glue_coverage import read_lines
+
+    folder = tmp_path / "traced"
+    folder.mkdir()
+    (folder / "work.py").write_text("def work():\n    return 1\n", encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("traced_work", folder / "work.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    recorder, out = LineRecorder(folder), tmp_path / "lines.tsv"
+
+    def worker() -> None:
+        pid = os.fork()
+        if pid == 0:
+            module.work()
+            os._exit(0)
+        os.waitpid(pid, 0)
+
+    worker()  # off: nothing recorded
+    assert not out.exists()
+    recorder.record_into(out)
+    worker()
+    recorder.record_into(None)
+    assert read_lines(out) == {(folder / "work.py").resolve(): {2}}
+    assert sys.gettrace() is None  # the process that owns the recorder is never traced itself
