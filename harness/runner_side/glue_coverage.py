@@ -35,6 +35,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from harness.column_side.line_trace import DECLARATION
 from harness.columns import ROOT, Column
@@ -173,7 +174,7 @@ def traced_mode(
     records = json.loads(out.read_text(encoding="utf-8"))["modes"].get(mode)
     if records is None:
         raise RuntimeError(f"{column.name} has no {mode} mode: the check compares defaults with contract")
-    errors = sorted(key for key, record in records.items() if record.get("error") or any(step["error"] for step in record["steps"]))
+    errors = sorted(key for key, record in records.items() if ended_in_error(record))
     lines = {path.resolve(): numbers for path, numbers in read_lines(traced).items()}
     return Traced(lines, errors, json.loads(declared.read_text(encoding="utf-8")))
 
@@ -237,6 +238,12 @@ def check_column(
     coverage = compare(column.adapter_dir, runs["defaults"].lines, runs["contract"].lines, runs["contract"].declared)
     coverage.errors = {mode: run.errors for mode, run in runs.items() if run.errors}
     return coverage
+
+
+def ended_in_error(record: Mapping[str, Any]) -> bool:
+    """Whether a column process's raw record of one run ended a step in an error, or failed outside its steps
+    (its coverage is partial)."""
+    return bool(record.get("error")) or any(step["error"] for step in record["steps"])
 
 
 def coverage_of_traces(column: Column, traces: Path, errors: Mapping[str, list[str]]) -> Coverage:

@@ -20,7 +20,7 @@ from harness.columns import ROOT, Column, measured_exceptions
 from harness.errors import HarnessError
 from harness.ledger import LedgerServer, LedgerStore
 from harness.records import SCENARIO_TIMEOUT_S, missing_roles, run_key
-from harness.runner_side.glue_coverage import Coverage, coverage_of_traces, sources
+from harness.runner_side.glue_coverage import Coverage, coverage_of_traces, ended_in_error, sources
 from harness.runner_side.observation import observation
 from harness.runner_side.processes import run_watched, stopping
 from harness.runner_side.sandbox import clean_environment, refused_attempts
@@ -135,7 +135,7 @@ def run_column(
                 if "again" in raw:
                     again = _observed(scenario, schedule, _with_ledger(raw["again"], ledger.store, run_key(mode, key, again=True)), raised)
                     races += [f"{column.name}/{mode}/{key}/{part}" for part in _differing_parts(record, again)]
-                    if any(step["error"] for step in raw["again"]["steps"]):
+                    if ended_in_error(raw["again"]):
                         traced_errors.setdefault(mode, []).append(key)
                 modes_out[mode][key] = record
     timings = {**document["timings"], "total_s": time.perf_counter() - started}
