@@ -352,6 +352,7 @@ def _contract(scenario: Scenario, scratch: Path, world: FixtureWorld, trace: Tra
         fire_after_intent=lambda call_id: world.faults.fire("engine.kill_after_checkpoint", call_id=call_id),
         handover=world.handover,
         max_steps=scenario.max_steps,
+        user=scenario.user,
     )
 
 

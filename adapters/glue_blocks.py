@@ -6,7 +6,8 @@ Each block is a function (or class) whose code lines count as glue of every colu
 
 - ``Contract``: the glue's state: session, tool registry (schemas, risk classes), idempotency records,
   the intents file and the trace.
-- ``admit``: schema, then policy, on a call's raw arguments, before anything else (a pause included).
+- ``admit``: schema, then the session's user (``handwritten.tools.as_session_user``), then policy, on a call's raw
+  arguments, before anything else (a pause included).
 - ``run_once`` / ``run_once_async``: the intent checkpoint, then at most one execution per idempotency
   key, retries of a failure before any effect, and an uncertain outcome that stops for reconciliation.
 - ``settle``: an explicit, audited reconcile of an uncertain call.
@@ -27,7 +28,7 @@ from handwritten.canonical import args_hash
 from handwritten.idempotency import Conflict, Exhausted, IdempotencyStore, InFlight, RecordState, Replayed, Started
 from handwritten.idempotency import Uncertain as UncertainRecord
 from handwritten.policy import Decision, Policy
-from handwritten.tools import ToolRegistry
+from handwritten.tools import ToolRegistry, as_session_user
 
 Emit = Callable[[dict[str, Any]], None]
 MAX_ATTEMPTS = 3  # the contract's attempts per call, all under one idempotency key
@@ -47,6 +48,7 @@ class Contract:
     handover: Callable[[str], AbstractContextManager[None]]  # the harness's sibling order (a schedule), around a call
     max_steps: int
     policy: Policy = field(default_factory=Policy)
+    user: str | None = None  # the session's user, whom a tool that acts for a user acts for (None: such a call is refused)
 
     def decide(self, tool: str) -> Decision:
         return self.policy.decide(tool, self.registry.get(tool).risk)
@@ -101,8 +103,9 @@ class Rejected:
 
 
 def admit(contract: Contract, tool: str, call_id: str, raw_args: Any, announce: bool = True) -> Admitted | Rejected:
-    """Schema (strict, on the raw arguments: a JSON string is parsed, never coerced), then policy. ``announce=False``
-    checks again without tracing (a call already admitted, checked once more where its tool runs)."""
+    """Schema (strict, on the raw arguments: a JSON string is parsed, never coerced), then the session's user for a
+    tool that acts for one (arguments naming another user are refused, as the engine refuses them), then policy.
+    ``announce=False`` checks again without tracing (a call already admitted, checked once more where its tool runs)."""
     if tool not in contract.registry:
         return Rejected("error", {"error": f"unknown tool {tool!r}"})
     try:
@@ -114,6 +117,9 @@ def admit(contract: Contract, tool: str, call_id: str, raw_args: Any, announce: 
         if announce:
             contract.emit({"kind": "schema_rejected", "call_id": call_id, "errors": list(checked.errors)})
         return Rejected("error", {"error": "invalid arguments", "details": list(checked.errors)})
+    args = as_session_user(contract.registry.get(tool), checked.args, contract.user)
+    if args is None:
+        return Rejected("refused", {"error": f"refused: {tool} acts for the session's user only"})
     decision = contract.decide(tool)
     if announce:
         contract.emit({"kind": "call_admitted", "call_id": call_id, "decision": decision.value})

@@ -6,18 +6,33 @@ model's arguments with it (lax by default) before the function runs. Each functi
 tool call id through ``InjectedToolCallId`` (the framework's documented mechanism), so the
 shared ledger can count entries and effects per call id: that is observer
 instrumentation, not contract glue.
+
+A tool that acts for the session's user (``list_orders``) takes no argument naming the user:
+it reads the user from the run's runtime context (``ToolRuntime``, the docs' "runtime
+context": ``context_schema=SessionUser`` on the graph or agent, ``context=SessionUser(...)``
+on every ``stream``), which the model never sees, and hands the body ``{"username": user}``
+as the engine's boundary does.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from langchain_core.tools import BaseTool, InjectedToolCallId, tool
+from langgraph.prebuilt import ToolRuntime
 
 from handwritten.canonical import canonical_json
 from harness.column_side.world import FixtureWorld
 
 CallId = Annotated[str, InjectedToolCallId]  # module level: @tool resolves the annotations by name
+
+
+@dataclass(frozen=True)
+class SessionUser:
+    """The run's runtime context (``context_schema``): the session's user, for the tools that act for a user."""
+
+    user: str
 
 
 def fixture_tools(world: FixtureWorld, names: list[str]) -> list[BaseTool]:
@@ -54,6 +69,11 @@ def fixture_tools(world: FixtureWorld, names: list[str]) -> list[BaseTool]:
         return run("calculator", tool_call_id, {"a": a, "b": b, "op": op})
 
     @tool
+    def list_orders(runtime: ToolRuntime[SessionUser]) -> str:
+        """Orders of the signed-in user (acts for the session's user: the user comes from the session)."""
+        return run("list_orders", runtime.tool_call_id or "", {"username": runtime.context.user})
+
+    @tool
     def put_note(key: str, text: str, tool_call_id: CallId, priority: int | None = None) -> str:
         """Store a note under a key (overwrites: reversible and idempotent)."""
         return run("put_note", tool_call_id, {"key": key, "text": text, "priority": priority})
@@ -73,5 +93,5 @@ def fixture_tools(world: FixtureWorld, names: list[str]) -> list[BaseTool]:
         """Drop a database. Always denied."""
         return run("drop_database", tool_call_id, {"name": name})
 
-    every = {t.name: t for t in (get_weather, get_balance, search_kb, fetch_page, calculator, put_note, transfer_funds, send_email, drop_database)}
+    every = {t.name: t for t in (get_weather, get_balance, search_kb, fetch_page, calculator, list_orders, put_note, transfer_funds, send_email, drop_database)}
     return [every[n] for n in names]

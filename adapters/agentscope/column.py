@@ -85,10 +85,10 @@ class AgentScopeColumn(FrameworkColumn):
 
             executor = Executor(context.contract, world)
             middleware = ContractMiddleware(context.contract, executor, functools.partial(save_state, scratch))
-            agent = build_agent(scenario, scratch, state, world.faults, fixture_tools(executor, names), [CallIdObserver(emit), middleware], **OPTIONS)
+            agent = build_agent(scenario, scratch, state, world.faults, fixture_tools(executor, names, scenario.user), [CallIdObserver(emit), middleware], **OPTIONS)
             return ContractSession(agent, scratch, scenario, emit, context.contract, executor)
             # contract glue: end
-        agent = build_agent(scenario, scratch, state, world.faults, fixture_tools(world, names), [CallIdObserver(emit)])
+        agent = build_agent(scenario, scratch, state, world.faults, fixture_tools(world, names, scenario.user), [CallIdObserver(emit)])
         return AgentSession(agent, scratch, scenario, emit)
 
     def facts(self, run: ScenarioRun, mode: str) -> list[StepFacts]:

@@ -11,6 +11,13 @@ it through ``CallIdObserver``, an agent middleware (AgentScope's documented exte
 point) whose ``on_acting`` hook sees the tool call and sets a context variable for the
 call's task. It also records each permission decision. Both are observer instrumentation
 (the ledger counts per call id, the trace), not contract glue.
+
+A tool that acts for the session's user (``list_orders``) takes no argument naming the user: the
+toolkit is assembled for one session, and the user is bound when it is built, as AgentScope's own
+application builds its toolkit (``agentscope.app._service._toolkit.get_toolkit(..., user_id=...)``,
+whose team tools are "constructed at agent assembly time with the request-scoped ``user_id``",
+``agentscope.app._tool._team_tool_base._TeamToolBase``). AgentState (the one thing a tool can be
+handed, ``is_state_injected``) holds no user. The body gets ``{"username": user}``, as the engine's.
 """
 
 from __future__ import annotations
@@ -53,8 +60,8 @@ class CallIdObserver(MiddlewareBase):
         return decision
 
 
-def fixture_tools(world: World, names: list[str]) -> list[ToolBase]:
-    """The named fixture tools as ``FunctionTool``s whose bodies run in ``world``."""
+def fixture_tools(world: World, names: list[str], user: str) -> list[ToolBase]:
+    """The named fixture tools as ``FunctionTool``s whose bodies run in ``world``, assembled for the session of ``user``."""
 
     def run(name: str, received: dict[str, Any]) -> str:
         args = {k: v for k, v in received.items() if v is not None}  # an omitted optional field is absent, not null
@@ -80,6 +87,10 @@ def fixture_tools(world: World, names: list[str]) -> list[ToolBase]:
         """Apply add, sub, mul or div to two numbers; errors come back as values."""
         return run("calculator", {"a": a, "b": b, "op": op})
 
+    def list_orders() -> str:
+        """Orders of the signed-in user (acts for the session's user: the user comes from the session)."""
+        return run("list_orders", {"username": user})
+
     def put_note(key: str, text: str, priority: int | None = None) -> str:
         """Store a note under a key (overwrites: reversible and idempotent)."""
         return run("put_note", {"key": key, "text": text, "priority": priority})
@@ -96,6 +107,6 @@ def fixture_tools(world: World, names: list[str]) -> list[ToolBase]:
         """Drop a database. Always denied."""
         return run("drop_database", {"name": name})
 
-    every = {f.__name__: f for f in (get_weather, get_balance, search_kb, fetch_page, calculator, put_note, transfer_funds, send_email, drop_database)}
+    every = {f.__name__: f for f in (get_weather, get_balance, search_kb, fetch_page, calculator, list_orders, put_note, transfer_funds, send_email, drop_database)}
     # FunctionTool's annotations ask for a ToolChunk; it converts a returned str itself (FunctionTool.call).
     return [FunctionTool(every[name]) for name in names]  # type: ignore[arg-type]

@@ -19,7 +19,7 @@ from langchain.agents.middleware import AgentMiddleware, HumanInTheLoopMiddlewar
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from adapters import checkpoint_schedule
-from adapters.langchain_tools import fixture_tools
+from adapters.langchain_tools import SessionUser, fixture_tools
 from adapters.scripted_chat_model import ScriptedChatModel
 from handwritten.tools import RiskClass
 from harness.column_side.scripted_model import ScriptedModel
@@ -60,4 +60,10 @@ def build_agent(scenario: Scenario, world: FixtureWorld, scratch: Path, saver: A
         system_prompt=scenario.system_prompt,
         middleware=[HumanInTheLoopMiddleware(interrupt_on=interrupt_on), *middleware],
         checkpointer=saver,
+        context_schema=SessionUser,  # the runtime context every stream passes (``run_context``): the session's user
     )
+
+
+def run_context(scenario: Scenario) -> dict[str, Any]:
+    """The ``stream`` option that hands the run its runtime context: the session's user, read by the tools that act for one."""
+    return {"context": SessionUser(scenario.user)}

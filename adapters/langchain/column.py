@@ -37,7 +37,7 @@ from harness.column_side.world import FixtureWorld
 from harness.records import ScenarioRun
 from harness.scenarios import Scenario
 
-from .agent import build_agent, checkpointer, gated_tools
+from .agent import build_agent, checkpointer, gated_tools, run_context
 from .session import AgentSession
 
 
@@ -83,12 +83,12 @@ class LangChainColumn(FrameworkColumn):
         # a schedule pins the async write against a kill, and orders a kill's siblings among the calls dispatched
         saver = checkpointer(context.scratch, context.request.schedule, context.world.faults)
         context.world.know_dispatch(checkpoint_schedule.dispatched_calls)
-        glue, options = None, {}
+        glue, options = None, run_context(context.scenario)
         if context.contract is not None:
             # contract glue: start
             from .glue import SYNC_WRITES, ContractMiddleware  # the glue is imported in contract mode only
 
-            glue, options = ContractMiddleware(context.contract), SYNC_WRITES
+            glue, options = ContractMiddleware(context.contract), options | SYNC_WRITES
             # contract glue: end
         agent = build_agent(context.scenario, context.world, context.scratch, saver, glue)
         scenario = context.scenario

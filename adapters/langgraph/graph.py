@@ -29,6 +29,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.types import Command, Send, interrupt
 
+from adapters.langchain_tools import SessionUser
 from handwritten.canonical import canonical_json
 
 ToolCall = dict[str, Any]
@@ -88,7 +89,7 @@ def agent_graph(
         return Command(goto=next_turn(state["messages"]))
         # contract glue: end
 
-    graph = StateGraph(MessagesState)
+    graph = StateGraph(MessagesState, context_schema=SessionUser)  # the runtime context each stream passes: the session's user
     graph.add_node("agent", agent)
     graph.add_node("approval", approval)  # type: ignore[arg-type]  # a Send worker: its input is one call, not the state
     graph.add_node("dispatch", dispatch, destinations=("tools", "agent") if next_turn is None else ("tools", "agent", END))

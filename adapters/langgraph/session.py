@@ -23,7 +23,7 @@ from langgraph.types import Command, StateSnapshot
 from adapters import checkpoint_schedule
 from adapters.column import SessionContext
 from adapters.glue_blocks import Contract
-from adapters.langchain_tools import fixture_tools
+from adapters.langchain_tools import SessionUser, fixture_tools
 from adapters.scripted_chat_model import ScriptedChatModel
 from handwritten.canonical import args_hash
 from handwritten.tools import RiskClass
@@ -161,7 +161,8 @@ class LangGraphSession:
         stopped = False
         try:
             try:
-                for update in self.graph.stream(payload, self._config(), stream_mode="updates", durability=durability):
+                context = SessionUser(self.context.scenario.user)  # the tools that act for a user read it (ToolRuntime.context)
+                for update in self.graph.stream(payload, self._config(), stream_mode="updates", durability=durability, context=context):
                     self._record(update)
             finally:  # the stream has ended (LangGraph waited for its background writes): the held ones land too
                 getattr(self.graph.checkpointer, "flush", lambda: None)()  # only a ScheduledSaver holds writes back

@@ -96,6 +96,7 @@ def _perform(scenario: Scenario, scratch: Path, request: StepRequest) -> StepOut
             emit=emit,
             max_steps=scenario.max_steps,
             system_prompt=scenario.system_prompt,
+            user=scenario.user,
         )
         graph = contract_graph().compile(SqliteSaver(database), after_step=after_step, recursion_limit=step_limit(scenario))
         return _act(ContractSession(graph, scenario.session_id, services), request, scratch / "snapshots")

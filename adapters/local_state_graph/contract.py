@@ -35,7 +35,7 @@ from handwritten.idempotency import (
 )
 from handwritten.model import Model
 from handwritten.policy import Decision, Policy
-from handwritten.tools import ToolContext, ToolRegistry
+from handwritten.tools import ToolContext, ToolRegistry, as_session_user
 
 from .graph import END, RunContext, StateGraph, Values
 
@@ -77,6 +77,7 @@ class Services:
     system_prompt: str | None = None
     policy: Policy = field(default_factory=Policy)
     max_attempts: int = 3
+    user: str | None = None  # the session's user, whom a tool that acts for a user acts for (None: such a call is refused)
 
 
 def contract_graph() -> StateGraph:
@@ -175,7 +176,8 @@ def model_turn(values: Values, run: RunContext) -> Update:
 
 
 def validate(values: Values, run: RunContext) -> Update:
-    """Schema, strictly: a rejection is the call's result and the call goes no further."""
+    """Schema, strictly, then the session's user for a tool that acts for one (``as_session_user``: arguments naming
+    another user are refused): a rejection is the call's result and the call goes no further."""
     services: Services = run.context
     results, validated = list(values["turn_results"]), []
     for call in values["proposed"]:
@@ -189,7 +191,11 @@ def validate(values: Values, run: RunContext) -> Update:
             services.emit(ev.SchemaRejected(call_id, tool, checked.errors))
             results.append(_tool_message(services, call_id, tool, "error", {"error": "invalid arguments", "details": list(checked.errors)}))
             continue
-        validated.append({"call_id": call_id, "tool": tool, "args": checked.args, "args_hash": sha256_hex(checked.canonical)})
+        args = as_session_user(services.registry.get(tool), checked.args, services.user)
+        if args is None:
+            results.append(_tool_message(services, call_id, tool, "refused", {"error": f"refused: {tool} acts for the session's user only"}))
+            continue
+        validated.append({"call_id": call_id, "tool": tool, "args": args, "args_hash": sha256_hex(canonical_json(args))})
     return {"proposed": [], "validated": validated, "turn_results": results}
 
 

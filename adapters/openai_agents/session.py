@@ -33,6 +33,8 @@ from handwritten.canonical import args_hash
 from harness.column_side.approver import parsed_args
 from harness.column_side.protocol import Decision, PendingCall, StepOutcome
 
+from .tools import SessionUser
+
 STATE = "run_state.json"  # the paused run's RunState JSON
 
 
@@ -79,7 +81,8 @@ class AgentSession:
         """``Runner.run`` from ``payload`` (an input, or a ``RunState``) and what it stopped at."""
         answered = self.answered if isinstance(payload, RunState) else set()
         try:
-            result = await Runner.run(self.agent, payload, session=self.history, **options)
+            # the session's user as the run's local context, on every run (a resumed RunState's context is replaced by it)
+            result = await Runner.run(self.agent, payload, session=self.history, context=SessionUser(user=self.scenario.user), **options)
         except MaxTurnsExceeded as exc:
             self._results(exc.run_data.new_items if exc.run_data else [], answered)
             self.state_file.unlink(missing_ok=True)

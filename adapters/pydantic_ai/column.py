@@ -18,7 +18,7 @@ from ..column import FrameworkColumn, SessionContext
 from .glue import contract_tools
 from .model import scripted_function_model
 from .session import PydanticAISession, answers, load_history
-from .tools import fixture_tools
+from .tools import SessionUser, fixture_tools
 
 
 class PydanticAIColumn(FrameworkColumn):
@@ -51,7 +51,8 @@ class PydanticAIColumn(FrameworkColumn):
         statuses: dict[str, str] = {}
         names = list(scenario.tools)
         tools = fixture_tools(world, names) if contract is None else contract_tools(world, names, contract, statuses, context.scratch)
-        agent = Agent(scripted_function_model(scripted), output_type=[str, DeferredToolRequests], tools=tools, system_prompt=scenario.system_prompt or ())
+        agent = Agent(scripted_function_model(scripted), output_type=[str, DeferredToolRequests], tools=tools, system_prompt=scenario.system_prompt or (),
+                      deps_type=SessionUser)  # every run passes the session's user as its deps (PydanticAISession)
         return PydanticAISession(agent, context, statuses)
 
     def detail(self, run: ScenarioRun, mode: str) -> dict[str, Any]:

@@ -23,11 +23,11 @@ HELD = "held_with_turn"
 _STATUS = {Ok: "ok", Reconciled: "reconciled", Replay: "replayed"}
 
 
-def contract_tools(world: FixtureWorld, names: list[str], contract: Contract, statuses: dict[str, str], scratch: Path) -> list[Tool[None]]:
+def contract_tools(world: FixtureWorld, names: list[str], contract: Contract, statuses: dict[str, str], scratch: Path) -> list[Tool[Any]]:
     """The named fixture tools behind the contract; ``statuses`` gets each answered call's status."""
 
     def guarded(name: str) -> Any:
-        async def call(ctx: RunContext[None], **raw: Any) -> str:
+        async def call(ctx: RunContext[Any], **raw: Any) -> str:
             call_id = ctx.tool_call_id or ""
             verdict = admit(contract, name, call_id, raw)
             if isinstance(verdict, Rejected):

@@ -23,7 +23,7 @@ from harness.column_side.protocol import Decision, PendingCall, StepOutcome
 from harness.records import RunStatus
 
 from .glue import HELD, record_reconcile, roles, save_decisions, saved_results
-from .tools import needs_approval
+from .tools import SessionUser, needs_approval
 
 STATE_FILES = ("messages.json", "session.json", "decisions.json", "reconcile.json")
 
@@ -31,7 +31,7 @@ STATE_FILES = ("messages.json", "session.json", "decisions.json", "reconcile.jso
 class PydanticAISession:
     """The session in the scratch directory; ``statuses`` is where the glue puts each call's status."""
 
-    def __init__(self, agent: Agent[None, Any], context: SessionContext, statuses: dict[str, str]) -> None:
+    def __init__(self, agent: Agent[SessionUser, Any], context: SessionContext, statuses: dict[str, str]) -> None:
         self.agent, self.contract, self.emit = agent, context.contract, context.trace.emit
         self.scratch, self.statuses, self.scenario = context.scratch, statuses, context.scenario
         self.reported = len(answers(load_history(self.scratch)))  # answers already traced
@@ -82,7 +82,7 @@ class PydanticAISession:
         return self._set_state("reconcile_required" if uncertain else "awaiting_approval", pending=pending, held=held, uncertain=uncertain)
 
     async def _drive(self, prompt: str | None, history: list[ModelMessage], results: DeferredToolResults | None) -> Any:
-        options: dict[str, Any] = {"message_history": history, "deferred_tool_results": results}
+        options: dict[str, Any] = {"message_history": history, "deferred_tool_results": results, "deps": SessionUser(self.scenario.user)}
         if self.contract is not None:  # the step bound counted from the saved conversation; a save at every node
             # contract glue: start
             bound = turns_left(self.contract, roles(history) + (["user"] if prompt else []))

@@ -1,9 +1,14 @@
 """The fixture tools as Pydantic AI's documentation teaches function tools: typed functions (the signature an author
 writes, from the fixture schema) registered as ``Tool(function, takes_ctx=True, requires_approval=<high risk>)``;
-Pydantic AI derives their schema and validator from it. ``RunContext.tool_call_id`` feeds the ledger (not glue)."""
+Pydantic AI derives their schema and validator from it. ``RunContext.tool_call_id`` feeds the ledger (not glue).
+
+A tool that acts for the session's user (``list_orders``) has no parameter naming the user: it reads the user from the
+run's dependencies (the docs' "dependencies": ``Agent(deps_type=SessionUser)``, ``agent.run(..., deps=...)``, seen by a
+tool as ``RunContext.deps`` and never by the model), and hands the body ``{"username": user}`` as the engine does."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from inspect import Parameter, Signature
 from typing import Any, Literal
 
@@ -17,24 +22,37 @@ from harness.fixture_tools import FIXTURE_TOOLS
 _TYPES: dict[str, Any] = {"string": str, "integer": int, "number": int | float, "boolean": bool}
 
 
+@dataclass(frozen=True)
+class SessionUser:
+    """The run's dependencies (``deps``): the session's user, for the tools that act for a user."""
+
+    user: str
+
+
 def needs_approval(tool: str) -> bool:
     return FIXTURE_TOOLS[tool].risk is RiskClass.HIGH_RISK
 
 
-def fixture_tools(world: FixtureWorld, names: list[str]) -> list[Tool[None]]:
+def fixture_tools(world: FixtureWorld, names: list[str]) -> list[Tool[SessionUser]]:
     """The named fixture tools; ``async`` functions, which Pydantic AI runs on its event loop one after another."""
     return [_tool(world, name) for name in names]
 
 
-def _tool(world: FixtureWorld, name: str) -> Tool[None]:
-    async def call(ctx: RunContext[None], **received: Any) -> str:
+def _tool(world: FixtureWorld, name: str) -> Tool[SessionUser]:
+    acts_for = FIXTURE_TOOLS[name].acts_for
+
+    async def call(ctx: RunContext[SessionUser], **received: Any) -> str:
         args = {k: v for k, v in received.items() if v is not None}  # an omitted optional field is absent, not null
+        if acts_for is not None:
+            args[acts_for] = ctx.deps.user  # the user comes from the run's dependencies, never from the model
         world.enter(name, ctx.tool_call_id or "", args)
         return canonical_json(world.execute(name, ctx.tool_call_id or "", args))
 
     schema = FIXTURE_TOOLS[name].schema
-    params = [Parameter("ctx", Parameter.POSITIONAL_OR_KEYWORD, annotation=RunContext[None])]
+    params = [Parameter("ctx", Parameter.POSITIONAL_OR_KEYWORD, annotation=RunContext[SessionUser])]
     for field, prop in schema["properties"].items():
+        if field == acts_for:
+            continue  # not the model's to say: the signature an author writes takes the user from ``deps``
         kind = Literal[tuple(prop["enum"])] if "enum" in prop else _TYPES[prop["type"]]
         required = field in schema["required"]
         params.append(Parameter(field, Parameter.KEYWORD_ONLY, annotation=kind if required else kind | None, default=Parameter.empty if required else None))

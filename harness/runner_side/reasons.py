@@ -43,7 +43,8 @@ def claimed(path: Path, claims: tuple[Path, ...]) -> bool:
 
 
 RULES: tuple[Rule, ...] = (
-    r.executed_again, r.denied_tool_ran, r.invalid_args_ran, a.paused_before_validation, a.asked_about_other_calls, a.paused_at_other_steps, a.misused_approval,
+    r.executed_again, r.denied_tool_ran, r.invalid_args_ran, r.other_user_ran, a.paused_before_validation, a.asked_about_other_calls,
+    a.paused_at_other_steps, a.misused_approval,
     r.redelivered_as_new_turn, r.reused_id_ended_run, r.step_bound_not_enforced, r.fault_never_fired, r.resumed_differently, r.uncertain_not_stopped,
     a.decision_reached_other_call, a.decision_raised, a.held_for_turn, r.tool_error_not_retried, r.step_refused, r.ran_less_often, r.repeat_not_answered,
     r.stopped_by_own_bound, r.model_asked_again, r.model_turns_differ, a.decisions_met_other_effects, r.deduplicated_by_glue,
@@ -103,6 +104,7 @@ def _claimants(path: Path, tree: dict[Any, Any]) -> set[int]:
 TITLES: dict[str, str] = {
     "denied_tool_ran": "Runs a tool the contract always denies",
     "invalid_args_ran": "Hands arguments that break the tool's strict schema to the tool",
+    "other_user_ran": "Runs a tool that acts for the session's user on a call whose arguments name another user",
     "paused_before_validation": "Pauses for approval before validating the arguments",
     "asked_about_other_calls": "Asks for approval of calls the contract does not ask about",
     "ran_without_asking": "Runs a high-risk call without asking for approval",

@@ -61,6 +61,17 @@ def risk_of(scenario: Scenario, call_id: str) -> str:
     return tool.risk.value if tool else "unknown"
 
 
+def other_user_calls(scenario: Scenario) -> dict[str, str]:
+    """Scripted calls of a tool that acts for the session's user whose arguments name another user, with the name."""
+    named: dict[str, str] = {}
+    for turn in scenario.model_script:
+        for call in turn.get("tool_calls", ()):
+            spec, args = FIXTURE_TOOLS.get(call["name"]), call["arguments"]
+            if spec is not None and spec.acts_for and isinstance(args, dict) and args.get(spec.acts_for) not in (None, scenario.user):
+                named.setdefault(call["id"], str(args[spec.acts_for]))
+    return dict(sorted(named.items()))
+
+
 def steps_with(run: Run, kind: str, call_id: str) -> list[dict[str, Any]]:
     return [f for f in run.facts if f.get(kind, {}).get(call_id)]
 

@@ -22,6 +22,7 @@ from harness.runner_side.rule_facts import (
     differing_calls,
     interrupt_claims,
     mechanism,
+    other_user_calls,
     pause_claims,
     replay_claims,
     risk_of,
@@ -74,6 +75,19 @@ def invalid_args_ran(case: Case) -> Iterator[Reason]:
                 f"{cid}'s arguments break {tool_of(case.scenario, cid)}'s strict schema ({error}) yet reached the tool: {entered} tool entries, "
                 f"{count(case.framework, cid, 'executor_entries')} executor entries, {count(case.framework, cid, 'effects')} effects"
                 f"{mechanism(case, 'tool_dispatch')}"
+            ), call_claims(case, cid))
+
+
+def other_user_ran(case: Case) -> Iterator[Reason]:
+    """A call of a tool that acts for the session's user, whose arguments name another user (the engine refuses it),
+    entered the tool's executor."""
+    for cid, named in other_user_calls(case.scenario).items():
+        runs = count(case.framework, cid, "executor_entries")
+        if runs:
+            yield Reason("other_user_ran", (
+                f"{cid} ({tool_of(case.scenario, cid)}, which acts for the session's user {case.scenario.user!r}) named {named!r} in its arguments, "
+                f"which the engine refuses; the framework entered the tool {times(count(case.framework, cid, 'tool_entries'))} and its executor "
+                f"{times(runs)}, at {at(steps_with(case.framework, 'executed', cid))}{mechanism(case, 'tool_dispatch')}"
             ), call_claims(case, cid))
 
 

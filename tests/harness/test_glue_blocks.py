@@ -66,6 +66,21 @@ def test_admit_checks_the_raw_arguments_strictly_before_the_policy(tmp_path: Pat
     assert [e["kind"] for e in events] == ["call_admitted", "call_admitted", "schema_rejected", "call_admitted"]
 
 
+def test_admit_runs_a_tool_that_acts_for_a_user_for_the_sessions_user_only(tmp_path: Path) -> None:
+    events: list[dict[str, Any]] = []
+    schema = {"type": "object", "properties": {"username": {"type": "string"}}, "additionalProperties": False}
+    spec = ToolSpec("orders", "", schema, RiskClass.READ_ONLY, lambda args, ctx: None, acts_for="username")
+    c = Contract("s1", ToolRegistry([spec]), MemoryIdempotencyStore(), tmp_path / "intents.jsonl", events.append,
+                 lambda call_id: None, lambda call_id: contextlib.nullcontext(), 3, user="bob")
+    assert admit(c, "orders", "c1", {}) == Admitted({"username": "bob"}, needs_approval=False)  # the user comes from the session
+    assert admit(c, "orders", "c2", '{"username": "bob"}') == Admitted({"username": "bob"}, needs_approval=False)
+    assert admit(c, "orders", "c3", {"username": "alice"}) == Rejected("refused", {"error": "refused: orders acts for the session's user only"})
+    assert [e["call_id"] for e in events] == ["c1", "c2"]  # refused before the policy, as the engine refuses it
+    nobody = Contract("s1", ToolRegistry([spec]), MemoryIdempotencyStore(), tmp_path / "i2.jsonl", events.append,
+                      lambda call_id: None, lambda call_id: contextlib.nullcontext(), 3)
+    assert isinstance(admit(nobody, "orders", "c4", {}), Rejected)  # a session without a user: nobody to act for
+
+
 def test_an_effect_runs_once_and_a_second_delivery_replays_it(tmp_path: Path) -> None:
     c, execute = _contract(tmp_path, []), Executor()
     assert run_once(c, "write", "c1", {"n": 1}, execute, lambda call: None) == Ok({"done": 1})
