@@ -8,7 +8,22 @@ from collections.abc import Iterator
 from typing import Any
 
 from handwritten.tools import RiskClass
-from harness.runner_side.rule_facts import Case, Path, Reason, call_claims, count, implicit_follows, mechanism, pause_claims, risk_of, stated_after, status_claim, tool_of
+from harness.runner_side.observables import invalid_call_ids_of
+from harness.runner_side.rule_facts import (
+    Case,
+    Path,
+    Reason,
+    call_claims,
+    count,
+    ended_claims,
+    implicit_follows,
+    mechanism,
+    pause_claims,
+    risk_of,
+    stated_after,
+    status_claim,
+    tool_of,
+)
 
 
 def paused_before_validation(case: Case) -> Iterator[Reason]:
@@ -88,6 +103,32 @@ def paused_at_other_steps(case: Case) -> Iterator[Reason]:
                 f"after driver step {fact['step']} ({fact['action']}) the engine was waiting for {', '.join(theirs) or 'nothing'}, the framework for "
                 f"{', '.join(mine) or 'nothing'} (its step ended {step['status']})"
             ), (*status_claim(case, fact["step"], step["status"]), *pause_claims(case, {fact["step"]})))
+
+
+def invalid_call_held(case: Case) -> Iterator[Reason]:
+    """A call whose arguments break the tool's strict schema was held for a human's decision: the contract refuses it at
+    the schema stage, before policy, and returns the error to the model, so no human is ever asked about it. Says per
+    call the driver steps that left it waiting and whether the framework's own validation passed it first (the step's
+    ``validated`` fact: a validation that accepts what the strict schema refuses coerces, one that never ran paused first).
+    When the call still waits after the last driver step and the framework's run ended ``awaiting_approval`` where the
+    engine's ended otherwise, that wait is the final status (``harness.runner_side.observables.final_status``): the reason
+    says so and claims it. The pauses themselves are ``paused_at_other_steps``'."""
+    facts, invalid = case.framework.facts, invalid_call_ids_of(case.scenario)
+    last = facts[-1].get("pending", []) if facts else []
+    status, engine_status = case.framework.observables["status"], case.engine.observables["status"]
+    for cid, error in invalid.items():
+        held = [f for f in facts if cid in f.get("pending", ())]
+        if not held:
+            continue
+        checked = ", ".join(f"driver step {f['step']} ({'after its own validation passed them' if f.get('validated') else 'before any validation'})"
+                            for f in held)
+        text = (f"{cid}'s arguments break {tool_of(case.scenario, cid)}'s strict schema ({error}), which the engine refused and returned to the "
+                f"model; the framework held {cid} for approval instead: waiting after {checked}")
+        claims: tuple[Path, ...] = ()
+        if cid in last and status == "awaiting_approval" != engine_status:
+            text += f"; {cid} still waited after the last driver step, so the run ended {status} (engine: {engine_status})"
+            claims = ended_claims(case)
+        yield Reason("invalid_call_held", text + mechanism(case, "approval"), claims)
 
 
 def misused_approval(case: Case) -> Iterator[Reason]:
