@@ -136,10 +136,13 @@ def misused_approval(case: Case) -> Iterator[Reason]:
     framework's approval object does not carry went in as the plain decision: ``approval_not_carried`` (said once per
     framework in FINDINGS.md, never a finding per scenario). One whose object carries the binding and was taken anyway
     (the call it decides took effect, or stopped waiting): ``misused_approval_accepted``, the binding not enforced. One
-    neither refused nor taken, and any decision that did nothing at all: ``misused_approval_ignored`` / ``decision_ignored``.
+    neither refused nor taken, and any decision that did nothing at all: ``misused_approval_ignored`` / ``decision_ignored``;
+    a plain decision for a call the framework's run had never left waiting (the engine asked about it, the framework paused
+    elsewhere) has no question of the framework's to answer: ``decision_for_unasked_call``, a consequence of that pause.
     A misuse held for a batched turn is judged at the step that handed the turn over. One that let another call run is
     ``decision_reached_other_call``'s."""
-    found: dict[str, list[str]] = {"approval_not_carried": [], "misused_approval_accepted": [], "misused_approval_ignored": [], "decision_ignored": []}
+    found: dict[str, list[str]] = {"approval_not_carried": [], "misused_approval_accepted": [], "misused_approval_ignored": [], "decision_ignored": [],
+                                   "decision_for_unasked_call": []}
     claims: dict[str, list[Path]] = {rule: [] for rule in found}
     facts = case.framework.facts
     for i, (fact, step) in enumerate(zip(facts, case.framework.steps, strict=True)):
@@ -170,10 +173,14 @@ def misused_approval(case: Case) -> Iterator[Reason]:
             engine = case.engine.steps[fact["step"]]
             refused = f"; the engine refused it: {engine['refusal']}" if engine["refusal"] else ""
             rule = "misused_approval_ignored" if obj else "decision_ignored"
+            if not obj and not any(named in f.get("pending", ()) for f in facts[:i]):
+                # the framework's run never asked about the call: the decision answers the engine's question, not one of its own
+                rule, waiting = "decision_for_unasked_call", f"{named} was never waiting in the framework's run (waiting: {', '.join(before) or 'nothing'})"
             found[rule].append(f"{what} ({waiting}{handed}; the step ended {step['status']}, nothing ran{refused})")
             claims[rule] += [*status_claim(case, fact["step"], step["status"]), *(pause_claims(case, {fact["step"]}) if obj else ())]
     texts = {"approval_not_carried": "misused approvals went in as plain ones", "misused_approval_accepted": "misused approvals were taken as approvals",
-             "misused_approval_ignored": "misused approvals neither refused nor acted on", "decision_ignored": "decisions neither refused nor acted on"}
+             "misused_approval_ignored": "misused approvals neither refused nor acted on", "decision_ignored": "decisions neither refused nor acted on",
+             "decision_for_unasked_call": "decisions for calls the framework never asked about"}
     for rule, lines in found.items():
         if lines:
             tail = mechanism(case, "approval") if rule == "misused_approval_accepted" else ""

@@ -142,10 +142,11 @@ TITLES: dict[str, str] = {
     "paused_at_other_steps": "A driver step leaves other calls waiting for a decision than the engine's",
     "invalid_call_held": "A call whose arguments break the tool's schema waits for a human's decision",
     "redelivery_refused_not_deduplicated": "The same event delivered again is refused for a reason of the framework's own, not as a duplicate",
+    "decision_for_unasked_call": "A decision names a call the framework never asked about (it paused for another)",
 }
 """Every rule id the table yields, with the behaviour it names (the headings of ``evidence/FINDINGS.md``)."""
 CONSEQUENCES = frozenset({"approval_not_carried", "decision_raised", "held_for_turn", "ran_less_often", "ran_at_other_steps", "results_differ",
                           "turns_never_asked", "turns_asked_only_here", "model_asked_less", "step_refused", "paused_at_other_steps",
-                          "invalid_call_held", "redelivery_refused_not_deduplicated"})
+                          "invalid_call_held", "redelivery_refused_not_deduplicated", "decision_for_unasked_call"})
 """Rules that describe what followed from another behaviour (a run that ended early ran less): they explain
 cells and are kept in the evidence, but ``evidence/FINDINGS.md`` does not list them as findings."""

@@ -338,3 +338,22 @@ def test_a_redelivery_that_paused_again_claims_the_pause_it_added() -> None:
     other = Run(framework.observables, [{**f, "pending": ["c2"]} if f["step"] == 1 else f for f in framework.facts], framework.steps)
     [reason] = redelivered_as_new_turn(Case(scenario, engine, other))  # the pause recorded is not the one the step's facts give
     assert ("pre_approval_state", "pauses") not in reason.claims
+
+
+def test_a_decision_for_a_call_the_framework_never_asked_about_is_not_one_it_ignored() -> None:
+    """The engine refused c1 by schema and asked about c2; a framework that paused for c1 never asked about c2, so the
+    human's approval of c2 answers no question of its own (a consequence of that pause), not ``decision_ignored``."""
+    from harness.runner_side.approval_rules import misused_approval
+
+    scenario = SCENARIOS["invalid_high_risk_then_valid"]
+    steps = _steps(("awaiting_approval", None), ("awaiting_approval", None), actions=["run", "approve"])
+    observed = {"step_statuses": [s["status"] for s in steps]}
+    engine = Run(observed, [{"step": 0, "action": "run", "pending": ["c2"]}, {"step": 1, "action": "approve"}], steps)
+    unasked = Run(observed, [{"step": 0, "action": "run", "pending": ["c1"]}, {"step": 1, "action": "approve", "pending": ["c1"]}], steps)
+    [reason] = misused_approval(Case(scenario, engine, unasked))
+    assert reason.rule == "decision_for_unasked_call" and "decision_for_unasked_call" in CONSEQUENCES
+    assert "approve for c2 at driver step 1 (c2 was never waiting in the framework's run (waiting: c1); the step ended awaiting_approval" in reason.text
+    assert reason.claims == (("step_statuses", "1"),)
+    # c2 waited at driver step 0 and no longer waits at step 1: the framework had asked, and ignored the decision
+    gone = Run(observed, [{"step": 0, "action": "run", "pending": ["c2", "c1"]}, {"step": 1, "action": "approve", "pending": ["c1"]}], steps)
+    assert [r.rule for r in misused_approval(Case(scenario, engine, gone))] == []  # c2 was among those waiting just before: not ignored
