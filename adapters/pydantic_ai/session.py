@@ -97,7 +97,18 @@ class PydanticAISession:
         return await self.agent.run(prompt, **options)
 
     async def deliver(self, text: str) -> StepOutcome:
-        return await self._run(text, None)
+        """A run from the saved history with the new prompt. Pydantic AI refuses a new prompt while the history holds
+        calls waiting for their ``DeferredToolResults`` (``UserError``, before the run does anything): the step is that
+        error, and the session still waits for those calls, as it does for a caller who keeps the history and the
+        ``DeferredToolRequests`` it was paused with. So when a run raised with calls waiting and left the saved history
+        as it was, the waiting state is put back (``_run`` marked it ``error``)."""
+        before, saved = self._state(), _saved_bytes(self.scratch)
+        try:
+            return await self._run(text, None)
+        except Exception:
+            if before["status"] == "awaiting_approval" and _saved_bytes(self.scratch) == saved:
+                (self.scratch / "session.json").write_text(json.dumps(before), encoding="utf-8")
+            raise
 
     async def decide(self, decisions: list[Decision]) -> StepOutcome:
         """The turn's decisions as one ``DeferredToolResults`` by call id. As documented, the results are built from
@@ -172,6 +183,12 @@ class PydanticAISession:
             # contract glue: end
         pending = {"call_id": call.tool_call_id, "tool": call.tool_name, "args_hash": args_hash(call.args_as_dict())}
         return {"position": position, "pending_call": pending, "approved_call_ids": approved}
+
+
+def _saved_bytes(scratch: Path) -> bytes | None:
+    """The saved history as stored (``None`` before the first save), to tell whether a run changed it."""
+    path = scratch / "messages.json"
+    return path.read_bytes() if path.exists() else None
 
 
 def load_history(scratch: Path) -> list[ModelMessage]:

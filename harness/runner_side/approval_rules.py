@@ -8,7 +8,22 @@ from collections.abc import Iterator
 from typing import Any
 
 from handwritten.tools import RiskClass
-from harness.runner_side.rule_facts import Case, Path, Reason, call_claims, count, implicit_follows, mechanism, pause_claims, risk_of, stated_after, status_claim, tool_of
+from harness.runner_side.observables import invalid_call_ids_of
+from harness.runner_side.rule_facts import (
+    Case,
+    Path,
+    Reason,
+    call_claims,
+    count,
+    ended_claims,
+    implicit_follows,
+    mechanism,
+    pause_claims,
+    risk_of,
+    stated_after,
+    status_claim,
+    tool_of,
+)
 
 
 def paused_before_validation(case: Case) -> Iterator[Reason]:
@@ -90,15 +105,44 @@ def paused_at_other_steps(case: Case) -> Iterator[Reason]:
             ), (*status_claim(case, fact["step"], step["status"]), *pause_claims(case, {fact["step"]})))
 
 
+def invalid_call_held(case: Case) -> Iterator[Reason]:
+    """A call whose arguments break the tool's strict schema was held for a human's decision: the contract refuses it at
+    the schema stage, before policy, and returns the error to the model, so no human is ever asked about it. Says per
+    call the driver steps that left it waiting and whether the framework's own validation passed it first (the step's
+    ``validated`` fact: a validation that accepts what the strict schema refuses coerces, one that never ran paused first).
+    When the call still waits after the last driver step and the framework's run ended ``awaiting_approval`` where the
+    engine's ended otherwise, that wait is the final status (``harness.runner_side.observables.final_status``): the reason
+    says so and claims it. The pauses themselves are ``paused_at_other_steps``'."""
+    facts, invalid = case.framework.facts, invalid_call_ids_of(case.scenario)
+    last = facts[-1].get("pending", []) if facts else []
+    status, engine_status = case.framework.observables["status"], case.engine.observables["status"]
+    for cid, error in invalid.items():
+        held = [f for f in facts if cid in f.get("pending", ())]
+        if not held:
+            continue
+        checked = ", ".join(f"driver step {f['step']} ({'after its own validation passed them' if f.get('validated') else 'before any validation'})"
+                            for f in held)
+        text = (f"{cid}'s arguments break {tool_of(case.scenario, cid)}'s strict schema ({error}), which the engine refused and returned to the "
+                f"model; the framework held {cid} for approval instead: waiting after {checked}")
+        claims: tuple[Path, ...] = ()
+        if cid in last and status == "awaiting_approval" != engine_status:
+            text += f"; {cid} still waited after the last driver step, so the run ended {status} (engine: {engine_status})"
+            claims = ended_claims(case)
+        yield Reason("invalid_call_held", text + mechanism(case, "approval"), claims)
+
+
 def misused_approval(case: Case) -> Iterator[Reason]:
     """What became of each decision that was not refused. A misused approval (``approval_object`` fact) whose binding the
     framework's approval object does not carry went in as the plain decision: ``approval_not_carried`` (said once per
     framework in FINDINGS.md, never a finding per scenario). One whose object carries the binding and was taken anyway
     (the call it decides took effect, or stopped waiting): ``misused_approval_accepted``, the binding not enforced. One
-    neither refused nor taken, and any decision that did nothing at all: ``misused_approval_ignored`` / ``decision_ignored``.
+    neither refused nor taken, and any decision that did nothing at all: ``misused_approval_ignored`` / ``decision_ignored``;
+    a plain decision for a call the framework's run had never left waiting (the engine asked about it, the framework paused
+    elsewhere) has no question of the framework's to answer: ``decision_for_unasked_call``, a consequence of that pause.
     A misuse held for a batched turn is judged at the step that handed the turn over. One that let another call run is
     ``decision_reached_other_call``'s."""
-    found: dict[str, list[str]] = {"approval_not_carried": [], "misused_approval_accepted": [], "misused_approval_ignored": [], "decision_ignored": []}
+    found: dict[str, list[str]] = {"approval_not_carried": [], "misused_approval_accepted": [], "misused_approval_ignored": [], "decision_ignored": [],
+                                   "decision_for_unasked_call": []}
     claims: dict[str, list[Path]] = {rule: [] for rule in found}
     facts = case.framework.facts
     for i, (fact, step) in enumerate(zip(facts, case.framework.steps, strict=True)):
@@ -129,10 +173,14 @@ def misused_approval(case: Case) -> Iterator[Reason]:
             engine = case.engine.steps[fact["step"]]
             refused = f"; the engine refused it: {engine['refusal']}" if engine["refusal"] else ""
             rule = "misused_approval_ignored" if obj else "decision_ignored"
+            if not obj and not any(named in f.get("pending", ()) for f in facts[:i]):
+                # the framework's run never asked about the call: the decision answers the engine's question, not one of its own
+                rule, waiting = "decision_for_unasked_call", f"{named} was never waiting in the framework's run (waiting: {', '.join(before) or 'nothing'})"
             found[rule].append(f"{what} ({waiting}{handed}; the step ended {step['status']}, nothing ran{refused})")
             claims[rule] += [*status_claim(case, fact["step"], step["status"]), *(pause_claims(case, {fact["step"]}) if obj else ())]
     texts = {"approval_not_carried": "misused approvals went in as plain ones", "misused_approval_accepted": "misused approvals were taken as approvals",
-             "misused_approval_ignored": "misused approvals neither refused nor acted on", "decision_ignored": "decisions neither refused nor acted on"}
+             "misused_approval_ignored": "misused approvals neither refused nor acted on", "decision_ignored": "decisions neither refused nor acted on",
+             "decision_for_unasked_call": "decisions for calls the framework never asked about"}
     for rule, lines in found.items():
         if lines:
             tail = mechanism(case, "approval") if rule == "misused_approval_accepted" else ""

@@ -44,7 +44,7 @@ def claimed(path: Path, claims: tuple[Path, ...]) -> bool:
 
 RULES: tuple[Rule, ...] = (
     r.executed_again, r.denied_tool_ran, r.invalid_args_ran, r.other_user_ran, a.paused_before_validation, a.asked_about_other_calls,
-    a.paused_at_other_steps, a.misused_approval,
+    a.paused_at_other_steps, a.invalid_call_held, a.misused_approval,
     r.redelivered_as_new_turn, r.reused_id_ended_run, r.step_bound_not_enforced, r.fault_never_fired, r.resumed_differently, r.uncertain_not_stopped,
     a.decision_reached_other_call, a.decision_raised, a.held_for_turn, r.tool_error_not_retried, r.step_refused, r.ran_less_often, r.repeat_not_answered,
     r.stopped_by_own_bound, r.model_asked_again, r.model_turns_differ, a.decisions_met_other_effects, r.deduplicated_by_glue,
@@ -142,9 +142,13 @@ TITLES: dict[str, str] = {
     "model_asked_less": "The model is asked for a turn fewer times than in the engine's run",
     "step_refused": "A driver step is refused, or one the engine refused is not",
     "paused_at_other_steps": "A driver step leaves other calls waiting for a decision than the engine's",
+    "invalid_call_held": "A call whose arguments break the tool's schema waits for a human's decision",
+    "redelivery_refused_not_deduplicated": "The same event delivered again is refused for a reason of the framework's own, not as a duplicate",
+    "decision_for_unasked_call": "A decision names a call the framework never asked about (it paused for another)",
 }
 """Every rule id the table yields, with the behaviour it names (the headings of ``evidence/FINDINGS.md``)."""
 CONSEQUENCES = frozenset({"approval_not_carried", "decision_raised", "held_for_turn", "ran_less_often", "ran_at_other_steps", "results_differ",
-                          "turns_never_asked", "turns_asked_only_here", "model_asked_less", "step_refused", "paused_at_other_steps"})
+                          "turns_never_asked", "turns_asked_only_here", "model_asked_less", "step_refused", "paused_at_other_steps",
+                          "invalid_call_held", "redelivery_refused_not_deduplicated", "decision_for_unasked_call"})
 """Rules that describe what followed from another behaviour (a run that ended early ran less): they explain
 cells and are kept in the evidence, but ``evidence/FINDINGS.md`` does not list them as findings."""

@@ -96,9 +96,14 @@ def redelivered_as_new_turn(case: Case) -> Iterator[Reason]:
     fw_asked = sum(case.framework.observables["model"]["calls_per_turn"].values())
     engine_asked = sum(case.engine.observables["model"]["calls_per_turn"].values())
     for fact, step in zip(case.framework.facts, case.framework.steps, strict=True):
-        if fact["action"] != "deliver_again" or fact.get("dedup_by") or step["status"] == "refused":
+        if fact["action"] != "deliver_again" or fact.get("dedup_by"):
             continue
         tail, after = stated_after(case, fact["step"] + 1)
+        if step["status"] == "refused":
+            engine_refusal = case.engine.steps[fact["step"]]["refusal"] if fact["step"] < len(case.engine.steps) else None
+            if step["refusal"] != engine_refusal:  # refused for a reason of its own, not as the duplicate it is
+                yield _redelivery_refused(case, fact, step["refusal"], tail, after)
+            continue
         if step["status"] == "error":
             yield Reason("redelivery_failed", (
                 f"the event delivered again at driver step {fact['step']} ended the step in an error ({fact.get('raised') or 'an exception'}) "
@@ -108,11 +113,28 @@ def redelivered_as_new_turn(case: Case) -> Iterator[Reason]:
         ran = dict(fact.get("executed", {}))
         model = (f", and the model was asked {fw_asked} times in the run where the engine asked {engine_asked}" if fw_asked > engine_asked
                  else ", and the model was asked no more than the engine asked it")
+        # a redelivery that paused again adds a pause the engine's run does not have (its pending calls are the step's own)
+        paused = fact.get("pending", []) if step["status"] == "awaiting_approval" else []
+        again = f" waiting for {', '.join(paused)}" if paused else ""
         yield Reason("redelivered_as_new_turn", (
             f"the event delivered again at driver step {fact['step']} was not recognised as a duplicate: the step ended "
-            f"{step['status']}, executors entered in it: {', '.join(f'{c} {times(n)}' for c, n in ran.items()) or 'none'}{model}{tail}"
+            f"{step['status']}{again}, executors entered in it: {', '.join(f'{c} {times(n)}' for c, n in ran.items()) or 'none'}{model}{tail}"
             f"{mechanism(case, 'message_assembly')}"
-        ), (*status_claim(case, fact["step"], step["status"]), *after, *_redelivered(case), *(c for cid in ran for c in call_claims(case, cid))))
+        ), (*status_claim(case, fact["step"], step["status"]), *after, *_redelivered(case), *(c for cid in ran for c in call_claims(case, cid)),
+            *(pause_claims(case, {fact["step"]}) if paused else ())))
+
+
+def _redelivery_refused(case: Case, fact: dict[str, Any], refusal: str, tail: str, after: tuple[Path, ...]) -> Reason:
+    """An event delivered again that the framework refused with a refusal of its own (not the engine's ``duplicate_event``)
+    and recorded no deduplication for: the refusal itself is ``step_refused``'s; what this says is that nothing recognised
+    the duplicate, so its replay record names no deduplicator. It says what was waiting when the event came, from the
+    facts of the step before."""
+    before = case.framework.facts[fact["step"] - 1].get("pending", []) if fact["step"] else []
+    waiting = f" while {', '.join(before)} waited for a decision" if before else ""
+    return Reason("redelivery_refused_not_deduplicated", (
+        f"the event delivered again at driver step {fact['step']} was refused by the framework{waiting} ({refusal}), not recognised as a "
+        f"duplicate: no deduplication was recorded for it{tail}{mechanism(case, 'message_assembly')}"
+    ), (*after, *_redelivered(case)))
 
 
 def reused_id_ended_run(case: Case) -> Iterator[Reason]:

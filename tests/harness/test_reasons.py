@@ -246,3 +246,114 @@ def test_a_call_the_driver_approved_that_ran_while_its_sibling_waits_ran_early()
 def test_the_step_bound_of_the_drivers_implicit_answers_is_said() -> None:
     text = _rules(_case("agentscope", "defaults", "step_bound"))["asked_about_other_calls"]
     assert "left waiting: c4 after driver step 0 (driver step 0 had answered max_steps=3 pauses" in text
+
+
+def _steps(*statuses: tuple[str, str | None], actions: list[str]) -> list[dict[str, Any]]:
+    return [{"action": a, "status": s, "refusal": r, "error": None} for a, (s, r) in zip(actions, statuses, strict=True)]
+
+
+def test_an_invalid_call_held_for_approval_says_so_and_owns_the_final_status_only_while_it_waits() -> None:
+    """The schema refuses c1 (amount_cents a string) before policy; a framework that paused for it and still waits for it
+    after the last step ended ``awaiting_approval`` because of it (what OpenAI Agents' defaults did, measured)."""
+    from harness.runner_side.approval_rules import invalid_call_held
+
+    scenario = SCENARIOS["invalid_high_risk_then_valid"]
+    actions = ["run", "approve"]
+    engine = Run({"status": "completed", "checkpoint_after_interrupt": "n/a"},
+                 [{"step": 0, "action": "run", "pending": ["c2"], "validated": True}, {"step": 1, "action": "approve", "granted": ["c2"]}],
+                 _steps(("awaiting_approval", None), ("completed", None), actions=actions))
+    facts = [{"step": 0, "action": "run", "pending": ["c1"]}, {"step": 1, "action": "approve", "pending": ["c1"]}]
+    waiting = Run({"status": "awaiting_approval", "checkpoint_after_interrupt": "n/a"}, facts,
+                  _steps(("awaiting_approval", None), ("awaiting_approval", None), actions=actions))
+    [reason] = invalid_call_held(Case(scenario, engine, waiting))
+    assert reason.text.startswith("c1's arguments break transfer_funds's strict schema (amount_cents: '2500' is not of type 'integer')")
+    assert "waiting after driver step 0 (before any validation), driver step 1 (before any validation)" in reason.text
+    assert "c1 still waited after the last driver step, so the run ended awaiting_approval (engine: completed)" in reason.text
+    assert reason.claims == (("status",),)
+    validated = [{**f, "validated": True} for f in facts]  # a validation that passed the string: it coerces
+    [reason] = invalid_call_held(Case(scenario, engine, Run(waiting.observables, validated, waiting.steps)))
+    assert "driver step 0 (after its own validation passed them)" in reason.text
+    decided = Run({"status": "completed", "checkpoint_after_interrupt": "n/a"}, [facts[0], {"step": 1, "action": "approve"}], waiting.steps)
+    [reason] = invalid_call_held(Case(scenario, engine, decided))  # no longer waiting at the end: the status is not its
+    assert "still waited" not in reason.text and reason.claims == ()
+    never = Run(waiting.observables, [{"step": 0, "action": "run", "pending": ["c2"]}, {"step": 1, "action": "approve"}], waiting.steps)
+    assert list(invalid_call_held(Case(scenario, engine, never))) == []
+
+
+def _redelivery_runs(step_1: tuple[str, str | None], fact_1: dict[str, Any]) -> tuple[Run, Run]:
+    """The engine's run of ``redelivery_while_pending`` and a framework's whose driver step 1 (the redelivery) ended
+    ``step_1`` with the facts ``fact_1``; the approval at step 2 ran c1 once in both."""
+    actions = ["run", "deliver_again", "approve"]
+    result = "{\"amount_cents\":2500,\"status\":\"sent\",\"transfer_id\":\"tr-c1\"}"
+    pause = {"args_validated": True, "non_read_only_effects": {}, "step": 0,
+             "pending": [{"args": {"amount_cents": 2500, "from_account": "ACC-1", "to_account": "ACC-2"}, "call_id": "c1", "tool": "transfer_funds"}]}
+
+    def observables(provided_by: str, statuses: list[str], pauses: list[dict[str, Any]], calls: dict[str, int]) -> dict[str, Any]:
+        return {"status": "completed", "step_statuses": statuses, "checkpoint_after_interrupt": "n/a", "model": {"calls_per_turn": calls},
+                "idempotent_replay": {"c1": {"results": [result], "equal": True, "effects": 1, "provided_by": provided_by}},
+                "pre_approval_state": {"pauses": pauses, "decisions": [{"action": "approve", "call_id": "c1", "effects_before": {}, "step": 2}],
+                                       "undecided_at_end": []}}
+
+    ran = {"step": 2, "action": "approve", "entered": {"c1": 1}, "executed": {"c1": 1}, "effects": {"c1": 1}, "granted": ["c1"], "results": [["c1", "ok"]]}
+    first = {"step": 0, "action": "run", "pending": ["c1"], "validated": True}
+    engine = Run(observables("framework", ["awaiting_approval", "refused", "completed"], [pause], {"0": 1, "1": 1}),
+                 [first, {"step": 1, "action": "deliver_again", "pending": ["c1"], "dedup_by": "framework", "validated": True}, ran],
+                 _steps(("awaiting_approval", None), ("refused", "duplicate_event"), ("completed", None), actions=actions))
+    pauses = [pause, {**pause, "step": 1}] if step_1[0] == "awaiting_approval" else [pause]
+    framework = Run(observables("none", ["awaiting_approval", step_1[0], "completed"], pauses, {"0": 1 + (step_1[0] == "awaiting_approval"), "1": 1}),
+                    [first, {"step": 1, "action": "deliver_again", **fact_1}, ran],
+                    _steps(("awaiting_approval", None), step_1, ("completed", None), actions=actions))
+    return engine, framework
+
+
+def test_a_redelivery_refused_for_the_frameworks_own_reason_is_no_deduplication() -> None:
+    """AgentScope's defaults refused the event delivered again while c1 waited (its agent takes only the confirmation
+    then), with no deduplication recorded: its replay record names none, where the engine's names the framework."""
+    from harness.runner_side.rules import redelivered_as_new_turn
+
+    scenario = SCENARIOS["redelivery_while_pending"]
+    refusal = "agentscope: Agent is waiting for 1 tool calls and external execution results for 0 tool calls, but received no event"
+    engine, framework = _redelivery_runs(("refused", refusal), {"pending": ["c1"], "validated": True})
+    [reason] = redelivered_as_new_turn(Case(scenario, engine, framework))
+    assert reason.rule == "redelivery_refused_not_deduplicated" and "redelivery_refused_not_deduplicated" in CONSEQUENCES
+    assert f"driver step 1 was refused by the framework while c1 waited for a decision ({refusal}), not recognised as a duplicate" in reason.text
+    assert ("idempotent_replay", "c1", "provided_by") in reason.claims
+    engine_refused = Run(framework.observables, framework.facts, [{**s, "refusal": "duplicate_event"} if s["action"] == "deliver_again" else s
+                                                                   for s in framework.steps])
+    assert list(redelivered_as_new_turn(Case(scenario, engine, engine_refused))) == []  # refused as the duplicate it is
+    glued = Run(framework.observables, [{**f, "dedup_by": "glue"} if f["action"] == "deliver_again" else f for f in framework.facts], framework.steps)
+    assert list(redelivered_as_new_turn(Case(scenario, engine, glued))) == []  # deduplicated: deduplicated_by_glue's
+
+
+def test_a_redelivery_that_paused_again_claims_the_pause_it_added() -> None:
+    """OpenAI Agents' defaults took the event delivered again as a new turn, the model sent c1 again and the run paused
+    for it a second time: the redelivery explains the pause list the engine's run does not have."""
+    from harness.runner_side.rules import redelivered_as_new_turn
+
+    scenario = SCENARIOS["redelivery_while_pending"]
+    engine, framework = _redelivery_runs(("awaiting_approval", None), {"pending": ["c1"], "validated": True})
+    [reason] = redelivered_as_new_turn(Case(scenario, engine, framework))
+    assert "the step ended awaiting_approval waiting for c1, executors entered in it: none" in reason.text
+    assert ("pre_approval_state", "pauses") in reason.claims
+    other = Run(framework.observables, [{**f, "pending": ["c2"]} if f["step"] == 1 else f for f in framework.facts], framework.steps)
+    [reason] = redelivered_as_new_turn(Case(scenario, engine, other))  # the pause recorded is not the one the step's facts give
+    assert ("pre_approval_state", "pauses") not in reason.claims
+
+
+def test_a_decision_for_a_call_the_framework_never_asked_about_is_not_one_it_ignored() -> None:
+    """The engine refused c1 by schema and asked about c2; a framework that paused for c1 never asked about c2, so the
+    human's approval of c2 answers no question of its own (a consequence of that pause), not ``decision_ignored``."""
+    from harness.runner_side.approval_rules import misused_approval
+
+    scenario = SCENARIOS["invalid_high_risk_then_valid"]
+    steps = _steps(("awaiting_approval", None), ("awaiting_approval", None), actions=["run", "approve"])
+    observed = {"step_statuses": [s["status"] for s in steps]}
+    engine = Run(observed, [{"step": 0, "action": "run", "pending": ["c2"]}, {"step": 1, "action": "approve"}], steps)
+    unasked = Run(observed, [{"step": 0, "action": "run", "pending": ["c1"]}, {"step": 1, "action": "approve", "pending": ["c1"]}], steps)
+    [reason] = misused_approval(Case(scenario, engine, unasked))
+    assert reason.rule == "decision_for_unasked_call" and "decision_for_unasked_call" in CONSEQUENCES
+    assert "approve for c2 at driver step 1 (c2 was never waiting in the framework's run (waiting: c1); the step ended awaiting_approval" in reason.text
+    assert reason.claims == (("step_statuses", "1"),)
+    # c2 waited just before the approval: a call the framework asked about (what became of it is for other rules to say)
+    gone = Run(observed, [{"step": 0, "action": "run", "pending": ["c2", "c1"]}, {"step": 1, "action": "approve", "pending": ["c1"]}], steps)
+    assert [r.rule for r in misused_approval(Case(scenario, engine, gone))] == []
