@@ -3,7 +3,8 @@
 LangChain's fake chat models cannot bind tools, so ``create_agent`` and tool-calling
 graphs reject them; this subclass of ``BaseChatModel`` can. It translates LangChain
 messages into the neutral chat dicts the scripted model reads, and the scripted reply
-back into an ``AIMessage`` whose tool calls carry the scenario's own call ids. It keeps
+back into an ``AIMessage`` whose tool calls carry the scenario's own call ids, parsed from the raw argument text
+the way LangChain's OpenAI client parses a chat completion's tool calls. It keeps
 no state: the reply depends only on the messages received, so a re-executed node gets
 the same answer. Import it only inside an environment that has langchain-core.
 """
@@ -22,6 +23,7 @@ from langchain_core.messages import (
     SystemMessage,
     ToolMessage,
 )
+from langchain_core.output_parsers.openai_tools import make_invalid_tool_call, parse_tool_call
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict
@@ -46,14 +48,15 @@ class ScriptedChatModel(BaseChatModel):
         reply = self.scripted.complete([to_neutral(m) for m in messages], kwargs.get("tools", []))
         calls, invalid = [], []
         for call in reply.tool_calls:
-            args = call.arguments
-            if isinstance(args, str):  # raw JSON text, as a model may send it
-                try:
-                    args = json.loads(args)
-                except json.JSONDecodeError as exc:
-                    invalid.append({"type": "invalid_tool_call", "id": call.id, "name": call.name, "args": call.arguments, "error": exc.msg})
-                    continue
-            calls.append({"type": "tool_call", "id": call.id, "name": call.name, "args": args})
+            # The call as an OpenAI chat completion carries it (arguments: the raw text), parsed as ``ChatOpenAI`` parses
+            # it (langchain_openai ``_convert_dict_to_message``): JSON that is not an object is not turned into an
+            # invalid call there, so ``AIMessage`` refuses it as LangChain's own client would
+            raw = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
+            wire = {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": raw}}
+            try:
+                calls.append(parse_tool_call(wire, return_id=True))
+            except Exception as exc:  # noqa: BLE001 - ChatOpenAI catches every parse failure the same way
+                invalid.append(make_invalid_tool_call(wire, str(exc)))
         message = AIMessage(content=reply.text or "", tool_calls=calls, invalid_tool_calls=invalid)
         return ChatResult(generations=[ChatGeneration(message=message)])
 

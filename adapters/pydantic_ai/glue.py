@@ -1,5 +1,6 @@
 """Contract glue for Pydantic AI (see MAPPING.md): ``Tool.from_schema`` tools, so ``admit`` sees the raw arguments
-first; ``ApprovalRequired`` for an admitted high-risk call and for a valid call whose turn has one waiting (``HELD``);
+(the model's ``ToolCallPart``, whatever JSON value or text it holds) first;
+``ApprovalRequired`` for an admitted high-risk call and for a valid call whose turn has one waiting (``HELD``);
 ``run_once_async`` under ``<session>/<tool call id>``; ``CallDeferred`` for an uncertain call, until a reconcile."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import Any
 
 from pydantic_ai import ApprovalRequired, CallDeferred, DeferredToolResults, RunContext, Tool, ToolApproved, ToolDenied
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
+from pydantic_core import SchemaValidator, core_schema
 
 from adapters.glue_blocks import Contract, Failed, Ok, Reconciled, Rejected, Replay, Uncertain, admit, run_once_async
 from handwritten.canonical import canonical_json
@@ -27,9 +29,9 @@ def contract_tools(world: FixtureWorld, names: list[str], contract: Contract, st
     """The named fixture tools behind the contract; ``statuses`` gets each answered call's status."""
 
     def guarded(name: str) -> Any:
-        async def call(ctx: RunContext[Any], **raw: Any) -> str:
+        async def call(ctx: RunContext[Any]) -> str:
             call_id = ctx.tool_call_id or ""
-            verdict = admit(contract, name, call_id, raw)
+            verdict = admit(contract, name, call_id, _raw_args(ctx, call_id))
             if isinstance(verdict, Rejected):
                 statuses[call_id] = verdict.status
                 return canonical_json(verdict.output)
@@ -50,7 +52,20 @@ def contract_tools(world: FixtureWorld, names: list[str], contract: Contract, st
 
         return call
 
-    return [Tool.from_schema(guarded(n), n, FIXTURE_TOOLS[n].description, FIXTURE_TOOLS[n].schema, takes_ctx=True) for n in names]
+    tools = [Tool.from_schema(guarded(n), n, FIXTURE_TOOLS[n].description, FIXTURE_TOOLS[n].schema, takes_ctx=True) for n in names]
+    for tool in tools:  # from_schema's validator hands any JSON value on as keywords (a list: TypeError): admit reads the raw
+        tool.function_schema.validator = _NO_KEYWORDS
+    return tools
+
+
+_NO_KEYWORDS = SchemaValidator(core_schema.no_info_plain_validator_function(lambda _value: {}))
+
+
+def _raw_args(ctx: RunContext[Any], call_id: str) -> Any:
+    """The call's arguments as the model sent them (its ``ToolCallPart``, latest first: a call id may come again), not
+    as Pydantic AI read them (it reads empty text as ``{}``)."""
+    parts = (p for m in reversed(ctx.messages) if isinstance(m, ModelResponse) for p in reversed(m.parts))
+    return next(p.args for p in parts if isinstance(p, ToolCallPart) and p.tool_call_id == call_id)
 
 
 def _sibling_waits(contract: Contract, ctx: RunContext[None], call_id: str) -> bool:

@@ -45,7 +45,8 @@ def claimed(path: Path, claims: tuple[Path, ...]) -> bool:
 RULES: tuple[Rule, ...] = (
     r.executed_again, r.denied_tool_ran, r.invalid_args_ran, r.other_user_ran, a.paused_before_validation, a.asked_about_other_calls,
     a.paused_at_other_steps, a.invalid_call_held, a.misused_approval,
-    r.redelivered_as_new_turn, r.reused_id_ended_run, r.step_bound_not_enforced, r.fault_never_fired, r.resumed_differently, r.uncertain_not_stopped,
+    r.redelivered_as_new_turn, r.reused_id_ended_run, r.invalid_args_ended_run, r.step_bound_not_enforced,
+    r.fault_never_fired, r.resumed_differently, r.uncertain_not_stopped,
     a.decision_reached_other_call, a.decision_raised, a.held_for_turn, r.tool_error_not_retried, r.step_refused, r.ran_less_often, r.repeat_not_answered,
     r.stopped_by_own_bound, r.model_asked_again, r.model_turns_differ, a.decisions_met_other_effects, r.deduplicated_by_glue,
 )
@@ -122,6 +123,7 @@ TITLES: dict[str, str] = {
     "redelivered_as_new_turn": "Does not recognise the same event delivered again",
     "redelivery_failed": "Fails on the same event delivered again",
     "reused_id_ended_run": "Ends the run in an exception when the model reuses a call id with other arguments",
+    "invalid_args_ended_run": "Ends the run in an exception on arguments the schema stage would answer",
     "resumed_differently": "Resumes a killed run somewhere else than the engine, or loses its approval",
     "fault_never_fired": "Never reaches a fault point the engine meets",
     "fault_fired_only_here": "Meets a fault point the engine never reaches",

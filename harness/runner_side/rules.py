@@ -157,6 +157,26 @@ def reused_id_ended_run(case: Case) -> Iterator[Reason]:
         return  # one exception ended the step: one reason, whichever reused id it met
 
 
+def invalid_args_ended_run(case: Case) -> Iterator[Reason]:
+    """A call whose arguments break the tool's strict schema (not JSON, not an object, ...), which the engine answers as
+    a result the model can correct, met a framework that ended the driver step in an exception instead."""
+    invalid = invalid_call_ids_of(case.scenario)
+    asked = {int(t) for t in case.framework.observables["model"]["calls_per_turn"]}
+    sent = [(cid, turn) for turn, t in enumerate(case.scenario.model_script) for cid in (c["id"] for c in t.get("tool_calls", ()))
+            if cid in invalid and turn in asked]
+    failed = next((f["step"] for f, s in zip(case.framework.facts, case.framework.steps, strict=True)
+                   if f.get("raised") and s["status"] == "error" and case.engine.steps[f["step"]]["status"] != "error"), None)
+    if not sent or failed is None or _reused_with_other_args(case.scenario):
+        return  # a reused id ending the run is reused_id_ended_run's
+    cid, turn = sent[-1]  # the last invalid call the model was asked to send: the run got no further
+    tail, after = stated_after(case, failed + 1)
+    yield Reason("invalid_args_ended_run", (
+        f"the model sent {cid} ({tool_of(case.scenario, cid)}) in turn {turn} with arguments that break its strict schema "
+        f"({clip(invalid[cid])}); the framework ended driver step {failed} in an error ({case.framework.facts[failed]['raised']}) "
+        f"where the engine answered the call as an error result and its step ended {case.engine.steps[failed]['status']}{tail}"
+    ), (*status_claim(case, failed, "error"), *after, *call_claims(case, cid)))
+
+
 def _reused_with_other_args(scenario: Scenario) -> dict[str, list[int]]:
     """Call ids the script sends in more than one turn with arguments unlike the first's, with the turns that send them."""
     first: dict[str, Any] = {}
