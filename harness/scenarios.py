@@ -1,5 +1,12 @@
 """Scenario files: loaded, validated against ``scenarios/scenario.schema.json`` and checked for
-consistency. A malformed file raises ``ScenarioError`` naming the file and the field.
+consistency. A malformed file raises ``ScenarioError``: one line naming the file, the field where there is
+one, and the problem.
+
+A scenario file is read with bounds (``harness/json_input.py``): at most ``MAX_BYTES`` (1 MiB), refused by
+its size before it is read; a regular file (not a directory, FIFO or device; a symbolic link to one counts as
+it); UTF-8, a leading byte order mark allowed; strict JSON, nested at most ``json_input.MAX_DEPTH`` (32) levels, at
+most ``json_input.MAX_ITEMS`` (256) elements in one array or object, with no repeated key, no ``NaN`` or infinity, no integer
+outside ±(2**53 - 1), no lone surrogate escape (``harness.json_input`` says why each is refused).
 
 ``load_scenarios`` returns scenarios *without* their ``expected`` block: only the
 hand-written check reads expectations, through ``load_expectations``.
@@ -8,6 +15,8 @@ hand-written check reads expectations, through ``load_expectations``.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -18,12 +27,14 @@ from jsonschema.exceptions import best_match
 
 from harness.errors import ScenarioError
 from harness.fixture_tools import FIXTURE_TOOLS
+from harness.json_input import JsonInputError, kind, loads, read_bytes, why
 from harness.scenario_messages import json_type, locate, not_utf8
 
 SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
 SCHEMA_PATH = SCENARIO_DIR / "scenario.schema.json"
 DEFAULT_USER = "alice"  # the session's user when a scenario names none
 BOUNDARY_ACTIONS = ("direct_call", "grant")  # steps at the tool boundary, outside the agent's loop
+MAX_BYTES = 1 << 20  # a scenario file's size limit (the committed ones are under 15 KB)
 
 
 # point -> (what it does, the field that selects where it fires)
@@ -112,7 +123,8 @@ def shown(path: Path) -> str:
     (or was given relative), else absolute; never the bare file name."""
     if not path.is_absolute():
         return str(path)
-    for candidate, cwd in ((path, Path.cwd()), (path.resolve(), Path.cwd().resolve())):
+    # os.path.realpath, unlike Path.resolve on Python 3.11, returns a symbolic link loop unresolved instead of raising
+    for candidate, cwd in ((path, Path.cwd()), (Path(os.path.realpath(path)), Path(os.path.realpath(Path.cwd())))):
         if candidate.is_relative_to(cwd):
             return str(candidate.relative_to(cwd))
     return str(path)
@@ -122,17 +134,17 @@ def _read(path: Path) -> dict[str, Any]:
     """A scenario file's JSON object, schema-valid and consistent; every failure is one ``ScenarioError`` line."""
     where = shown(path)
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ScenarioError(f"{where}: cannot be read: {exc.strerror or exc}") from None
+        raw = read_bytes(path, MAX_BYTES)
+    except JsonInputError as exc:
+        raise ScenarioError(f"{where}: {exc}") from None
     try:
         text = raw.decode("utf-8-sig")  # a leading BOM (Windows editors) is harmless
     except UnicodeDecodeError as exc:
         raise ScenarioError(f"{where}: {not_utf8(raw, exc)}") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ScenarioError(f"{where}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        data = loads(text)
+    except JsonInputError as exc:
+        raise ScenarioError(f"{where}: {exc}") from None
     if not isinstance(data, dict):  # before the schema, whose message would quote the whole document
         raise ScenarioError(f"{where}: field '(top level)': must be an object (one scenario per file), not {json_type(data)}")
     error = best_match(_validator().iter_errors(data))
@@ -189,9 +201,13 @@ def load_scenario(path: Path) -> Scenario:
 
 def scenario_files(directory: Path) -> list[Path]:
     """The scenario files of a directory, sorted; an empty directory is an error."""
-    if not directory.is_dir():
-        raise ScenarioError(f"{shown(directory)}: not a directory of scenario files")
-    files = sorted(p for p in directory.glob("*.json") if p.name != SCHEMA_PATH.name)
+    try:
+        mode = directory.stat().st_mode
+        if not stat.S_ISDIR(mode):
+            raise ScenarioError(f"{shown(directory)}: {kind(mode)}, not a directory of scenario files")
+        files = sorted(p for p in directory.glob("*.json") if p.name != SCHEMA_PATH.name)
+    except OSError as exc:
+        raise ScenarioError(f"{shown(directory)}: not a directory of scenario files: {why(directory, exc)}") from None
     if not files:
         raise ScenarioError(f"{shown(directory)}: holds no scenario files (*.json)")
     return files
