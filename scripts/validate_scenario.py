@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
 from harness.columns import REFERENCE, known_columns  # noqa: E402
 from harness.errors import ScenarioError  # noqa: E402
+from harness.runner_side.cli_parser import OneLineParser  # noqa: E402
 from harness.runner_side.observables import OBSERVABLES  # noqa: E402
 from harness.runner_side.runner import run_column  # noqa: E402
 from harness.runner_side.walkthrough import walkthrough  # noqa: E402
@@ -36,7 +37,7 @@ from harness.scenarios import Scenario, load_expectations, load_scenario, shown 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """FILE... and --trace."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("files", nargs="+", type=Path, metavar="FILE", help="scenario file (<id>.json)")
     parser.add_argument("--trace", action="store_true", help="also print the engine's own events under each driver step")
     return parser.parse_args(argv)
