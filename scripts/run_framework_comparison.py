@@ -89,10 +89,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     elif own and _real(args.output) == COMMITTED:
         parser.error("the committed evidence holds the committed scenarios only: give your scenarios another --output (default: runs/<name>/)")
     output = _real(args.output)
-    for directory in dict.fromkeys((scenarios, SCENARIO_DIR.resolve())):
-        if output.is_relative_to(directory):
-            parser.error(f"--output {shown(args.output)}: must not be the scenarios directory {shown(directory)} or inside it: "
-                         "the evidence files would be read as scenarios next time")  # fmt: skip
+    if output == scenarios:  # only the top level's *.json are scenarios: an output below its own scenarios is fine
+        parser.error(f"--output {shown(args.output)}: must not be the scenarios directory: the evidence files would be read as scenarios next time")
+    if output.is_relative_to(SCENARIO_DIR.resolve()):
+        parser.error(f"--output {shown(args.output)}: must not be in the committed {shown(SCENARIO_DIR)}/, which holds scenario files only")
     problem = _unwritable(args.output)
     if problem:
         parser.error(f"--output {shown(args.output)}: {problem}")
