@@ -7,7 +7,9 @@ measured observations (and it is checked against each scenario's `expected` bloc
 
 Exit status: 0 when every requested column was measured, the hand-written engine met
 every expectation and, with --check, nothing drifted and every glue count is exact; 1 otherwise (the reasons are
-printed); 2 for bad usage or bad scenario files.
+printed); 2 for bad usage, a bad scenario file (scenarios/README.md lists what the loader
+refuses, size limit included) or an --output that cannot be written or read: one line on
+stderr, found before any column starts, and nothing is written.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Check scenario files and show what the hand-written engine does with each, step by step.
 
-Each file is read by the same loader as the comparison: a bad file is one line naming the
-file and the field, and the exit status is 2. Valid files then run through the hand-written
+Each file is read by the same loader as the comparison: a bad file (scenarios/README.md,
+"Limits", lists what it refuses) is one line naming the file and the field, and the exit
+status is 2; nothing runs. Valid files then run through the hand-written
 column only, in its own sandboxed process (as `run_framework_comparison.py --framework
 handwritten` runs it), in a temporary directory that is removed afterwards: nothing under
 evidence/ changes. Printed per driver step: the action, the status, any refusal and what the
