@@ -29,7 +29,7 @@ MAX_DEPTH = 32  # levels of arrays and objects; a committed scenario nests 8 dee
 MAX_ITEMS = 4096  # elements of one array or object; a committed scenario has at most 14, scripts/bench_scaling.py 501
 MAX_SAFE_INTEGER = 2**53 - 1
 _KINDS = {stat.S_IFREG: "a file", stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFSOCK: "a socket",
-          stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device", stat.S_IFLNK: "a symbolic link"}  # fmt: skip
+          stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device"}  # fmt: skip
 
 
 class JsonInputError(Exception):
@@ -78,7 +78,7 @@ def why(path: Path, exc: OSError) -> str:
     if exc.errno == errno.ELOOP:
         return "a symbolic link loop"
     if exc.errno == errno.ENOENT and path.is_symlink():
-        return f"a symbolic link to a missing file ({os.readlink(path)})"
+        return f"a symbolic link to nothing ({os.readlink(path)} does not exist)"
     return exc.strerror or str(exc)
 
 

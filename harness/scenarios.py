@@ -2,11 +2,11 @@
 consistency. A malformed file raises ``ScenarioError``: one line naming the file, the field where there is
 one, and the problem.
 
-A scenario file is read with bounds (``harness/json_input.py``): at most ``MAX_BYTES`` (1 MiB), refused by
-its size before it is read; a regular file (not a directory, FIFO or device; a symbolic link to one counts as
-it); UTF-8, a leading byte order mark allowed; strict JSON, nested at most ``json_input.MAX_DEPTH`` (32) levels, at
-most ``json_input.MAX_ITEMS`` (4,096) elements in one array or object, with no repeated key, no ``NaN`` or infinity, no integer
-outside ±(2**53 - 1), no lone surrogate escape (``harness.json_input`` says why each is refused).
+A scenario file is read with bounds (``harness/json_input.py`` says why each is there): at most ``MAX_BYTES``
+(1 MiB), refused by its size before it is read; a regular file (not a directory, FIFO or device; a symbolic
+link counts as what it points to); UTF-8, a leading byte order mark allowed; strict JSON, nested at most
+``json_input.MAX_DEPTH`` (32) levels, at most ``json_input.MAX_ITEMS`` (4,096) elements in one array or
+object, with no repeated key, no ``NaN`` or infinity, no integer outside ±(2**53 - 1), no lone surrogate.
 
 ``load_scenarios`` returns scenarios *without* their ``expected`` block: only the
 hand-written check reads expectations, through ``load_expectations``.
@@ -30,7 +30,7 @@ from jsonschema.protocols import Validator
 from harness.errors import ScenarioError
 from harness.fixture_tools import FIXTURE_TOOLS
 from harness.json_input import JsonInputError, kind, loads, read_bytes, why
-from harness.scenario_messages import json_type, locate, not_utf8
+from harness.scenario_messages import json_type, locate, not_utf8, short
 
 SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
 SCHEMA_PATH = SCENARIO_DIR / "scenario.schema.json"
@@ -117,8 +117,14 @@ def _unique_strings(validator: Any, unique: bool, instance: Any, schema: dict[st
     """``uniqueItems`` in linear time. jsonschema's own compares every pair once an item is not a string (an array
     of a thousand objects takes seconds, of four thousand minutes); the scenario schema asks for unique items only
     in arrays of strings, whose ``items`` rule reports any other item, so such an array is left to that rule."""
-    if unique and isinstance(instance, list) and all(isinstance(i, str) for i in instance) and len(set(instance)) < len(instance):
-        yield ValidationError(f"{instance!r} has non-unique elements")
+    if not (unique and isinstance(instance, list) and all(isinstance(i, str) for i in instance)):
+        return
+    seen: set[str] = set()
+    for item in instance:
+        if item in seen:
+            yield ValidationError(f"{short(item)} appears more than once (each item at most once)")
+            return
+        seen.add(item)
 
 
 @lru_cache(maxsize=1)
