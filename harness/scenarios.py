@@ -1,5 +1,12 @@
 """Scenario files: loaded, validated against ``scenarios/scenario.schema.json`` and checked for
-consistency. A malformed file raises ``ScenarioError`` naming the file and the field.
+consistency. A malformed file raises ``ScenarioError``: one line naming the file, the field where there is
+one, and the problem.
+
+A scenario file is read with bounds (``harness/json_input.py`` says why each is there): at most ``MAX_BYTES``
+(1 MiB), refused by its size before it is read; a regular file (not a directory, FIFO or device; a symbolic
+link counts as what it points to); UTF-8, a leading byte order mark allowed; strict JSON, nested at most
+``json_input.MAX_DEPTH`` (32) levels, at most ``json_input.MAX_ITEMS`` (4,096) elements in one array or
+object, with no repeated key, no ``NaN`` or infinity, no integer outside ±(2**53 - 1), no lone surrogate.
 
 ``load_scenarios`` returns scenarios *without* their ``expected`` block: only the
 hand-written check reads expectations, through ``load_expectations``.
@@ -8,22 +15,28 @@ hand-written check reads expectations, through ``load_expectations``.
 from __future__ import annotations
 
 import json
+import os
+import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import ValidationError, best_match
+from jsonschema.protocols import Validator
 
 from harness.errors import ScenarioError
 from harness.fixture_tools import FIXTURE_TOOLS
-from harness.scenario_messages import json_type, locate, not_utf8
+from harness.json_input import JsonInputError, kind, loads, read_bytes, why
+from harness.scenario_messages import json_type, locate, not_utf8, short
 
 SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
 SCHEMA_PATH = SCENARIO_DIR / "scenario.schema.json"
 DEFAULT_USER = "alice"  # the session's user when a scenario names none
 BOUNDARY_ACTIONS = ("direct_call", "grant")  # steps at the tool boundary, outside the agent's loop
+MAX_BYTES = 1 << 20  # a scenario file's size limit (the committed ones are under 15 KB)
 
 
 # point -> (what it does, the field that selects where it fires)
@@ -100,11 +113,27 @@ class Scenario:
         raise KeyError(call_id)
 
 
+def _unique_strings(validator: Any, unique: bool, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
+    """``uniqueItems`` in linear time. jsonschema's own compares every pair once an item is not a string (an array
+    of a thousand objects takes seconds, of four thousand minutes); the scenario schema asks for unique items only
+    in arrays of strings, whose ``items`` rule reports any other item, so such an array is left to that rule."""
+    if not (unique and isinstance(instance, list) and all(isinstance(i, str) for i in instance)):
+        return
+    seen: set[str] = set()
+    for item in instance:
+        if item in seen:
+            yield ValidationError(f"{short(item)} appears more than once (each item at most once)")
+            return
+        seen.add(item)
+
+
 @lru_cache(maxsize=1)
-def _validator() -> Draft202012Validator:
+def _validator() -> Validator:
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema)
+    linear: Any = validators.extend(Draft202012Validator, {"uniqueItems": _unique_strings})  # type: ignore[no-untyped-call]
+    validator: Validator = linear(schema)
+    return validator
 
 
 def shown(path: Path) -> str:
@@ -112,7 +141,8 @@ def shown(path: Path) -> str:
     (or was given relative), else absolute; never the bare file name."""
     if not path.is_absolute():
         return str(path)
-    for candidate, cwd in ((path, Path.cwd()), (path.resolve(), Path.cwd().resolve())):
+    # os.path.realpath, unlike Path.resolve on Python 3.11, returns a symbolic link loop unresolved instead of raising
+    for candidate, cwd in ((path, Path.cwd()), (Path(os.path.realpath(path)), Path(os.path.realpath(Path.cwd())))):
         if candidate.is_relative_to(cwd):
             return str(candidate.relative_to(cwd))
     return str(path)
@@ -122,17 +152,17 @@ def _read(path: Path) -> dict[str, Any]:
     """A scenario file's JSON object, schema-valid and consistent; every failure is one ``ScenarioError`` line."""
     where = shown(path)
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ScenarioError(f"{where}: cannot be read: {exc.strerror or exc}") from None
+        raw = read_bytes(path, MAX_BYTES)
+    except JsonInputError as exc:
+        raise ScenarioError(f"{where}: {exc}") from None
     try:
         text = raw.decode("utf-8-sig")  # a leading BOM (Windows editors) is harmless
     except UnicodeDecodeError as exc:
         raise ScenarioError(f"{where}: {not_utf8(raw, exc)}") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ScenarioError(f"{where}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        data = loads(text)
+    except JsonInputError as exc:
+        raise ScenarioError(f"{where}: {exc}") from None
     if not isinstance(data, dict):  # before the schema, whose message would quote the whole document
         raise ScenarioError(f"{where}: field '(top level)': must be an object (one scenario per file), not {json_type(data)}")
     error = best_match(_validator().iter_errors(data))
@@ -189,9 +219,13 @@ def load_scenario(path: Path) -> Scenario:
 
 def scenario_files(directory: Path) -> list[Path]:
     """The scenario files of a directory, sorted; an empty directory is an error."""
-    if not directory.is_dir():
-        raise ScenarioError(f"{shown(directory)}: not a directory of scenario files")
-    files = sorted(p for p in directory.glob("*.json") if p.name != SCHEMA_PATH.name)
+    try:
+        mode = directory.stat().st_mode
+        if not stat.S_ISDIR(mode):
+            raise ScenarioError(f"{shown(directory)}: {kind(mode)}, not a directory of scenario files")
+        files = sorted(p for p in directory.glob("*.json") if p.name != SCHEMA_PATH.name)
+    except OSError as exc:
+        raise ScenarioError(f"{shown(directory)}: not a directory of scenario files: {why(directory, exc)}") from None
     if not files:
         raise ScenarioError(f"{shown(directory)}: holds no scenario files (*.json)")
     return files

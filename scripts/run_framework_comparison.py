@@ -7,15 +7,20 @@ measured observations (and it is checked against each scenario's `expected` bloc
 
 Exit status: 0 when every requested column was measured, the hand-written engine met
 every expectation and, with --check, nothing drifted and every glue count is exact; 1 otherwise (the reasons are
-printed); 2 for bad usage or bad scenario files.
+printed); 2 for bad usage, a bad scenario file (scenarios/README.md lists what the loader
+refuses, size limit included) or an --output that cannot be written or read: one line on
+stderr, found before any column starts, and nothing is written.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import os
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 import textwrap
@@ -30,7 +35,9 @@ sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 from harness.canonical_io import write_json  # noqa: E402
 from harness.columns import REFERENCE, Column, known_columns  # noqa: E402
 from harness.errors import ScenarioError  # noqa: E402
+from harness.json_input import kind, why  # noqa: E402
 from harness.runner_side.check import collapse_common, diff_documents  # noqa: E402
+from harness.runner_side.cli_parser import OneLineParser  # noqa: E402
 from harness.runner_side.evidence import (  # noqa: E402
     availability_document,
     availability_entry,
@@ -46,7 +53,7 @@ from harness.runner_side.runner import ColumnResult, run_column  # noqa: E402
 from harness.runner_side.table import LEGEND, WIDTH  # noqa: E402
 from harness.runner_side.table import compact as compact_table  # noqa: E402
 from harness.runner_side.table import wide as wide_table  # noqa: E402
-from harness.scenarios import SCENARIO_DIR, Scenario, load_expectations, load_scenarios  # noqa: E402
+from harness.scenarios import SCENARIO_DIR, Scenario, load_expectations, load_scenarios, shown  # noqa: E402
 
 MODES = {"defaults": ["defaults"], "contract": ["contract"], "both": ["defaults", "contract"]}
 COMMITTED = (ROOT / "evidence").resolve()
@@ -54,7 +61,7 @@ COMMITTED = (ROOT / "evidence").resolve()
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     known = ", ".join(known_columns())
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--framework", action="append", metavar="NAME", help=f"column to run (repeatable; default: all; known: {known})")
     parser.add_argument("--mode", choices=sorted(MODES), default="both", help="which modes of the third-party columns to run (default: both)")
     parser.add_argument("--scenarios", type=Path, default=SCENARIO_DIR, help="directory of scenario files (default: scenarios/)")
@@ -76,15 +83,45 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if unknown:
         parser.error(f"unknown framework {', '.join(unknown)}; known: {known}")
     args.columns = list(known_columns()) if "all" in names else list(dict.fromkeys(names))
-    own = args.scenarios.resolve() != SCENARIO_DIR.resolve()
+    scenarios = _real(args.scenarios)
+    own = scenarios != SCENARIO_DIR.resolve()
     args.whole = not own  # the committed scenario set: an output of it is kept whole across partial runs
     if args.output is None:
-        args.output = ROOT / "runs" / args.scenarios.resolve().name if own else COMMITTED
-    elif own and args.output.resolve() == COMMITTED:
+        args.output = ROOT / "runs" / scenarios.name if own else COMMITTED
+    elif own and _real(args.output) == COMMITTED:
         parser.error("the committed evidence holds the committed scenarios only: give your scenarios another --output (default: runs/<name>/)")
-    if args.output.resolve() == args.scenarios.resolve():
-        parser.error("--output must not be the scenarios directory: the evidence files would be read as scenarios next time")
+    output = _real(args.output)
+    if output == scenarios:  # only the top level's *.json are scenarios: an output below its own scenarios is fine
+        parser.error(f"--output {shown(args.output)}: must not be the scenarios directory: the evidence files would be read as scenarios next time")
+    if output.is_relative_to(SCENARIO_DIR.resolve()):
+        parser.error(f"--output {shown(args.output)}: must not be in the committed {shown(SCENARIO_DIR)}/, which holds scenario files only")
+    problem = _unwritable(args.output)
+    if problem:
+        parser.error(f"--output {shown(args.output)}: {problem}")
     return args
+
+
+def _real(path: Path) -> Path:
+    """The path with every symbolic link resolved; a loop is left as it is (``Path.resolve`` raises on one on
+    Python 3.11), so the check that meets it can say so."""
+    return Path(os.path.realpath(path))
+
+
+def _unwritable(output: Path) -> str | None:
+    """Why the evidence cannot be written to ``output``, checked before any column runs: it exists and is not a
+    directory, it is a symbolic link loop, or the nearest directory that exists above it is not writable."""
+    try:
+        mode = output.stat().st_mode
+        return None if stat.S_ISDIR(mode) else f"{kind(mode)}, not a directory"
+    except OSError as exc:
+        if exc.errno != errno.ENOENT or output.is_symlink():  # a loop, a link to nowhere, no permission
+            return f"cannot be used: {why(output, exc)}"
+    existing = next(p for p in (output.absolute(), *output.absolute().parents) if os.path.lexists(p))
+    if not existing.is_dir():
+        return f"cannot be created: {shown(existing)} is not a directory"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"cannot be created: {shown(existing)} is not writable"
+    return None
 
 
 def run_all(
@@ -136,17 +173,18 @@ def progress(result: ColumnResult) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    try:
+    try:  # every bad input is found here, before any column process starts
         scenarios = load_scenarios(args.scenarios)
         expectations = load_expectations(args.scenarios)
-    except ScenarioError as exc:
+        before = output_as_it_was(args.output)
+    except (ScenarioError, BadOutput) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     scratch = Path(tempfile.mkdtemp(prefix="framework-comparison-"))
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _stop)
     try:
-        return compare(args, scenarios, expectations, scratch)
+        return compare(args, scenarios, expectations, before, scratch)
     except Stopped as stop:
         stop_all()
         shutil.rmtree(scratch, ignore_errors=True)
@@ -167,15 +205,15 @@ def _stop(signum: int, _frame: object) -> None:
     raise Stopped(signum)
 
 
-def compare(args: argparse.Namespace, scenarios: list[Scenario], expectations: dict[str, Any], scratch: Path) -> int:
-    """Run the columns, write (or check) the evidence and FINDINGS.md, print the table and the closing lines."""
+def compare(args: argparse.Namespace, scenarios: list[Scenario], expectations: dict[str, Any], before: dict[str, Any], scratch: Path) -> int:
+    """Run the columns, write (or check) the evidence and FINDINGS.md (``before``: the output's files as they were),
+    print the table and the closing lines."""
     files = {s.id: s.file for s in scenarios}
     columns = [known_columns()[n] for n in dict.fromkeys([REFERENCE, *args.columns])]
     target = scratch / "evidence" if args.check else args.output
     results = run_all(columns, MODES[args.mode], args.scenarios, scratch / "columns", len(scenarios), twice=args.check, trace_glue=args.check and args.whole)
     if stopping():
         raise Stopped(signal.SIGINT)
-    before = {p.name: _read(p) for p in sorted(args.output.glob("*.json"))}  # the output as it was, read once
     reference = results[REFERENCE]
     documents: dict[str, dict[str, Any]] = {}
     for name, result in results.items():
@@ -301,8 +339,22 @@ def diff_text(name: str, committed: Path, fresh: str) -> list[str]:
     return [f"{name}: {line}" for line in changed[:40]] + ([f"{name}: … {len(changed) - 40} more diff lines"] if len(changed) > 40 else [])
 
 
-def _read(path: Path) -> dict[str, Any] | None:
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+class BadOutput(Exception):
+    """A file in --output that the run would read (to merge or --check against) and cannot."""
+
+
+def output_as_it_was(output: Path) -> dict[str, Any]:
+    """The output's JSON files by name, read once before any column runs: one that cannot be read stops the run
+    now, not after every column has run."""
+    before = {}
+    for path in sorted(output.glob("*.json")):
+        try:
+            before[path.name] = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise BadOutput(f"{shown(path)}: cannot be read: {why(path, exc)} (a file in --output the run would update)") from None
+        except (ValueError, RecursionError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+            raise BadOutput(f"{shown(path)}: not valid JSON: {str(exc).splitlines()[0]} (a file in --output the run would update)") from None
+    return before
 
 
 if __name__ == "__main__":

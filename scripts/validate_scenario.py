@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Check scenario files and show what the hand-written engine does with each, step by step.
 
-Each file is read by the same loader as the comparison: a bad file is one line naming the
-file and the field, and the exit status is 2. Valid files then run through the hand-written
+Each file is read by the same loader as the comparison: a bad file (scenarios/README.md,
+"Limits", lists what it refuses) is one line naming the file and the field, and the exit
+status is 2; nothing runs. Valid files then run through the hand-written
 column only, in its own sandboxed process (as `run_framework_comparison.py --framework
 handwritten` runs it), in a temporary directory that is removed afterwards: nothing under
 evidence/ changes. Printed per driver step: the action, the status, any refusal and what the
@@ -28,6 +29,7 @@ sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
 from harness.columns import REFERENCE, known_columns  # noqa: E402
 from harness.errors import ScenarioError  # noqa: E402
+from harness.runner_side.cli_parser import OneLineParser  # noqa: E402
 from harness.runner_side.observables import OBSERVABLES  # noqa: E402
 from harness.runner_side.runner import run_column  # noqa: E402
 from harness.runner_side.walkthrough import walkthrough  # noqa: E402
@@ -36,7 +38,7 @@ from harness.scenarios import Scenario, load_expectations, load_scenario, shown 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """FILE... and --trace."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("files", nargs="+", type=Path, metavar="FILE", help="scenario file (<id>.json)")
     parser.add_argument("--trace", action="store_true", help="also print the engine's own events under each driver step")
     return parser.parse_args(argv)
