@@ -55,18 +55,19 @@ class OpenAIAgentsColumn(FrameworkColumn):
         agents.set_tracing_disabled(True)
 
     def schedules(self, scenario: Scenario, mode: str) -> tuple[str, ...]:
-        """The SDK runs a turn's function tools at the same time (``asyncio.to_thread``), so a kill inside one call
-        races its siblings: such a scenario runs once per sibling order (``harness.column_side.sibling_order``), forced where
-        the tool enters the world (``defaults``) or where the glue hands the call over (``contract``). Nothing
-        else races: the SDK writes nothing in the background."""
-        return sibling_orders(scenario)
+        """The SDK runs a turn's function tools at the same time (``asyncio.to_thread``), so in ``defaults`` a kill
+        inside one call races its siblings: such a scenario runs once per sibling order
+        (``harness.column_side.sibling_order``), forced where the tool enters the world. The contract glue runs a
+        turn's calls one at a time (``glue_session.one_call_at_a_time``): no sibling of a killed call has started,
+        so there is nothing to order. Nothing else races: the SDK writes nothing in the background."""
+        return sibling_orders(scenario) if mode == "defaults" else ()
 
     def open_session(self, context: SessionContext) -> AgentSession:
         agents.set_tracing_disabled(True)  # inherited from prepare() in the column; set again for a direct caller
         if context.contract is None:
             return AgentSession(build_agent(context, fixture_tools(context.world, list(context.scenario.tools))), context)
         # contract glue: start
-        glue = Glue(context.contract, context.world.starting, context.world.finished)
+        glue = Glue(context.contract)
         return ContractSession(build_agent(context, glue.tools(context.world, list(context.scenario.tools))), context, glue)
         # contract glue: end
 

@@ -8,8 +8,9 @@ its approval pause (``needs_approval``) and its saved run (``RunState``); the gl
   high-risk tool pauses;
 - ``guard``: each ``FunctionTool.on_invoke_tool`` wrapped so that a rejected call is answered with its
   rejection and an admitted one runs under ``run_once_async`` (intent, one execution per
-  ``<session>/<call id>``, 3 attempts, uncertain after a timeout inside the executor), handed over to the
-  harness's sibling order. An uncertain call stops the run: the guard raises ``ReconcileRequired``,
+  ``<session>/<call id>``, 3 attempts, uncertain after a timeout inside the executor). An uncertain call stops
+  the run (the SDK runs the turn's calls one at a time in contract mode, so none after it has started:
+  ``glue_session.one_call_at_a_time``): the guard raises ``ReconcileRequired``,
   which the SDK re-raises because the tools are built with ``failure_error_function=None``; the
   reconcile step answers it through ``settle`` when the resumed run invokes the call again;
 - ``max_turns``: the step bound for a run started from input, counted from the session's saved
@@ -20,7 +21,6 @@ its approval pause (``needs_approval``) and its saved run (``RunState``); the gl
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 from collections.abc import Awaitable, Callable
@@ -60,12 +60,10 @@ class ReconcileRequired(Exception):
 
 @dataclass
 class Glue:
-    """The glue of one driver step: the shared ``Contract``, the harness's hand-over of a call (the sibling
-    order), the contract status of each call's answer (for the trace) and this step's reconcile, if any."""
+    """The glue of one driver step: the shared ``Contract``, the contract status of each call's answer (for the
+    trace) and this step's reconcile, if any."""
 
     contract: Contract
-    starting: Callable[[str], None]
-    finished: Callable[[str], None]
     settling: tuple[str, str] | None = None  # (call id, outcome) in a reconcile step
     statuses: dict[str, str] = field(default_factory=dict)
 
@@ -88,12 +86,7 @@ class Glue:
         invoke = tool.on_invoke_tool
 
         async def guarded(ctx: Any, raw: str) -> Any:
-            call_id = ctx.tool_call_id
-            await asyncio.to_thread(self.starting, call_id)  # the sibling order's gate blocks: never on the event loop
-            try:
-                return await self._answer(tool.name, call_id, raw, lambda: invoke(ctx, raw))
-            finally:
-                await asyncio.to_thread(self.finished, call_id)
+            return await self._answer(tool.name, ctx.tool_call_id, raw, lambda: invoke(ctx, raw))
 
         tool.on_invoke_tool = guarded
         return tool

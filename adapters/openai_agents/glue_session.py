@@ -1,8 +1,9 @@
 """Contract glue around the session: what ``contract`` mode adds to ``AgentSession`` (all of it counted as glue).
 
 - ``outcome``: a call the glue's records hold as uncertain puts the session in ``reconcile_required``;
-- ``run``: the glue's stop (``ReconcileRequired``, re-raised by the SDK) ends the step in ``reconcile_required``
-  with the call a reconcile may settle;
+- ``run``: a turn's function calls run one at a time, in the model's order (``one_call_at_a_time``); the glue's
+  stop (``ReconcileRequired``, re-raised by the SDK) ends the step in ``reconcile_required`` with the call a
+  reconcile may settle, and no call after it has started;
 - ``_checkpoint``: the decided ``RunState`` is saved before the run it starts, so the decisions survive a
   crash inside that run (the SDK writes nothing while a run goes on);
 - ``_bound``: ``max_turns`` from the saved conversation (``Glue.max_turns``);
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents import Agent, RunState
+from agents import Agent, RunConfig, RunState, ToolExecutionConfig
 
 from adapters.column import SessionContext
 from adapters.glue_blocks import resume_position
@@ -23,6 +24,15 @@ from harness.column_side.protocol import PendingCall, StepOutcome
 
 from .glue import Glue, ReconcileRequired
 from .session import AgentSession
+
+
+# The SDK starts every function call of a turn at once and, when one raises, cancels the others wherever they
+# are (``_FunctionToolBatchExecutor``): the glue's stop (``ReconcileRequired``) would leave a sibling finished,
+# finished without its output saved, or cut inside its executor (a second uncertain call), by chance. One call at
+# a time (the SDK's own ``ToolExecutionConfig``) keeps the contract's order: nothing after an uncertain call runs.
+def one_call_at_a_time() -> RunConfig:
+    """A fresh ``RunConfig`` per run (the SDK keeps state on it) that runs a turn's function calls in order."""
+    return RunConfig(tool_execution=ToolExecutionConfig(max_function_tool_concurrency=1))
 
 
 class ContractSession(AgentSession):
@@ -39,7 +49,7 @@ class ContractSession(AgentSession):
 
     async def run(self, payload: str | list[Any] | RunState[Any, Any], **options: Any) -> StepOutcome:
         try:
-            return await super().run(payload, **options)
+            return await super().run(payload, run_config=one_call_at_a_time(), **options)
         except Exception as exc:  # the SDK re-raises the glue's stop, as a UserError caused by it
             stop = _cause(exc)
             if stop is None:

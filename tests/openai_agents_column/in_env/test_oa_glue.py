@@ -39,7 +39,7 @@ def glue(tmp_path: Path, world: FixtureWorld, events: list[dict[str, Any]]) -> G
         idempotency=SqliteIdempotencyStore(str(tmp_path / "contract.sqlite")), intents=tmp_path / "intents.jsonl", emit=events.append,
         fire_after_intent=lambda call_id: None, handover=lambda call_id: contextlib.nullcontext(), max_steps=3,
     )
-    return Glue(contract, world.starting, world.finished)
+    return Glue(contract)
 
 
 class Ctx:

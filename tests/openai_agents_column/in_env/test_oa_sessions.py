@@ -16,10 +16,11 @@ from harness.column_side.scripted_model import summarize_log
 from harness.scenarios import Fault, Scenario
 
 
-def drive(tmp: Path, mode: str, max_steps: int, script: list[Any], driver: list[Any], faults: tuple[Fault, ...] = ()) -> dict[str, Any]:
+def drive(tmp: Path, mode: str, max_steps: int, script: list[Any], driver: list[Any], faults: tuple[Fault, ...] = (),
+          tools: tuple[str, ...] = ("transfer_funds", "send_email", "get_weather")) -> dict[str, Any]:
     """Each step's status, error, pending call ids and effects by call id, and the model's calls per turn."""
     scenario = Scenario(
-        id="probe", file="probe.json", description="", covers=(), tools=("transfer_funds", "send_email", "get_weather"),
+        id="probe", file="probe.json", description="", covers=(), tools=tools,
         session_id="sess-probe", user_input="Pay, mail and look.", system_prompt=None, max_steps=max_steps,
         model_script=tuple(script), driver=tuple(driver), faults=faults,
     )
@@ -27,7 +28,8 @@ def drive(tmp: Path, mode: str, max_steps: int, script: list[Any], driver: list[
     column.prepare(mode)
     run = run_scenario(scenario, partial(column.perform, mode=mode), tmp / mode)
     steps = [{"status": s.status, "error": s.error, "pending": sorted(p["call_id"] for p in s.pending),
-              "effects": {cid: c["effects"] for cid, c in sorted(s.ledger.items())}} for s in run.steps]
+              "effects": {cid: c["effects"] for cid, c in sorted(s.ledger.items())},
+              "entered": {cid: c["executor_entries"] for cid, c in sorted(s.ledger.items())}} for s in run.steps]
     return {"steps": steps, "asked": summarize_log(run.scratch / "model_log.jsonl", len(script))["calls_per_turn"]}
 
 
@@ -74,3 +76,18 @@ def test_the_contract_step_bound_holds_across_an_approval(tmp_path: Path) -> Non
     assert [s["status"] for s in run["steps"]] == ["awaiting_approval", "stopped_max_steps"]
     assert run["asked"] == {"0": 1, "1": 1}
     assert run["steps"][-1]["effects"] == {"c1": 1, "w1": 0}
+
+
+def test_the_contract_runs_no_call_after_an_uncertain_one_in_its_turn(tmp_path: Path) -> None:
+    """Two notes in one turn, the first times out after its effect. The SDK would start both at once and cancel the
+    second wherever it was when the first raised; the glue runs a turn's calls one at a time, so the second never
+    starts before the reconcile, and after ``not_executed`` both run (the first again) and the model is asked again."""
+    note = [{"id": f"n{i}", "name": "put_note", "arguments": {"key": f"k{i}", "text": "t"}} for i in (1, 2)]
+    run = drive(tmp_path, "contract", 6, [{"tool_calls": note}, {"text": "Noted."}],
+                [{"action": "run", "event_id": "e1"}, {"action": "reconcile", "call_id": "n1", "outcome": "not_executed"}],
+                (Fault("tool.timeout_after_effect", call_id="n1"),), tools=("put_note",))
+    assert [(s["status"], s["entered"], s["effects"]) for s in run["steps"]] == [
+        ("reconcile_required", {"n1": 1}, {"n1": 1}),
+        ("completed", {"n1": 2, "n2": 1}, {"n1": 2, "n2": 1}),  # cumulative: n1 ran again after not_executed
+    ]
+    assert run["asked"] == {"0": 2, "1": 1}  # the stopped turn saved no output: the resume asks for it again
