@@ -58,7 +58,7 @@ def agent_graph(
     system_prompt: str | None,
     wrap_tool_call: Any = None,
     next_turn: Callable[[list[AnyMessage]], str] | None = None,
-) -> StateGraph:
+) -> StateGraph[MessagesState, SessionUser, MessagesState, MessagesState]:
     """The agent graph, not yet compiled. ``next_turn(messages)`` routes to ``agent`` or, with no turn left, ``END``."""
     bound_model = model.bind_tools(tools)
 

@@ -16,7 +16,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphRecursionError
-from langgraph.graph import StateGraph
+from langgraph.graph import MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, StateSnapshot
 
@@ -43,7 +43,9 @@ def _high_risk(names: list[str]) -> set[str]:
     return {n for n in names if FIXTURE_TOOLS[n].risk is RiskClass.HIGH_RISK}
 
 
-def build(scenario: Scenario, scratch: Path, world: FixtureWorld | None, contract: Contract | None, mode: str = "") -> StateGraph:
+def build(
+    scenario: Scenario, scratch: Path, world: FixtureWorld | None, contract: Contract | None, mode: str = ""
+) -> StateGraph[MessagesState, SessionUser, MessagesState, MessagesState]:
     """The scenario's graph, not yet compiled (``world`` None: for drawing only, no tool is ever called)."""
     scripted = ScriptedModel.of(scenario, scratch, world.faults if world else None)  # type: ignore[arg-type]
     model, tools = ScriptedChatModel(scripted=scripted), fixture_tools(world, list(scenario.tools))  # type: ignore[arg-type]
@@ -81,7 +83,7 @@ class LangGraphSession:
     """The scenario's thread on a compiled graph (``adapters.column.Session``)."""
 
     context: SessionContext
-    graph: CompiledStateGraph
+    graph: CompiledStateGraph[MessagesState, SessionUser, MessagesState, MessagesState]
     connection: sqlite3.Connection
 
     def close(self) -> None:

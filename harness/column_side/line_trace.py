@@ -27,8 +27,9 @@ from pathlib import Path
 from types import CodeType, FrameType
 from typing import Any
 
+from harness.records import DEFAULTS_NEVER_REACHES as DECLARATION
+
 Tracer = Callable[[FrameType, str, Any], Any]
-DECLARATION = "defaults_never_reaches"  # the column class attribute: {"<file>:<function>": "<why>"}
 
 
 class LineRecorder:

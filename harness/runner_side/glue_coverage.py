@@ -37,9 +37,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.column_side.line_trace import DECLARATION
 from harness.columns import ROOT, Column
 from harness.ledger import LedgerServer
+from harness.records import DEFAULTS_NEVER_REACHES as DECLARATION
 from harness.runner_side.glue import counted_lines, glue_parts
 from harness.runner_side.sandbox import clean_environment
 

@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from handwritten.tools import RiskClass
-from harness.runner_side.observables import invalid_call_ids_of
 from harness.runner_side.rule_facts import (
     Case,
     Path,
@@ -22,7 +21,6 @@ from harness.runner_side.rule_facts import (
     differing_calls,
     interrupt_claims,
     mechanism,
-    other_user_calls,
     pause_claims,
     replay_claims,
     risk_of,
@@ -33,7 +31,6 @@ from harness.runner_side.rule_facts import (
     tool_of,
     turn_list_claims,
 )
-from harness.scenarios import Scenario
 
 _UNCERTAIN_CAUSES = {
     "tool.timeout_after_effect": "a timeout after {}'s effect",
@@ -63,31 +60,6 @@ def denied_tool_ran(case: Case) -> Iterator[Reason]:
                 f"{cid} ({tool_of(case.scenario, cid)}, always denied by the contract) ran: {count(case.framework, cid, 'executor_entries')} executor "
                 f"entries, {count(case.framework, cid, 'effects')} effects at {at(steps_with(case.framework, 'executed', cid))}; no policy stage stopped it"
                 f"{mechanism(case, 'tool_dispatch')}"
-            ), call_claims(case, cid))
-
-
-def invalid_args_ran(case: Case) -> Iterator[Reason]:
-    """A call whose arguments break the tool's strict schema reached the tool function."""
-    for cid, error in invalid_call_ids_of(case.scenario).items():
-        entered = count(case.framework, cid, "tool_entries")
-        if entered:
-            yield Reason("invalid_args_ran", (
-                f"{cid}'s arguments break {tool_of(case.scenario, cid)}'s strict schema ({error}) yet reached the tool: {entered} tool entries, "
-                f"{count(case.framework, cid, 'executor_entries')} executor entries, {count(case.framework, cid, 'effects')} effects"
-                f"{mechanism(case, 'tool_dispatch')}"
-            ), call_claims(case, cid))
-
-
-def other_user_ran(case: Case) -> Iterator[Reason]:
-    """A call of a tool that acts for the session's user, whose arguments name another user (the engine refuses it),
-    entered the tool's executor."""
-    for cid, named in other_user_calls(case.scenario).items():
-        runs = count(case.framework, cid, "executor_entries")
-        if runs:
-            yield Reason("other_user_ran", (
-                f"{cid} ({tool_of(case.scenario, cid)}, which acts for the session's user {case.scenario.user!r}) named {named!r} in its arguments, "
-                f"which the engine refuses; the framework entered the tool {times(count(case.framework, cid, 'tool_entries'))} and its executor "
-                f"{times(runs)}, at {at(steps_with(case.framework, 'executed', cid))}{mechanism(case, 'tool_dispatch')}"
             ), call_claims(case, cid))
 
 
@@ -135,58 +107,6 @@ def _redelivery_refused(case: Case, fact: dict[str, Any], refusal: str, tail: st
         f"the event delivered again at driver step {fact['step']} was refused by the framework{waiting} ({refusal}), not recognised as a "
         f"duplicate: no deduplication was recorded for it{tail}{mechanism(case, 'message_assembly')}"
     ), (*after, *_redelivered(case)))
-
-
-def reused_id_ended_run(case: Case) -> Iterator[Reason]:
-    """The model sent a call id again with other arguments (the same key, other arguments: an error for the model, never
-    a replay), and the framework ended the driver step in an exception where the engine's step did not end in error."""
-    for cid, turns in _reused_with_other_args(case.scenario).items():
-        failed = next((f["step"] for f, s in zip(case.framework.facts, case.framework.steps, strict=True)
-                       if f.get("raised") and s["status"] == "error" and case.engine.steps[f["step"]]["status"] != "error"), None)
-        if failed is None:
-            continue
-        tail, after = stated_after(case, failed + 1)
-        answered = [r for f in case.engine.facts for r in f.get("results", []) if r[0] == cid]
-        how = f" (its results for {cid}: {', '.join(r[1] for r in answered)})" if answered else ""
-        yield Reason("reused_id_ended_run", (
-            f"the model sent {cid} in turns {', '.join(map(str, turns))}, with other arguments after the first; the framework ended driver "
-            f"step {failed} in an error ({case.framework.facts[failed]['raised']}) where the engine's step ended "
-            f"{case.engine.steps[failed]['status']}{how}{tail}"
-            f"{mechanism(case, 'tool_dispatch')}"
-        ), (*status_claim(case, failed, "error"), *after))
-        return  # one exception ended the step: one reason, whichever reused id it met
-
-
-def invalid_args_ended_run(case: Case) -> Iterator[Reason]:
-    """A call whose arguments break the tool's strict schema (not JSON, not an object, ...), which the engine answers as
-    a result the model can correct, met a framework that ended the driver step in an exception instead."""
-    invalid = invalid_call_ids_of(case.scenario)
-    asked = {int(t) for t in case.framework.observables["model"]["calls_per_turn"]}
-    sent = [(cid, turn) for turn, t in enumerate(case.scenario.model_script) for cid in (c["id"] for c in t.get("tool_calls", ()))
-            if cid in invalid and turn in asked]
-    failed = next((f["step"] for f, s in zip(case.framework.facts, case.framework.steps, strict=True)
-                   if f.get("raised") and s["status"] == "error" and case.engine.steps[f["step"]]["status"] != "error"), None)
-    if not sent or failed is None or _reused_with_other_args(case.scenario):
-        return  # a reused id ending the run is reused_id_ended_run's
-    cid, turn = sent[-1]  # the last invalid call the model was asked to send: the run got no further
-    tail, after = stated_after(case, failed + 1)
-    yield Reason("invalid_args_ended_run", (
-        f"the model sent {cid} ({tool_of(case.scenario, cid)}) in turn {turn} with arguments that break its strict schema "
-        f"({clip(invalid[cid])}); the framework ended driver step {failed} in an error ({case.framework.facts[failed]['raised']}) "
-        f"where the engine answered the call as an error result and its step ended {case.engine.steps[failed]['status']}{tail}"
-    ), (*status_claim(case, failed, "error"), *after, *call_claims(case, cid)))
-
-
-def _reused_with_other_args(scenario: Scenario) -> dict[str, list[int]]:
-    """Call ids the script sends in more than one turn with arguments unlike the first's, with the turns that send them."""
-    first: dict[str, Any] = {}
-    turns: dict[str, list[int]] = {}
-    for index, turn in enumerate(scenario.model_script):
-        for call in turn.get("tool_calls", ()):
-            first.setdefault(call["id"], call["arguments"])
-            turns.setdefault(call["id"], []).append(index)
-    return {cid: ts for cid, ts in sorted(turns.items()) if len(ts) > 1 and any(
-        c["arguments"] != first[cid] for t in ts for c in scenario.model_script[t].get("tool_calls", ()) if c["id"] == cid)}
 
 
 def _redelivered(case: Case) -> tuple[Path, ...]:
