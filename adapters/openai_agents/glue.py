@@ -3,9 +3,9 @@
 All of it is contract-only (the file name makes the evidence count it). ``Runner.run`` keeps its loop,
 its approval pause (``needs_approval``) and its saved run (``RunState``); the glue adds only:
 
-- ``needs_approval``: each tool's approval callable runs ``admit`` (strict schema, then policy) on the
-  call's arguments, which the SDK asks before it pauses on or runs the call: only a valid call of a
-  high-risk tool pauses;
+- ``needs_approval``: each high-risk tool's approval callable runs ``admit`` (strict schema, then policy) on
+  the call's arguments, which the SDK asks before it pauses on or runs the call: only a valid call of a
+  high-risk tool pauses (every other tool's setting is ``False``: it never pauses);
 - ``guard``: each ``FunctionTool.on_invoke_tool`` wrapped so that a rejected call is answered with its
   rejection and an admitted one runs under ``run_once_async`` (intent, one execution per
   ``<session>/<call id>``, 3 attempts, uncertain after a timeout inside the executor). An uncertain call stops
@@ -47,7 +47,7 @@ from handwritten.idempotency import RecordState
 from harness.column_side.world import FixtureWorld
 
 from .model import to_neutral
-from .tools import fixture_tools
+from .tools import fixture_tools, gated
 
 
 class ReconcileRequired(Exception):
@@ -72,8 +72,13 @@ class Glue:
         so that a tool's exception reaches the glue instead of becoming a message for the model."""
         return [self.guard(t) for t in fixture_tools(world, names, self.needs_approval, failure_error_function=None)]
 
-    def needs_approval(self, tool: str) -> Callable[[Any, dict[str, Any], str], Awaitable[bool]]:
-        """The SDK's ``needs_approval`` callable for ``tool``: pause only for an admitted high-risk call."""
+    def needs_approval(self, tool: str) -> bool | Callable[[Any, dict[str, Any], str], Awaitable[bool]]:
+        """The SDK's ``needs_approval`` for ``tool``: a callable that pauses only for an admitted call of a high-risk tool;
+        ``False`` for every other tool (a risk class is the tool's, so no call of it can need an approval). A callable is
+        never asked about arguments that are not a JSON object (the SDK pauses for approval instead), so a read-only
+        call with such arguments would pause; with ``False`` it reaches ``guard``, whose ``admit`` refuses it."""
+        if not gated(tool):
+            return False
 
         async def check(context: Any, params: dict[str, Any], call_id: str) -> bool:
             verdict = admit(self.contract, tool, call_id, params)
@@ -92,8 +97,8 @@ class Glue:
         return tool
 
     async def _answer(self, tool: str, call_id: str, raw: str, invoke: Callable[[], Awaitable[Any]]) -> str:
-        quiet = dataclasses.replace(self.contract, emit=lambda _: None)  # traced once, when the SDK asked needs_approval
-        verdict = admit(quiet, tool, call_id, raw)
+        # Traced once: when the SDK asked a high-risk tool's needs_approval, else here.
+        verdict = admit(dataclasses.replace(self.contract, emit=lambda _: None) if gated(tool) else self.contract, tool, call_id, raw)
         if isinstance(verdict, Rejected):
             return self._say(call_id, verdict.status, verdict.output)
 
