@@ -50,14 +50,18 @@ class Ctx:
 
 
 def test_only_an_admitted_high_risk_call_pauses(glue: Glue, events: list[dict[str, Any]]) -> None:
+    # A tool that is not high-risk never pauses, whatever its arguments (the SDK would pause on arguments that are not
+    # a JSON object without asking a callable): its setting is False, and the guard admits its calls.
+    assert glue.needs_approval("put_note") is False and glue.needs_approval("drop_database") is False
+
     async def checks() -> None:
-        assert not await glue.needs_approval("put_note")(None, {"key": "k", "text": "t", "priority": "2"}, "a")  # coerced type
-        assert not await glue.needs_approval("drop_database")(None, {"name": "prod"}, "b")  # denied: answered, never paused
-        assert await glue.needs_approval("transfer_funds")(None, {"from_account": "A", "to_account": "B", "amount_cents": 5}, "c")
-        assert not await glue.needs_approval("transfer_funds")(None, {"from_account": "A", "to_account": "B", "amount_cents": "5"}, "d")
+        approval = glue.needs_approval("transfer_funds")
+        assert callable(approval)
+        assert await approval(None, {"from_account": "A", "to_account": "B", "amount_cents": 5}, "c")
+        assert not await approval(None, {"from_account": "A", "to_account": "B", "amount_cents": "5"}, "d")
 
     asyncio.run(checks())
-    assert [(e["kind"], e["call_id"]) for e in events] == [("schema_rejected", "a"), ("call_admitted", "b"), ("call_admitted", "c"), ("schema_rejected", "d")]
+    assert [(e["kind"], e["call_id"]) for e in events] == [("call_admitted", "c"), ("schema_rejected", "d")]
 
 
 def test_the_guard_answers_rejections_runs_once_replays_and_stops_on_an_uncertain_call(glue: Glue, world: FixtureWorld) -> None:
