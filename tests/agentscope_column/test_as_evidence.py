@@ -14,7 +14,9 @@ CONTRACT_UNEQUAL = {
     ("duplicate_call_id", "idempotent_replay"): "repeat_not_answered",
     ("duplicate_event", "idempotent_replay"): "deduplicated_by_glue",
     ("high_risk_in_parallel_batch", "pre_approval_state"): "effect_before_decision",
+    ("redelivery_while_pending", "idempotent_replay"): "deduplicated_by_glue",
     ("resume_same_state_twice", "idempotent_replay"): "deduplicated_by_glue",
+    ("reused_call_id_other_args", "idempotent_replay"): "repeat_not_answered",  # the repeat with other arguments is dropped
 }
 
 

@@ -6,15 +6,20 @@ from __future__ import annotations
 import json
 
 from harness.columns import ROOT
+from harness.scenarios import load_scenarios
+from tests.chat_model_parsing import PARSED_BEFORE_GLUE
 
 EVIDENCE = ROOT / "evidence" / "langchain.json"
 # Defaults: the tool node's default error handling re-raises any tool exception that is not an
 # argument-validation error, so an injected failure or timeout ends the run: the step's status is
 # "error", a measured outcome (the adapter traces it as run_failed), not a failure to measure.
-FAILED_RUNS = {
-    "retry_before_effect": "InjectedToolError: injected failure at tool.raise_before_effect",
-    "uncertain_after_timeout": "TimeoutError: injected timeout at tool.timeout_after_effect",
+INJECTED = {
+    "tool.raise_before_effect": "InjectedToolError: injected failure at tool.raise_before_effect",
+    "tool.timeout_after_effect": "TimeoutError: injected timeout at tool.timeout_after_effect",
 }
+FAILED_RUNS = {s.id: INJECTED[f.point] for s in load_scenarios(ROOT / "scenarios") for f in s.faults if f.point in INJECTED}
+# Both modes: a model turn whose arguments are JSON but not an object cannot become an AIMessage (tests/chat_model_parsing.py).
+PARSE_FAILED = {"args_not_an_object": "ValidationError: 1 validation error for AIMessage"}
 
 
 def _evidence() -> dict:
@@ -23,16 +28,19 @@ def _evidence() -> dict:
 
 def test_only_the_explained_runs_fail() -> None:
     for mode, body in _evidence()["modes"].items():
-        failed = {sid: [e["error"] for e in s["trace"] if e["kind"] == "run_failed"] for sid, s in body["scenarios"].items()}
-        assert {sid: f for sid, f in failed.items() if f} == ({sid: [why] for sid, why in FAILED_RUNS.items()} if mode == "defaults" else {})
+        failed = {sid: [e["error"].splitlines()[0] for e in s["trace"] if e["kind"] == "run_failed"] for sid, s in body["scenarios"].items()}
+        explained = {**(FAILED_RUNS if mode == "defaults" else {}), **PARSE_FAILED}
+        assert {sid: f for sid, f in failed.items() if f} == {sid: [why] for sid, why in explained.items()}
 
 
-def test_contract_mode_differs_only_where_the_deduplication_is_glue() -> None:
+def test_contract_mode_differs_only_where_the_deduplication_is_glue_or_the_arguments_were_parsed_before_it() -> None:
     scenarios = _evidence()["modes"]["contract"]["scenarios"]
     unequal = {(sid, name) for sid, s in scenarios.items() for name, c in s["columns"].items() if c["equal"] is False}
-    replayed = {(sid, "idempotent_replay") for sid in ("duplicate_call_id", "duplicate_event", "resume_same_state_twice")}
+    replayed = {(sid, "idempotent_replay") for sid in ("duplicate_call_id", "duplicate_event", "redelivery_while_pending", "resume_same_state_twice")}
     held = {("approval_misuse_other_call", "pre_approval_state")}  # a rejection held until the turn's other call is decided
-    assert unequal == replayed | held
+    assert unequal == replayed | held | set(PARSED_BEFORE_GLUE)
+    for cell, rule in PARSED_BEFORE_GLUE.items():
+        assert rule in scenarios[cell[0]]["columns"][cell[1]]["rules"], cell
     for sid, name in replayed:
         assert "contract glue" in scenarios[sid]["columns"][name]["reason"]
     for sid, name in held:

@@ -19,8 +19,12 @@ NOT_EXPRESSIBLE = {
     ("kill_after_checkpoint", "model"),  # no state inside a turn: the resume asks the model again
     ("kill_after_checkpoint", "checkpoint_after_interrupt"),
     ("timeout_beside_write_not_executed", "model"),  # the SDK saves no output of a stopped turn: the resume asks again
+    ("reused_call_id_other_args", "status"),  # ModelBehaviorError before any tool runs: the glue never sees the call
+    ("reused_call_id_other_args", "step_statuses"),
+    ("reused_call_id_other_args", "model"),
+    ("reused_call_id_other_args", "idempotent_replay"),
 }
-GLUE_DEDUP = {(sid, "idempotent_replay") for sid in ("duplicate_event", "resume_same_state_twice")}
+GLUE_DEDUP = {(sid, "idempotent_replay") for sid in ("duplicate_event", "redelivery_while_pending", "resume_same_state_twice")}
 
 
 def _evidence() -> dict:

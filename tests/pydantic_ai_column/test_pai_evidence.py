@@ -10,7 +10,7 @@ from typing import Any
 from harness.columns import ROOT
 
 EVIDENCE = ROOT / "evidence" / "pydantic_ai.json"
-GLUE_DEDUP = {("duplicate_call_id", "idempotent_replay"), ("duplicate_event", "idempotent_replay"), ("resume_same_state_twice", "idempotent_replay")}
+GLUE_DEDUP = {(sid, "idempotent_replay") for sid in ("duplicate_call_id", "duplicate_event", "redelivery_while_pending", "resume_same_state_twice")}
 HELD_FOR_TURN = {("approval_misuse_other_call", "pre_approval_state")}  # a rejection held until the turn's other call is decided
 
 
