@@ -113,5 +113,5 @@ def test_the_output_may_not_be_the_scenarios_directory(tmp_path: Path) -> None:
     (tmp_path / "always_deny.json").write_bytes((ROOT / "scenarios" / "always_deny.json").read_bytes())
     run = [sys.executable, str(ROOT / "scripts" / "run_framework_comparison.py"), "--scenarios", str(tmp_path), "--output", str(tmp_path)]
     done = subprocess.run(run, cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and "--output must not be the scenarios directory" in done.stderr
+    assert done.returncode == 2 and f"--output {tmp_path}: must not be the scenarios directory" in done.stderr
     assert [p.name for p in tmp_path.iterdir()] == ["always_deny.json"]
