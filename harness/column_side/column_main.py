@@ -104,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     column = load_column(args.column)
     imported = time.perf_counter()
     # The glue coverage check rides on --check's second run: its workers trace their lines, the first run's do not.
-    recorder = LineRecorder(args.trace_under) if args.twice and args.trace_lines and args.trace_under else None
+    glue = {"defaults", "contract"} <= set(column.modes)  # a column of one mode (the contract alone) has no glue to count
+    recorder = LineRecorder(args.trace_under) if args.twice and args.trace_lines and args.trace_under and glue else None
     if recorder is not None:
         args.trace_lines.mkdir(parents=True, exist_ok=True)
         write_declared(str(args.trace_lines / "declared.json"), args.column)

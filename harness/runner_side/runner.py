@@ -79,9 +79,9 @@ def run_column(
 
     The column's fixture tools append to a ledger this process keeps (``LedgerServer``); the
     counts of every driver step are read from it here, never from the column. With ``twice``
-    every scenario runs twice and any difference between the two runs is an undeclared race; with ``trace_glue`` too
-    (a column with both modes) the second runs are line-traced and checked against the column's glue count, so CI plays
-    every scenario of the column twice in all, not three times.
+    every scenario runs twice and any difference between the two runs is an undeclared race; with ``trace_glue`` too,
+    the second runs of a column that has both modes are line-traced and checked against its glue count (a column that
+    runs the contract alone traces nothing), so CI plays every scenario of the column twice in all, not three times.
     ``on_progress`` gets the column process's plan (``plan <n>``), then ``<mode>/<scenario>`` as each scenario finishes.
     """
     scratch = scratch_root / column.name
@@ -144,7 +144,8 @@ def run_column(
     mechanisms = document["mechanisms"]
     if column.environment == "isolated" and (missing := missing_roles({r: m["ref"] for r, m in mechanisms.items()})):
         return ColumnResult(column, "not-measured", reason=f"the column names no mechanism for {', '.join(missing)}", versions=versions)
-    coverage, problem = _glue_coverage(column, traces, sources_before, traced_errors) if traces else (None, None)
+    traced = traces is not None and (traces / "declared.json").exists()  # a column of one mode has no glue to trace
+    coverage, problem = _glue_coverage(column, traces, sources_before, traced_errors) if traces and traced else (None, None)
     return ColumnResult(
         column, "measured", versions=versions, modes=modes_out, network=network, timings=timings, mechanisms=mechanisms,
         approval_fields=document.get("approval_fields", {}), constants=document["constants"], undeclared_races=races,
