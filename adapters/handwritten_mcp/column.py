@@ -1,18 +1,20 @@
 """The ``handwritten_mcp`` column: the engine as an MCP client of ``scripts/serve_mcp.py``, one server per driver step.
 
 The engine keeps its own pause, approval, checkpoints and idempotency records; its tools are the server's, whose
-boundary applies the contract again on the other side of the protocol. Each driver step's worker starts the server
-over stdio on the session's directory (``<scratch>/mcp/<session>``) and supervises it: a fault that kills the tool
-kills the server, whose exit code the worker checks before it goes down with it, and the next step starts a new
-server on the same directory. The human's side reaches the server out of band, in the same driver step: an approval
+boundary applies the contract again on the other side of the protocol. Each driver step's worker forks the server
+(``harness.column_side.mcp.forked``: ``scripts/serve_mcp.py`` run as ``__main__`` in the child, over two pipes as
+its stdin and stdout) on the session's directory (``<scratch>/mcp/<session>``) and supervises it: a fault that kills
+the tool kills the server, whose exit code the worker checks before it goes down with it, and the next step forks a
+new server on the same directory. The column process imports the SDK's server once (``prepare``), so a server
+starts without a new interpreter or a new import; it starts from its worker's memory, never from an earlier
+server's. The worker forks it first thing in the step, while it is one thread and before it opens the run's files
+(the fault records the server opens too). The human's side reaches the server out of band, in the same driver step: an approval
 given to the engine is granted in the server's records too, and so is a reconcile. A scenario's direct calls are a
 raw MCP client (the SDK's) sending ``tools/call`` to a server of the named session.
 """
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,9 +26,10 @@ from handwritten.session_records import SessionRecords
 from handwritten.tools import ToolSpec
 from harness.column_side.driver import trace_path
 from harness.column_side.mcp import APPROVAL_META, KEY_META
-from harness.column_side.mcp.client import McpTools, server_command
+from harness.column_side.mcp.client import McpTools, server_arguments
+from harness.column_side.mcp.forked import ForkedServer
 from harness.column_side.mcp.session import HARNESS_ENV, HarnessWiring
-from harness.column_side.protocol import StepRequest
+from harness.column_side.protocol import StepOutcome, StepRequest
 from harness.column_side.world import FixtureWorld
 from harness.columns import ROOT
 from harness.ledger import current_binding
@@ -41,10 +44,20 @@ class HandwrittenMcpColumn(HandwrittenColumn):
 
     name = "handwritten_mcp"
     packages = ("mcp",)  # the MCP SDK the server and the engine's client ran on
+    _forked: ForkedServer | None = None  # in a worker: the step's server, forked when the step began
+
+    def prepare(self, mode: str) -> None:
+        import harness.column_side.mcp.server  # noqa: F401 (what serve_mcp.py imports to serve: once, here, for every fork)
+
+    def perform(self, scenario: Scenario, scratch: Path, request: StepRequest, mode: str = "contract") -> StepOutcome:
+        session = None if request.action == "grant" else (request.boundary or {}).get("session", scenario.session_id)
+        if session is not None:  # every other step meets a server (a direct call that of the session it names)
+            self._forked = _fork_server(scenario, scratch, request, session)
+        return super().perform(scenario, scratch, request, mode)
 
     @contextmanager
     def tools(self, scenario: Scenario, scratch: Path, request: StepRequest, world: FixtureWorld) -> Iterator[list[ToolSpec]]:
-        with _server(scenario, scratch, request, scenario.session_id) as server:
+        with self._server() as server:
             yield server.tool_specs()
 
     def boundary_records(self, scratch: Path, session: str) -> SessionRecords:
@@ -57,7 +70,7 @@ class HandwrittenMcpColumn(HandwrittenColumn):
             meta[KEY_META] = step["key"]
         if "approval_meta" in step:
             meta[APPROVAL_META] = step["approval_meta"]
-        with _server(scenario, scratch, request, step.get("session", scenario.session_id)) as server:
+        with self._server() as server:
             body = server.call_raw(step["tool"], step["arguments"], meta)
         return body["status"], body.get("reason")
 
@@ -78,8 +91,14 @@ class HandwrittenMcpColumn(HandwrittenColumn):
         finally:
             records.close()
 
+    def _server(self) -> McpTools:
+        """The step's server, as the engine's (or a raw client's) tools."""
+        assert self._forked is not None, "the server is forked when the step begins"
+        server, self._forked = self._forked, None  # one client, once
+        return McpTools(server)
 
-def _server(scenario: Scenario, scratch: Path, request: StepRequest, session: str) -> McpTools:
+
+def _fork_server(scenario: Scenario, scratch: Path, request: StepRequest, session: str) -> ForkedServer:
     """The server of ``session`` for this driver step, wired to the run's ledger, faults, clock and trace."""
     binding = current_binding()
     assert binding is not None, "a driver step runs in a supervised worker bound to the ledger"
@@ -90,5 +109,5 @@ def _server(scenario: Scenario, scratch: Path, request: StepRequest, session: st
         now=request.now,
         trace=str(trace_path(scratch)),
     )
-    argv = server_command(sys.executable, str(SERVER), str(scratch / "mcp"), session, scenario.user, list(scenario.tools))
-    return McpTools(argv, {**os.environ, HARNESS_ENV: wiring.to_env()})
+    arguments = server_arguments(str(scratch / "mcp"), session, scenario.user, list(scenario.tools))
+    return ForkedServer(str(SERVER), arguments, {HARNESS_ENV: wiring.to_env()})

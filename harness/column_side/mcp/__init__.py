@@ -4,6 +4,7 @@
 - ``bounded``: the transports' limits on a message (size, nesting), each refusal answered with a JSON-RPC error;
 - ``session``: where a served session keeps its files, and the harness's wiring of a server into a scenario run;
 - ``client``: the engine's tools taken from an MCP server it starts and supervises over stdio;
+- ``forked``: a stdio server forked from a process that has imported the SDK (the column's, one per driver step);
 - ``cli``: what ``scripts/serve_mcp.py`` and ``scripts/approve_mcp.py`` share: one-line refusals of bad values.
 """
 

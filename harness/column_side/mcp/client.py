@@ -1,8 +1,9 @@
-"""The engine's tools taken from an MCP server it starts over stdio and supervises.
+"""The engine's tools taken from an MCP server it forked and supervises over stdio.
 
-``McpTools`` starts the server as a child process (its stdin/stdout the MCP transport), lists its tools and turns
-each into a ``ToolSpec`` whose executor sends ``tools/call`` with the engine's call id as the idempotency key in
-``_meta``. The engine is synchronous; the SDK's client runs on an event loop in a thread (an anyio blocking portal).
+``McpTools`` speaks MCP to a server forked from this process (``forked.ForkedServer``: its stdin and stdout two
+pipes to this one), lists its tools and turns each into a ``ToolSpec`` whose executor sends ``tools/call`` with the
+engine's call id as the idempotency key in ``_meta``. The engine is synchronous; the SDK's client runs on an event
+loop in a thread (an anyio blocking portal), started after the fork.
 
 The child is this process's own (not the SDK's stdio client, which keeps the process to itself): when a call
 fails because the server died, its exit code is read here. A fault kill (``FAULT_EXIT_CODE``) is a crash of the
@@ -18,7 +19,6 @@ from contextlib import AbstractContextManager, asynccontextmanager
 from typing import Any, cast
 
 import anyio
-import anyio.abc
 import mcp.types as types
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client
@@ -29,71 +29,92 @@ from mcp_types import RequestParamsMeta
 from handwritten.tools import RiskClass, ToolContext, ToolSpec
 from harness.column_side.faults import FAULT_EXIT_CODE
 from harness.column_side.mcp import ACTS_FOR_META, KEY_META, RISK_META
+from harness.column_side.mcp.forked import ForkedServer
 from harness.errors import HarnessError
 
 EXIT_WAIT_S = 10.0
+EXIT_POLL_S = 0.001  # a server whose input ended exits within milliseconds
 
 
 class ServerDied(HarnessError):
     """The MCP server ended while a call was under way, with an exit code that is no fault's."""
 
 
-class ChildStdio:
-    """A stdio transport to a server started as a child of this process, whose exit code stays readable."""
+class ForkedStdio:
+    """The stdio transport to a server forked from this process (``ForkedServer``), over its two pipes."""
 
-    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
-        self._argv = argv
-        self._env = env
-        self.process: anyio.abc.Process | None = None
+    def __init__(self, server: ForkedServer) -> None:
+        self.server = server
 
     @asynccontextmanager
     async def streams(self) -> AsyncIterator[Any]:
-        process = await anyio.open_process(self._argv, env=self._env, stderr=None)
-        self.process = process
-        assert process.stdin is not None and process.stdout is not None
-        stdin, stdout = process.stdin, process.stdout
+        to_server, from_server = self.server.to_server, self.server.from_server
         read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
+        writing, written = anyio.CancelScope(), anyio.Event()
 
         async def read_lines() -> None:
             async with read_send:
                 buffer = b""
                 try:
-                    async for chunk in stdout:
+                    while chunk := await _read(from_server):  # b"": the server closed its stdout, it is ending
                         *lines, buffer = (buffer + chunk).split(b"\n")
                         for line in lines:
                             await read_send.send(SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False)))
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                    pass  # our own shutdown, or the server's death: the session sees the read side close
+                    pass  # our own shutdown: the session sees the read side close
 
         async def write_lines() -> None:
-            async with write_receive:
-                try:
-                    async for message in write_receive:
-                        await stdin.send((message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n").encode())
-                except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-                    await read_send.aclose()  # the server is gone: no request may wait forever
+            with writing:
+                async with write_receive:
+                    try:
+                        async for message in write_receive:
+                            await _write(to_server, (message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n").encode())
+                    except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                        await read_send.aclose()  # the server is gone: no request may wait forever
+            written.set()
 
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(read_lines)
-            tasks.start_soon(write_lines)
-            try:
-                yield read_receive, write_send
-            finally:
-                await stdin.aclose()  # end of input: a live server exits on its own
-                with anyio.move_on_after(EXIT_WAIT_S):
-                    await process.wait()
-                tasks.cancel_scope.cancel()
+        try:
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(read_lines)
+                tasks.start_soon(write_lines)
+                try:
+                    yield read_receive, write_send
+                finally:
+                    writing.cancel()
+                    await written.wait()  # nothing waits on the descriptor when it closes
+                    os.close(to_server)  # end of input: a live server exits on its own
+                    await _wait_exit(self.server)
+                    tasks.cancel_scope.cancel()
+        finally:
+            os.close(from_server)
+
+
+async def _read(fd: int) -> bytes:
+    while True:
+        try:
+            return os.read(fd, 1 << 16)
+        except BlockingIOError:
+            await anyio.wait_readable(fd)
+
+
+async def _write(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            await anyio.wait_writable(fd)
 
 
 class McpTools(AbstractContextManager["McpTools"]):
     """A running server's tools as the engine's ``ToolSpec``s (risk class and acted-for argument from ``_meta``)."""
 
-    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
-        self._child = ChildStdio(argv, env)
-        self._portal_cm = start_blocking_portal()
+    def __init__(self, server: ForkedServer) -> None:
+        self._server = server
+        self._portal_cm = start_blocking_portal()  # the event loop's thread: after the fork, never before it
         self._portal: BlockingPortal = self._portal_cm.__enter__()
-        transport: Transport = self._child.streams()
+        transport: Transport = ForkedStdio(server).streams()
         self._client_cm = self._portal.wrap_async_context_manager(Client(transport, mode="legacy"))
         self._client: Client = self._client_cm.__enter__()
         self._listed = self._call(lambda: self._client.list_tools()).tools
@@ -135,18 +156,17 @@ class McpTools(AbstractContextManager["McpTools"]):
             raise ServerDied(f"the MCP server exited with {code} during a call: {exc}") from exc
 
     def _exit_code(self) -> int | None:
-        process = self._child.process
-        if process is None:
-            return None
-        return self._portal.call(_wait_exit, process)  # a server that died has exited, or soon will
+        return self._portal.call(_wait_exit, self._server)  # a server that died has exited, or soon will
 
     def __exit__(self, *exc_info: object) -> None:
         try:
             self._client_cm.__exit__(None, None, None)
         finally:
             self._portal_cm.__exit__(None, None, None)
-        code = self._child.process.returncode if self._child.process else None
-        if code not in (0, None):
+        code = self._server.poll()
+        if code is None:
+            raise ServerDied(f"the MCP server had not exited {EXIT_WAIT_S:.0f} s after the end of its input: killed ({self._server.kill()})")
+        if code != 0:
             raise ServerDied(f"the MCP server exited with {code} at the end of the step")
 
 
@@ -155,13 +175,16 @@ def _meta(values: dict[str, Any]) -> RequestParamsMeta:
     return cast(RequestParamsMeta, values)
 
 
-async def _wait_exit(process: anyio.abc.Process) -> int | None:
+async def _wait_exit(server: ForkedServer) -> int | None:
+    """The server's exit status, waiting at most ``EXIT_WAIT_S`` for it (None: still running)."""
     with anyio.move_on_after(EXIT_WAIT_S):
-        return await process.wait()
+        while (code := server.poll()) is None:
+            await anyio.sleep(EXIT_POLL_S)
+        return code
     return None
 
 
-def server_command(python: str, script: str, state_dir: str, session: str, user: str, tools: list[str]) -> list[str]:
-    """The command line that starts ``scripts/serve_mcp.py`` for one session."""
-    return [python, "-I", script, "--state-dir", state_dir, "--session", session, "--user", user, "--tools", ",".join(tools)]
+def server_arguments(state_dir: str, session: str, user: str, tools: list[str]) -> list[str]:
+    """The arguments of ``scripts/serve_mcp.py`` for one session (its command line, after the script)."""
+    return ["--state-dir", state_dir, "--session", session, "--user", user, "--tools", ",".join(tools)]
 
