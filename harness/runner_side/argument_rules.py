@@ -37,6 +37,7 @@ def invalid_args_ran(case: Case) -> Iterator[Reason]:
                 f"{mechanism(case, 'tool_dispatch')}"
             ), call_claims(case, cid))
 
+
 def other_user_ran(case: Case) -> Iterator[Reason]:
     """A call of a tool that acts for the session's user, whose arguments name another user (the engine refuses it),
     entered the tool's executor."""
@@ -48,6 +49,7 @@ def other_user_ran(case: Case) -> Iterator[Reason]:
                 f"which the engine refuses; the framework entered the tool {times(count(case.framework, cid, 'tool_entries'))} and its executor "
                 f"{times(runs)}, at {at(steps_with(case.framework, 'executed', cid))}{mechanism(case, 'tool_dispatch')}"
             ), call_claims(case, cid))
+
 
 def reused_id_ended_run(case: Case) -> Iterator[Reason]:
     """The model sent a call id again with other arguments (the same key, other arguments: an error for the model, never
@@ -68,6 +70,7 @@ def reused_id_ended_run(case: Case) -> Iterator[Reason]:
         ), (*status_claim(case, failed, "error"), *after))
         return  # one exception ended the step: one reason, whichever reused id it met
 
+
 def invalid_args_ended_run(case: Case) -> Iterator[Reason]:
     """A call whose arguments break the tool's strict schema (not JSON, not an object, ...), which the engine answers as
     a result the model can correct, met a framework that ended the driver step in an exception instead."""
@@ -86,6 +89,7 @@ def invalid_args_ended_run(case: Case) -> Iterator[Reason]:
         f"({clip(invalid[cid])}); the framework ended driver step {failed} in an error ({case.framework.facts[failed]['raised']}) "
         f"where the engine answered the call as an error result and its step ended {case.engine.steps[failed]['status']}{tail}"
     ), (*status_claim(case, failed, "error"), *after, *call_claims(case, cid)))
+
 
 def _reused_with_other_args(scenario: Scenario) -> dict[str, list[int]]:
     """Call ids the script sends in more than one turn with arguments unlike the first's, with the turns that send them."""

@@ -214,7 +214,6 @@ def uncertain_not_stopped(case: Case) -> Iterator[Reason]:
     ), (*status_claim(case, step, fw_step["status"]), *after))
 
 
-
 def tool_error_not_retried(case: Case) -> Iterator[Reason]:
     """A tool that raised before its effect was retried by the engine under the same key; the framework did otherwise."""
     for cid in (f.call_id for f in case.scenario.faults if f.point == "tool.raise_before_effect" and f.call_id):
