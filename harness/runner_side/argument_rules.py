@@ -55,8 +55,7 @@ def reused_id_ended_run(case: Case) -> Iterator[Reason]:
     """The model sent a call id again with other arguments (the same key, other arguments: an error for the model, never
     a replay), and the framework ended the driver step in an exception where the engine's step did not end in error."""
     for cid, turns in _reused_with_other_args(case.scenario).items():
-        failed = next((f["step"] for f, s in zip(case.framework.facts, case.framework.steps, strict=True)
-                       if f.get("raised") and s["status"] == "error" and case.engine.steps[f["step"]]["status"] != "error"), None)
+        failed = _ended_in_exception(case)
         if failed is None:
             continue
         tail, after = stated_after(case, failed + 1)
@@ -78,8 +77,7 @@ def invalid_args_ended_run(case: Case) -> Iterator[Reason]:
     asked = {int(t) for t in case.framework.observables["model"]["calls_per_turn"]}
     sent = [(cid, turn) for turn, t in enumerate(case.scenario.model_script) for cid in (c["id"] for c in t.get("tool_calls", ()))
             if cid in invalid and turn in asked]
-    failed = next((f["step"] for f, s in zip(case.framework.facts, case.framework.steps, strict=True)
-                   if f.get("raised") and s["status"] == "error" and case.engine.steps[f["step"]]["status"] != "error"), None)
+    failed = _ended_in_exception(case)
     if not sent or failed is None or _reused_with_other_args(case.scenario):
         return  # a reused id ending the run is reused_id_ended_run's
     cid, turn = sent[-1]  # the last invalid call the model was asked to send: the run got no further
@@ -89,6 +87,13 @@ def invalid_args_ended_run(case: Case) -> Iterator[Reason]:
         f"({clip(invalid[cid])}); the framework ended driver step {failed} in an error ({case.framework.facts[failed]['raised']}) "
         f"where the engine answered the call as an error result and its step ended {case.engine.steps[failed]['status']}{tail}"
     ), (*status_claim(case, failed, "error"), *after, *call_claims(case, cid)))
+
+
+def _ended_in_exception(case: Case) -> int | None:
+    """The first driver step the framework ended in an exception (its ``raised`` fact) where the engine's did not end
+    in error, if any."""
+    return next((f["step"] for f, s in zip(case.framework.facts, case.framework.steps, strict=True)
+                 if f.get("raised") and s["status"] == "error" and case.engine.steps[f["step"]]["status"] != "error"), None)
 
 
 def _reused_with_other_args(scenario: Scenario) -> dict[str, list[int]]:

@@ -175,7 +175,7 @@ def traced_mode(
     if records is None:
         raise RuntimeError(f"{column.name} has no {mode} mode: the check compares defaults with contract")
     errors = sorted(key for key, record in records.items() if ended_in_error(record))
-    lines = {path.resolve(): numbers for path, numbers in read_lines(traced).items()}
+    lines = read_lines(traced)
     return Traced(lines, errors, json.loads(declared.read_text(encoding="utf-8")))
 
 
@@ -250,7 +250,7 @@ def coverage_of_traces(column: Column, traces: Path, errors: Mapping[str, list[s
     """The findings from the lines a column process recorded in ``traces`` while it played every scenario's second run
     of ``--check`` (``column_main --trace-lines``: ``<mode>.tsv`` per mode and ``declared.json``), and the second runs
     that ended a step in an error per mode (their coverage is partial)."""
-    lines = {mode: {path.resolve(): numbers for path, numbers in read_lines(traces / f"{mode}.tsv").items()} for mode in MODES}
+    lines = {mode: read_lines(traces / f"{mode}.tsv") for mode in MODES}
     declared = json.loads((traces / "declared.json").read_text(encoding="utf-8"))
     coverage = compare(column.adapter_dir, lines["defaults"], lines["contract"], declared)
     coverage.errors = {mode: sorted(keys) for mode, keys in errors.items() if keys}
@@ -264,10 +264,12 @@ def sources(adapter_dir: Path) -> dict[Path, bytes]:
 
 
 def read_lines(out: Path) -> dict[Path, set[int]]:
-    """What ``harness.column_side.line_trace.install`` recorded: the lines run, per file."""
+    """What a ``harness.column_side.line_trace.LineRecorder`` recorded into ``out``: the lines run, per file (resolved)."""
     runs: dict[Path, set[int]] = {}
+    resolved: dict[str, Path] = {}  # two names of one file (a link, a relative path) are one file's lines
     if out.exists():
         for entry in out.read_text(encoding="utf-8").splitlines():
             number, _, name = entry.partition("\t")
-            runs.setdefault(Path(name), set()).add(int(number))
+            path = resolved.get(name) or resolved.setdefault(name, Path(name).resolve())
+            runs.setdefault(path, set()).add(int(number))
     return runs
