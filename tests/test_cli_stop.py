@@ -3,6 +3,7 @@ written to the evidence directory, one line says so, and the exit status is 128 
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.columns import ROOT
+from harness.runner_side.check import diff_documents
 
 pytestmark = pytest.mark.slow  # real column processes
 
@@ -106,7 +108,12 @@ def test_a_run_of_one_column_in_one_mode_leaves_the_committed_evidence_as_it_was
            "--output", str(committed)]
     done = subprocess.run(run, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert {p.name: p.read_bytes() for p in committed.iterdir() if p.name != "timings.json"} == before
+    after = {p.name: p.read_bytes() for p in committed.iterdir() if p.name != "timings.json"}
+    assert after.keys() == before.keys()
+    changed = sorted(name for name in before if after[name] != before[name])
+    drift = [line for name in changed if name.endswith(".json")
+             for line in diff_documents(name, json.loads(before[name]), json.loads(after[name]))]
+    assert changed == [], f"changed: {changed}; what drifted:\n" + "\n".join(drift) + f"\nthe run printed:\n{done.stdout[-4000:]}"
 
 
 def test_the_output_may_not_be_the_scenarios_directory(tmp_path: Path) -> None:
