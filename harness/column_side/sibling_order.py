@@ -18,6 +18,14 @@ stops it for reconciliation, say), waits until its siblings have finished: a fra
 cancels the rest of a batch when one call ends early (``Executor.map`` in ``ToolNode``, the
 OpenAI Agents SDK's tasks) would otherwise run them or not by chance.
 
+A call that a fault makes *raise* (``tool.raise_before_effect``, ``tool.timeout_after_effect``) races its
+siblings the same way where the exception ends the batch: ``Executor.map`` in ``ToolNode`` cancels the calls
+that have not started yet, so a sibling runs or not by chance. There is one order to force here (the raising
+call cannot be held back from a sibling that the framework has already started): under every schedule, none
+included, the raising call waits until its dispatched siblings have finished, then raises. Only a column that
+can tell which calls its framework dispatched together (``FixtureWorld.know_dispatch``) is pinned so; in any
+other a difference between two runs shows as an undeclared race.
+
 A sibling that is not running concurrently with the killed call (it is not dispatched in
 this step, or the framework runs calls one after another) is waited for at most
 ``WAIT_S``; the schedule then changes nothing, and the outcome is the same in every run.
@@ -37,6 +45,7 @@ from harness.column_side.faults import FaultPlan
 SIBLINGS_FIRST, KILL_FIRST = "siblings_first", "kill_first"
 ORDERS = (SIBLINGS_FIRST, KILL_FIRST)
 TOOL_KILLS = ("tool.kill_before_effect", "tool.kill_after_effect")
+TOOL_RAISES = ("tool.raise_before_effect", "tool.timeout_after_effect")
 WAIT_S = 10.0  # generous: a busy machine must not turn one ordering into the other
 
 
@@ -45,13 +54,22 @@ def killed_siblings(scenario: Any) -> dict[str, set[str]]:
 
     A call with a kill of its own is nobody's sibling: which of two kills in one turn fires first is not
     an order this module forces (a second run that differs shows as an undeclared race)."""
-    killed = {f.call_id for f in scenario.faults if f.point in TOOL_KILLS}
+    return _siblings(scenario, TOOL_KILLS)
+
+
+def raising_siblings(scenario: Any) -> dict[str, set[str]]:
+    """Id of a call a fault makes raise -> the other calls of its scripted turn (none with a fault of the same kind)."""
+    return _siblings(scenario, TOOL_RAISES)
+
+
+def _siblings(scenario: Any, points: tuple[str, ...]) -> dict[str, set[str]]:
+    faulted = {f.call_id for f in scenario.faults if f.point in points}
     out: dict[str, set[str]] = {}
-    for call_id in sorted(killed):
+    for call_id in sorted(faulted):
         for turn in scenario.model_script:
             ids = {c["id"] for c in turn.get("tool_calls", ())}
-            if call_id in ids and ids - killed:
-                out.setdefault(call_id, set()).update(ids - killed)
+            if call_id in ids and ids - faulted:
+                out.setdefault(call_id, set()).update(ids - faulted)
     return out
 
 
@@ -71,11 +89,12 @@ class SiblingGate:
     an error, never a sub-case that measured the other ordering.
     """
 
-    def __init__(self, order: str, siblings: dict[str, set[str]], faults: FaultPlan) -> None:
-        if order not in ORDERS:
+    def __init__(self, order: str | None, siblings: dict[str, set[str]], faults: FaultPlan, raising: dict[str, set[str]] | None = None) -> None:
+        if order is not None and order not in ORDERS:
             raise ValueError(f"unknown sibling order {order!r}; known: {ORDERS}")
         self._order = order
-        self._siblings = siblings
+        self._siblings = siblings if order is not None else {}  # without an order a kill's siblings are not ordered
+        self._raising = raising or {}
         self._faults = faults
         self._changed = threading.Condition()
         self._started: set[str] = set()
@@ -109,6 +128,8 @@ class SiblingGate:
                 return
         if call_id in self._siblings:
             self._wait_for(self._siblings[call_id], self._finished)
+        elif call_id in self._raising and self.dispatched is not None:  # see the module's docstring: a raise's one order
+            self._wait_for(self._raising[call_id], self._finished)
         with self._changed:
             self._finished.add(call_id)
             self._changed.notify_all()
@@ -129,4 +150,4 @@ class SiblingGate:
                 self._changed.wait(deadline - time.monotonic())
             late = sorted((calls - reached) & self._started)
         if late:
-            self._faults.fail_schedule(f"the {self._order} order: {', '.join(late)} started but did not get there in {WAIT_S} s")
+            self._faults.fail_schedule(f"the {self._order or 'siblings-before-the-raise'} order: {', '.join(late)} started but did not get there in {WAIT_S} s")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from harness.column_side.faults import FAULT_EXIT_CODE
-from harness.column_side.sibling_order import KILL_FIRST, SIBLINGS_FIRST, killed_siblings
+from harness.column_side.sibling_order import KILL_FIRST, SIBLINGS_FIRST, killed_siblings, raising_siblings
 from harness.column_side.world import FixtureWorld, arm_schedule
 from harness.ledger import Binding, LedgerServer, bind_worker
 from harness.scenarios import Fault
@@ -87,6 +87,12 @@ def test_only_a_kill_inside_a_tool_with_siblings_has_sibling_orders() -> None:
         )
 
     assert killed_siblings(Scenario) == {"a": {"b"}}
+    assert raising_siblings(Scenario) == {}
+
+    class Raising(Scenario):
+        faults = (Fault("tool.timeout_after_effect", call_id="a"), Fault("tool.raise_before_effect", call_id="c"), Fault("tool.kill_after_effect", call_id="d"))
+
+    assert raising_siblings(Raising) == {"a": {"b"}} and killed_siblings(Raising) == {"d": {"e"}}
 
 
 def _kill_with_a_failing_hook(path: str) -> None:
@@ -110,3 +116,46 @@ def test_a_kill_hook_that_cannot_force_its_order_ends_the_worker_with_the_reason
     worker.join(30)
     assert worker.exitcode == SCHEDULE_FAILED_EXIT_CODE
     assert schedule_failures(path) == ["RuntimeError: cannot order the writes against the kill of c1"]
+
+
+def _raising_batch(scratch: Path, binding: Binding, knows_dispatch: bool, out: Any) -> None:
+    """c1 raises after its effect (``tool.timeout_after_effect``) at once; c2, of the same turn, starts 0.2 s later: the
+    moment c1's exception leaves the tool is when a framework like ``ToolNode`` cancels what has not started."""
+    bind_worker(binding)
+    arm_schedule({}, None, {"c1": {"c2"}})
+    world = FixtureWorld(scratch, [Fault("tool.timeout_after_effect", call_id="c1")], may_kill=True)
+    if knows_dispatch:
+        world.know_dispatch(lambda: {"c1", "c2"})
+    events: list[str] = []
+
+    def c1() -> None:
+        try:
+            world.call("put_note", "c1", NOTE)
+        except TimeoutError:
+            events.append("c1 raised")
+
+    def c2() -> None:
+        world.call("put_note", "c2", NOTE)
+        events.append("c2 finished")
+
+    first = threading.Thread(target=c1)
+    first.start()
+    time.sleep(0.2)
+    second = threading.Thread(target=c2)
+    second.start()
+    for t in (first, second):
+        t.join(30)
+    out.send(events)
+
+
+@pytest.mark.parametrize(("knows_dispatch", "order"), [(True, ["c2 finished", "c1 raised"]), (False, ["c1 raised", "c2 finished"])])
+def test_a_raising_call_waits_for_its_dispatched_siblings_before_it_raises(tmp_path: Path, knows_dispatch: bool, order: list[str]) -> None:
+    """Pinned where the column can tell what its framework dispatched together; left alone (a race --check would see) where not."""
+    receiver, sender = multiprocessing.get_context("fork").Pipe(duplex=False)
+    with LedgerServer(tmp_path / "ledger.sqlite") as server:
+        worker = multiprocessing.get_context("fork").Process(target=_raising_batch, args=(tmp_path, Binding(server.address, "r", 0), knows_dispatch, sender))
+        worker.start()
+        assert receiver.poll(60)
+        assert receiver.recv() == order
+        worker.join(60)
+        assert server.store.counts("r")["c2"]["effects"] == 1
