@@ -35,63 +35,92 @@ class SessionUser:
     user: str
 
 
-def fixture_tools(world: FixtureWorld, names: list[str]) -> list[BaseTool]:
-    """The named fixture tools as LangChain tools whose bodies call into ``world``."""
+class _StepWorld:
+    """The fixture world the tools below call into: the one of the step this process plays.
 
-    def run(name: str, call_id: str, received: dict[str, Any]) -> str:
-        args = {k: v for k, v in received.items() if v is not None}  # an omitted optional field is absent, not null
-        world.enter(name, call_id, args)
-        return canonical_json(world.execute(name, call_id, args))
+    The tools are built once, at import, as the docs define tools (``@tool`` at module level): ``@tool`` builds a pydantic
+    model per tool, about 9 ms each, which a worker per driver step would otherwise pay again for every step. A column
+    process imports this module before it forks its workers, and each worker binds its own world (``fixture_tools``)."""
 
-    @tool
-    def get_weather(city: str, tool_call_id: CallId) -> str:
-        """Current weather for a city."""
-        return run("get_weather", tool_call_id, {"city": city})
+    world: FixtureWorld | None = None
 
-    @tool
-    def get_balance(account: str, tool_call_id: CallId) -> str:
-        """Balance of a bank account in cents."""
-        return run("get_balance", tool_call_id, {"account": account})
 
-    @tool
-    def search_kb(query: str, tool_call_id: CallId) -> str:
-        """Search the support knowledge base."""
-        return run("search_kb", tool_call_id, {"query": query})
+def fixture_tools(world: FixtureWorld | None, names: list[str]) -> list[BaseTool]:
+    """The named fixture tools as LangChain tools whose bodies call into ``world``, the world of this process's step
+    (None: a graph built only to be drawn, whose tools never run, leaves the step's world bound)."""
+    if world is not None:
+        _StepWorld.world = world
+    return [_TOOLS[n] for n in names]
 
-    @tool
-    def fetch_page(url: str, tool_call_id: CallId) -> str:
-        """Fetch the text of a web page."""
-        return run("fetch_page", tool_call_id, {"url": url})
 
-    @tool
-    def calculator(a: int | float, b: int | float, op: Literal["add", "sub", "mul", "div"], tool_call_id: CallId) -> str:
-        """Apply add, sub, mul or div to two numbers; errors come back as values."""
-        return run("calculator", tool_call_id, {"a": a, "b": b, "op": op})
+def _run(name: str, call_id: str, received: dict[str, Any]) -> str:
+    world = _StepWorld.world
+    assert world is not None, "fixture_tools binds the step's world before any agent is built"
+    args = {k: v for k, v in received.items() if v is not None}  # an omitted optional field is absent, not null
+    world.enter(name, call_id, args)
+    return canonical_json(world.execute(name, call_id, args))
 
-    @tool
-    def list_orders(runtime: ToolRuntime[SessionUser]) -> str:
-        """Orders of the signed-in user (acts for the session's user: the user comes from the session)."""
-        return run("list_orders", runtime.tool_call_id or "", {"username": runtime.context.user})
 
-    @tool
-    def put_note(key: str, text: str, tool_call_id: CallId, priority: int | None = None) -> str:
-        """Store a note under a key (overwrites: reversible and idempotent)."""
-        return run("put_note", tool_call_id, {"key": key, "text": text, "priority": priority})
+@tool
+def get_weather(city: str, tool_call_id: CallId) -> str:
+    """Current weather for a city."""
+    return _run("get_weather", tool_call_id, {"city": city})
 
-    @tool
-    def transfer_funds(from_account: str, to_account: str, amount_cents: int, tool_call_id: CallId, memo: str | None = None) -> str:
-        """Move money between accounts. High risk: needs a human approval."""
-        return run("transfer_funds", tool_call_id, {"from_account": from_account, "to_account": to_account, "amount_cents": amount_cents, "memo": memo})
 
-    @tool
-    def send_email(to: str, subject: str, body: str, tool_call_id: CallId) -> str:
-        """Send an email. High risk: needs a human approval."""
-        return run("send_email", tool_call_id, {"to": to, "subject": subject, "body": body})
+@tool
+def get_balance(account: str, tool_call_id: CallId) -> str:
+    """Balance of a bank account in cents."""
+    return _run("get_balance", tool_call_id, {"account": account})
 
-    @tool
-    def drop_database(name: str, tool_call_id: CallId) -> str:
-        """Drop a database. Always denied."""
-        return run("drop_database", tool_call_id, {"name": name})
 
-    every = {t.name: t for t in (get_weather, get_balance, search_kb, fetch_page, calculator, list_orders, put_note, transfer_funds, send_email, drop_database)}
-    return [every[n] for n in names]
+@tool
+def search_kb(query: str, tool_call_id: CallId) -> str:
+    """Search the support knowledge base."""
+    return _run("search_kb", tool_call_id, {"query": query})
+
+
+@tool
+def fetch_page(url: str, tool_call_id: CallId) -> str:
+    """Fetch the text of a web page."""
+    return _run("fetch_page", tool_call_id, {"url": url})
+
+
+@tool
+def calculator(a: int | float, b: int | float, op: Literal["add", "sub", "mul", "div"], tool_call_id: CallId) -> str:
+    """Apply add, sub, mul or div to two numbers; errors come back as values."""
+    return _run("calculator", tool_call_id, {"a": a, "b": b, "op": op})
+
+
+@tool
+def list_orders(runtime: ToolRuntime[SessionUser]) -> str:
+    """Orders of the signed-in user (acts for the session's user: the user comes from the session)."""
+    return _run("list_orders", runtime.tool_call_id or "", {"username": runtime.context.user})
+
+
+@tool
+def put_note(key: str, text: str, tool_call_id: CallId, priority: int | None = None) -> str:
+    """Store a note under a key (overwrites: reversible and idempotent)."""
+    return _run("put_note", tool_call_id, {"key": key, "text": text, "priority": priority})
+
+
+@tool
+def transfer_funds(from_account: str, to_account: str, amount_cents: int, tool_call_id: CallId, memo: str | None = None) -> str:
+    """Move money between accounts. High risk: needs a human approval."""
+    return _run("transfer_funds", tool_call_id, {"from_account": from_account, "to_account": to_account, "amount_cents": amount_cents, "memo": memo})
+
+
+@tool
+def send_email(to: str, subject: str, body: str, tool_call_id: CallId) -> str:
+    """Send an email. High risk: needs a human approval."""
+    return _run("send_email", tool_call_id, {"to": to, "subject": subject, "body": body})
+
+
+@tool
+def drop_database(name: str, tool_call_id: CallId) -> str:
+    """Drop a database. Always denied."""
+    return _run("drop_database", tool_call_id, {"name": name})
+
+
+_TOOLS: dict[str, BaseTool] = {
+    t.name: t for t in (get_weather, get_balance, search_kb, fetch_page, calculator, list_orders, put_note, transfer_funds, send_email, drop_database)
+}

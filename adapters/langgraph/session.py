@@ -48,7 +48,7 @@ def build(
 ) -> StateGraph[MessagesState, SessionUser, MessagesState, MessagesState]:
     """The scenario's graph, not yet compiled (``world`` None: for drawing only, no tool is ever called)."""
     scripted = ScriptedModel.of(scenario, scratch, world.faults if world else None)  # type: ignore[arg-type]
-    model, tools = ScriptedChatModel(scripted=scripted), fixture_tools(world, list(scenario.tools))  # type: ignore[arg-type]
+    model, tools = ScriptedChatModel(scripted=scripted), fixture_tools(world, list(scenario.tools))
     if contract is None and mode != "contract":
         risky = _high_risk(list(scenario.tools))
         return agent_graph(model, tools, lambda call: call["name"] in risky, scenario.system_prompt)

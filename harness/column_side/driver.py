@@ -10,6 +10,7 @@ and the next step starts a new process that reads only files.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 import multiprocessing
 import os
@@ -127,6 +128,9 @@ def _in_worker(perform: Perform, scenario: Scenario, scratch: Path, request: Ste
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
     worker = context.Process(target=_worker_main, args=(sender, perform, scenario, scratch, request, binding), daemon=True)
+    # Everything the column process holds (a framework's imports, its tools) moves out of the collector's reach first: a
+    # worker's collections would otherwise walk and so copy every page of it (copy-on-write) on each step.
+    gc.freeze()
     worker.start()
     sender.close()
     index, action = request.index, request.action
