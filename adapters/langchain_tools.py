@@ -124,3 +124,12 @@ def drop_database(name: str, tool_call_id: CallId) -> str:
 _TOOLS: dict[str, BaseTool] = {
     t.name: t for t in (get_weather, get_balance, search_kb, fetch_page, calculator, list_orders, put_note, transfer_funds, send_email, drop_database)
 }
+
+
+def import_lazy_modules() -> None:
+    """Import what a LangChain run imports on its first use (its tracers, the v0 content-block translator), once in the
+    column process, so forked workers do not import them again on every driver step."""
+    import langchain_core.messages.block_translators.langchain_v0  # noqa: F401
+    import langchain_core.tracers.context  # noqa: F401
+    import langchain_core.tracers.run_collector  # noqa: F401
+    import langchain_core.tracers.stdout  # noqa: F401

@@ -67,9 +67,14 @@ class LangChainColumn(FrameworkColumn):
         return {"step_limit": {"ref": "langchain.agents.factory:create_agent(...).config['recursion_limit']", "value": limit}}
 
     def prepare(self, mode: str) -> None:
-        """Import LangChain and LangGraph once in the column process: forked workers inherit them."""
+        """Import LangChain and LangGraph once in the column process (and what a run imports on first use): forked
+        workers inherit them."""
         import langchain.agents  # noqa: F401
         import langgraph.checkpoint.sqlite  # noqa: F401
+
+        from adapters.langchain_tools import import_lazy_modules
+
+        import_lazy_modules()
 
     def schedules(self, scenario: Scenario, mode: str) -> tuple[str, ...]:
         """The forced orderings a scenario runs under (``adapters/checkpoint_schedule.py``): in ``defaults``

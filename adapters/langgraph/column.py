@@ -41,8 +41,12 @@ class LangGraphColumn(FrameworkColumn):
     approval_fields: ClassVar[dict[str, str]] = {"call": "langgraph.types:Interrupt id", "single_use": "langgraph.types:Interrupt id"}
 
     def prepare(self, mode: str) -> None:
-        """Import LangGraph once in the column process: forked workers inherit it."""
+        """Import LangGraph once in the column process (and what a run imports on first use): forked workers inherit it."""
+        from adapters.langchain_tools import import_lazy_modules
+
         from . import session  # noqa: F401  (LangGraph, LangChain core, the checkpointer, the glue)
+
+        import_lazy_modules()
 
     def schedules(self, scenario: Scenario, mode: str) -> tuple[str, ...]:
         """The forced orderings a scenario runs under (``adapters/checkpoint_schedule.py``): in defaults a kill inside

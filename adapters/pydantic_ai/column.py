@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic_ai import Agent, DeferredToolRequests, UsageLimits
+from pydantic_ai import Agent, DeferredToolRequests, ModelMessagesTypeAdapter, UsageLimits
 
 from harness.column_side.scripted_model import ScriptedModel
 from harness.column_side.trace_facts import facts_from_column_trace
@@ -37,6 +37,15 @@ class PydanticAIColumn(FrameworkColumn):
         "persistence": "pydantic_ai.run:AgentRunResult.all_messages_json",
     }
     constants: ClassVar[dict[str, str]] = {"step_limit": "pydantic_ai.usage:UsageLimits(request_limit)"}
+
+    def prepare(self, mode: str) -> None:
+        """Pay once in the column process what Pydantic AI does on first use, which every forked worker would otherwise
+        pay again: ``ModelMessagesTypeAdapter`` builds its pydantic core schema (about 140 ms), and a run imports anyio's
+        asyncio backend and ``genai_prices``' price data (about 45 ms)."""
+        import anyio._backends._asyncio  # noqa: F401
+        import genai_prices.data  # noqa: F401
+
+        ModelMessagesTypeAdapter.validate_json(ModelMessagesTypeAdapter.dump_json([]))
 
     def facts(self, run: ScenarioRun, mode: str) -> list[StepFacts]:
         """A pause's calls were validated: the glue admitted them (``contract``), or Pydantic AI listed them for
