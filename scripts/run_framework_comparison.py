@@ -38,6 +38,7 @@ from harness.errors import ScenarioError  # noqa: E402
 from harness.json_input import kind, why  # noqa: E402
 from harness.runner_side.check import collapse_common, diff_documents  # noqa: E402
 from harness.runner_side.cli_parser import OneLineParser  # noqa: E402
+from harness.runner_side.costs import cost_lines, timings_document  # noqa: E402
 from harness.runner_side.evidence import (  # noqa: E402
     availability_document,
     availability_entry,
@@ -149,12 +150,14 @@ def run_all(
             total = f"{planned[0]}" if done[0] <= planned[0] else f"{planned[0]}+"  # forced orderings (sub-cases) add runs
             say(f"[{column.name}] {done[0]}/{total} {line} ({time.perf_counter() - started:.0f} s)")
 
+        began = time.perf_counter() - started
         result = run_column(column, column_modes, scenarios_dir, scratch, scenario_count=count, twice=twice, trace_glue=trace_glue, log=log, on_progress=on_progress)
+        result.timings.update(started_at_s=began, finished_at_s=time.perf_counter() - started)
         if not stopping():  # a stopped run says so once, in main
             say(f"[{column.name}] {progress(result)}")
         return result
 
-    with ThreadPoolExecutor(max_workers=max(1, min(len(columns), 4))) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, len(columns))) as pool:  # every column at once: the machine, not a cap, decides
         return {r.column.name: r for r in pool.map(one, columns)}
 
 
@@ -211,6 +214,7 @@ def compare(args: argparse.Namespace, scenarios: list[Scenario], expectations: d
     files = {s.id: s.file for s in scenarios}
     columns = [known_columns()[n] for n in dict.fromkeys([REFERENCE, *args.columns])]
     target = scratch / "evidence" if args.check else args.output
+    run_started = time.perf_counter()
     results = run_all(columns, MODES[args.mode], args.scenarios, scratch / "columns", len(scenarios), twice=args.check, trace_glue=args.check and args.whole)
     if stopping():
         raise Stopped(signal.SIGINT)
@@ -239,12 +243,13 @@ def compare(args: argparse.Namespace, scenarios: list[Scenario], expectations: d
     findings = findings_text(documents, before if args.whole else {})
     (target / FINDINGS).write_text(findings, encoding="utf-8")
     timings = {n: r.timings for n, r in results.items()}
-    (target / "timings.json").write_text(json.dumps(timings, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    wall_s = time.perf_counter() - run_started
+    (target / "timings.json").write_text(json.dumps(timings_document(timings, wall_s), indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
     races = [race for result in results.values() for race in result.undeclared_races]
     print()
     print(wide_table(shown) + "\n" + "\n".join(LEGEND[-2:]) if args.wide else compact_table(shown, races))
-    failures = report(args, results, shown)
+    failures = report(args, results, shown, wall_s)
     if args.check:
         drift = collapse_common({name: diff_documents(name, before.get(name), document) for name, document in documents_to_write.items()})
         findings_diff = diff_text(FINDINGS, args.output / FINDINGS, findings)
@@ -265,9 +270,10 @@ def _shown(path: Path) -> str:
     return str(path.relative_to(Path.cwd())) if path.is_relative_to(Path.cwd()) else str(path)
 
 
-def report(args: argparse.Namespace, results: dict[str, ColumnResult], documents: dict[str, dict[str, Any]]) -> list[str]:
-    """Print the summaries, where the findings and evidence are, and every error with its reason (the scenarios that
-    could not be measured, the undeclared races, the columns not measured); return what makes the run fail."""
+def report(args: argparse.Namespace, results: dict[str, ColumnResult], documents: dict[str, dict[str, Any]], wall_s: float) -> list[str]:
+    """Print the summaries, what the run cost (``wall_s`` in all), where the findings and evidence are, and every error
+    with its reason (the scenarios that could not be measured, the undeclared races, the columns not measured); return
+    what makes the run fail."""
     print()
     failures = _summaries(documents)
     problems = [f"{name}/{mode}/{key} could not be measured: {record['error']}" for name, document in documents.items()
@@ -288,6 +294,8 @@ def report(args: argparse.Namespace, results: dict[str, ColumnResult], documents
             failures.append(f"{name}'s glue coverage not checked")
     unexplained = [f"{n}/{m}" for n, d in documents.items() for m, body in sorted(d.get("modes", {}).items()) if body["summary"].get("unexplained_cells")]
     problems += [f"differences no rule explains in {', '.join(unexplained)}: listed in FINDINGS.md"] if unexplained else []
+    print()
+    print("\n".join(cost_lines({n: r.timings for n, r in results.items()}, wall_s)))
     print()
     if args.check:
         print(f"evidence and FINDINGS.md regenerated in a temporary directory and compared with {_shown(args.output)}")

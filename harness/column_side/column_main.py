@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     approval_fields = locate_approval_fields(getattr(column, "approval_fields", {}))  # only third-party columns have an approval object
     scenarios = load_scenarios(args.scenarios)
     results: dict[str, dict[str, Any]] = {}
-    timings: dict[str, float] = {"import_s": imported - started}
+    timings: dict[str, Any] = {"import_s": imported - started, "scenarios_s": {}}  # scenarios_s: "<mode>/<key>" -> seconds
     modes = [m for m in args.mode if m in column.modes]
     # A scenario with steps at a tool boundary needs a column that has one outside its agent's loop.
     not_applicable = {s.id: NO_BOUNDARY for s in scenarios if s.uses_boundary and not column.boundary}
@@ -134,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
                 schedules, failed = (), exception_text(exc, "listing the scenario's schedules raised ")
             for schedule in schedules or (None,):  # each forced ordering of a race is its own sub-case
                 key = f"{scenario.id}@{schedule}" if schedule else scenario.id
+                scenario_started = time.perf_counter()
                 run = functools.partial(_guarded_run, column, scenario, mode, args.scenario_timeout, schedule, failed)
                 first = run_key(mode, key)
                 record = run(args.scratch / first, Binding(args.ledger, first, 0))
@@ -145,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
                     if recorder is not None:
                         recorder.record_into(None)
                 records[key] = {**record, "scenario": scenario.id, "schedule": schedule}
+                timings["scenarios_s"][f"{mode}/{key}"] = time.perf_counter() - scenario_started
                 print(f"{PROGRESS_PREFIX}{mode}/{key}", flush=True)  # the runner forwards it as a progress line
         results[mode] = records
         timings[f"{mode}_s"] = time.perf_counter() - mode_started

@@ -44,7 +44,9 @@ class ColumnResult:
     versions: dict[str, str] = field(default_factory=dict)
     modes: dict[str, dict[str, Any]] = field(default_factory=dict)
     network: list[str] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict)
+    timings: dict[str, Any] = field(default_factory=dict)
+    """Seconds: ``import_s``, ``<mode>_s``, ``total_s``, ``scenarios_s`` (``<mode>/<key>`` -> seconds), and when the run
+    started and ended the column (``started_at_s``, ``finished_at_s``); machine- and load-dependent, never evidence."""
     mechanisms: dict[str, dict[str, Any]] = field(default_factory=dict)
     """role -> where the framework keeps it (``harness.column_side.mechanisms``), read in the column's environment."""
     approval_fields: dict[str, dict[str, Any]] = field(default_factory=dict)
