@@ -67,12 +67,12 @@ class AgentState:
     def evolve(self, **changes: Any) -> AgentState:
         """A copy with ``changes`` applied (the loop evolves its state ~20 times a run:
         ``dataclasses.replace`` re-runs ``__init__`` and costs several times more)."""
-        unknown = changes.keys() - _FIELDS
-        if unknown:
-            raise TypeError(f"AgentState has no fields {sorted(unknown)}")
+        if not _FIELDS.issuperset(changes):
+            raise TypeError(f"AgentState has no fields {sorted(changes.keys() - _FIELDS)}")
+        fields = self.__dict__.copy()
+        fields.update(changes)
         new = object.__new__(AgentState)
-        new.__dict__.update(self.__dict__)
-        new.__dict__.update(changes)
+        object.__setattr__(new, "__dict__", fields)
         return new
 
     def to_json(self) -> dict[str, Any]:

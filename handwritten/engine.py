@@ -72,7 +72,7 @@ class Engine:
         idempotency: IdempotencyStore,
         approvals: ApprovalAuthority,
         policy: Policy | None = None,
-        trace: Callable[[ev.Event], None] = lambda event: None,
+        trace: Callable[[ev.Event], None] | None = None,
         hooks: Hooks | None = None,
         max_steps: int = 10,
         max_attempts: int = 3,
@@ -85,7 +85,7 @@ class Engine:
         self._idempotency = idempotency
         self._approvals = approvals
         self._policy = policy or Policy()
-        self._emit = trace
+        self._trace = trace  # None: no sink, and no event is even built
         self._hooks = hooks or Hooks()
         self._max_steps = max_steps
         self._max_attempts = max_attempts
@@ -93,13 +93,18 @@ class Engine:
         self._user = user  # the session's user: a tool that acts for a user acts for this one only
         self._tools = registry.openai_tools()
 
+    def _emit(self, kind: Callable[..., ev.Event], *fields: Any) -> None:
+        """Trace ``kind(*fields)``; an engine without a trace sink does not even build the event."""
+        if self._trace is not None:
+            self._trace(kind(*fields))
+
     # -- public transitions ---------------------------------------------------------------
 
     def run(self, session_id: str, user_input: str, event_id: str) -> RunResult:
         """Apply one inbound event (user input). An event id seen before is ignored, not re-run."""
         state = self._checkpoints.load(session_id)
         if state is not None and event_id in state.seen_event_ids:
-            self._emit(ev.DuplicateEvent(event_id))
+            self._emit(ev.DuplicateEvent, event_id)
             return RunResult("refused", state, final_text=state.final_text, pending=state.pending_approval, refusal="duplicate_event")
         if state is not None and state.status not in ("completed", "stopped_max_steps"):
             raise EngineError(f"session {session_id!r} is {state.status}: resume or settle it first", state)
@@ -115,7 +120,7 @@ class Engine:
             final_text=None,
             stop_reason=None,
         )
-        self._emit(ev.RunStarted(session_id, event_id))
+        self._emit(ev.RunStarted, session_id, event_id)
         self._checkpoints.save(state)
         return self._advance(state)
 
@@ -129,9 +134,9 @@ class Engine:
         if isinstance(verdict, Approval) and not self._idempotency.claim_once(f"approval-token/{verdict.token_id}"):
             verdict = Refusal.REUSED
         if isinstance(verdict, Refusal):
-            self._emit(ev.ApprovalRefused(call_id, verdict.value))
+            self._emit(ev.ApprovalRefused, call_id, verdict.value)
             return RunResult("refused", state, pending=state.pending_approval, refusal=verdict.value)
-        self._emit(ev.ApprovalGranted(call_id, verdict.token_id))
+        self._emit(ev.ApprovalGranted, call_id, verdict.token_id)
         state = state.evolve(
             status="running",
             pending_approval=tuple(c for c in state.pending_approval if c.call_id != call_id),
@@ -145,9 +150,9 @@ class Engine:
         state = self._load(session_id)
         call = next((c for c in state.pending_approval if c.call_id == call_id), None)
         if call is None:
-            self._emit(ev.ApprovalRefused(call_id, Refusal.NOT_PENDING.value))
+            self._emit(ev.ApprovalRefused, call_id, Refusal.NOT_PENDING.value)
             return RunResult("refused", state, pending=state.pending_approval, refusal=Refusal.NOT_PENDING.value)
-        self._emit(ev.CallRejected(call_id, reason))
+        self._emit(ev.CallRejected, call_id, reason)
         state = self._with_result(
             state,
             call_id,
@@ -166,16 +171,15 @@ class Engine:
         state = self._load(session_id)
         if state.status in ("completed", "stopped_max_steps"):
             return self._result(state)
-        position, state = resume_position(state, self._idempotency, self._checkpoints, self._emit)
+        position, state = resume_position(state, self._idempotency, self._checkpoints, self._trace or ev.discard)
         intent = state.pending_intent
         self._emit(
-            ev.Resumed(
-                position,
-                intent.call_id if intent else None,
-                intent.tool if intent else None,
-                intent.args_hash if intent else None,
-                tuple(call_id for call_id, _ in state.approved),
-            )
+            ev.Resumed,
+            position,
+            intent.call_id if intent else None,
+            intent.tool if intent else None,
+            intent.args_hash if intent else None,
+            tuple(call_id for call_id, _ in state.approved),
         )
         return self._advance(state)
 
@@ -191,7 +195,7 @@ class Engine:
         assert intent.idempotency_key is not None  # read-only calls are never uncertain
         settled = {"reconciled": outcome}
         self._idempotency.resolve(intent.idempotency_key, outcome, settled)
-        self._emit(ev.Reconciled(call_id, outcome))
+        self._emit(ev.Reconciled, call_id, outcome)
         if outcome == "confirmed":
             state = self._with_result(state, call_id, intent.tool, "reconciled", settled, pending_intent=None, status="running", stop_reason=None)
         else:
@@ -235,7 +239,7 @@ class Engine:
             return RunAgain(self._close_turn(state))
         # The step bound is a terminal state with a reason, not an exception.
         if state.step >= self._max_steps:
-            self._emit(ev.StoppedMaxSteps(self._max_steps))
+            self._emit(ev.StoppedMaxSteps, self._max_steps)
             return Stopped(state.evolve(status="stopped_max_steps", stop_reason=f"max_steps={self._max_steps} reached"), "stopped_max_steps")
         return self._model_turn(state)
 
@@ -243,35 +247,31 @@ class Engine:
         reply = self._model.complete(state.messages, self._tools)
         step = state.step + 1
         calls = reply.tool_calls
-        self._emit(ev.ModelTurn(step, tuple(c.id for c in calls), tuple(c.name for c in calls), None if calls else (reply.text or "")))
+        self._emit(ev.ModelTurn, step, tuple(c.id for c in calls), tuple(c.name for c in calls), None if calls else (reply.text or ""))
         if not calls:
             text = reply.text or ""
-            self._emit(ev.Finished(text))
+            self._emit(ev.Finished, text)
             message: dict[str, Any] = {"role": "assistant", "content": text}
             return Final(state.evolve(step=step, status="completed", final_text=text, messages=state.messages + (message,)))
-        message = {
-            "role": "assistant",
-            "content": reply.text,
-            "tool_calls": [
-                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": _arguments_text(c.arguments)}}
-                for c in calls
-            ],
-        }
+        texts = [_arguments_text(c.arguments) for c in calls]  # encoded once: the transcript's text is also the check's
+        tool_calls = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": text}} for c, text in zip(calls, texts, strict=True)]
+        message = {"role": "assistant", "content": reply.text, "tool_calls": tool_calls}
         state = state.evolve(step=step, messages=state.messages + (message,), turn_call_ids=tuple(c.id for c in calls))
-        for call in calls:
-            state = self._admit(state, call)
+        for call, text in zip(calls, texts, strict=True):
+            state = self._admit(state, call, text)
         return RunAgain(state)
 
     # -- stages ---------------------------------------------------------------------------
 
-    def _admit(self, state: AgentState, call: ToolCall) -> AgentState:
-        """Schema, then policy. A rejection becomes the call's result; the executor is never reached."""
+    def _admit(self, state: AgentState, call: ToolCall, text: str | None = None) -> AgentState:
+        """Schema, then policy. A rejection becomes the call's result; the executor is never reached.
+        ``text``: the call's arguments as the transcript holds them (their canonical JSON, for arguments that are not a text)."""
         if call.name not in self._registry:
-            self._emit(ev.SchemaRejected(call.id, call.name, (f"(tool): unknown tool {call.name!r}",)))
+            self._emit(ev.SchemaRejected, call.id, call.name, (f"(tool): unknown tool {call.name!r}",))
             return self._with_result(state, call.id, call.name, "error", {"error": f"unknown tool {call.name!r}"})
-        checked = self._registry.validator(call.name).check(call.arguments)
+        checked = self._registry.validator(call.name).check(call.arguments, None if isinstance(call.arguments, str) else text)
         if not checked.ok:
-            self._emit(ev.SchemaRejected(call.id, call.name, checked.errors))
+            self._emit(ev.SchemaRejected, call.id, call.name, checked.errors)
             error: dict[str, Any] = {"error": "invalid arguments", "details": list(checked.errors)}
             return self._with_result(state, call.id, call.name, "error", error)
         spec = self._registry.get(call.name)
@@ -279,15 +279,15 @@ class Engine:
         if args is None:
             return self._with_result(state, call.id, call.name, "refused", {"error": f"refused: {call.name} acts for the session's user only"})
         decision = self._policy.decide(call.name, spec.risk)
-        digest = sha256_hex(canonical_json(args))
-        self._emit(ev.CallAdmitted(call.id, call.name, digest, decision.value))
+        digest = sha256_hex(checked.canonical if args is checked.args else canonical_json(args))
+        self._emit(ev.CallAdmitted, call.id, call.name, digest, decision.value)
         if decision is Decision.DENY:
             return self._with_result(state, call.id, call.name, "refused", {"error": f"refused by policy: {call.name} is never allowed"})
         key = f"{state.session_id}/{call.id}" if Policy.needs_idempotency(decision) else None
         pending = PendingCall(call.id, call.name, args, digest, key)
         state = state.evolve(queue=state.queue + (pending,))
         if decision is Decision.NEEDS_APPROVAL:
-            self._emit(ev.ApprovalRequested(call.id, call.name, digest))
+            self._emit(ev.ApprovalRequested, call.id, call.name, digest)
             state = state.evolve(pending_approval=state.pending_approval + (pending,))
         return state
 
@@ -300,7 +300,7 @@ class Engine:
                 raise EngineError(f"call {call.call_id} reached execution without an approval", state)
             state = state.evolve(pending_intent=call, queue=state.queue[1:])
             self._checkpoints.save(state)
-            self._emit(ev.IntentCheckpointed(call.call_id, call.idempotency_key))
+            self._emit(ev.IntentCheckpointed, call.call_id, call.idempotency_key)
             self._hooks.after_checkpoint(call)
         if call.idempotency_key is None:
             return self._run_read_only(state, call)
@@ -314,7 +314,7 @@ class Engine:
                 output = self._execute(state, call, None, attempt)
             except Exception as exc:  # a tool error is a value for the model, never a crash of the loop
                 error = _describe(exc)
-                self._emit(ev.ToolAttemptFailed(call.call_id, attempt, error))
+                self._emit(ev.ToolAttemptFailed, call.call_id, attempt, error)
                 continue
             return RunAgain(self._finish_call(state, call, "ok", output))
         return RunAgain(self._finish_call(state, call, "error", {"error": f"failed after {self._max_attempts} attempts: {error}"}))
@@ -340,7 +340,7 @@ class Engine:
                         return self._uncertain(state, call, f"timed out after the executor was entered: {_describe(exc)}")
                     except Exception as exc:
                         self._idempotency.fail(key, _describe(exc))
-                        self._emit(ev.ToolAttemptFailed(call.call_id, attempt, _describe(exc)))
+                        self._emit(ev.ToolAttemptFailed, call.call_id, attempt, _describe(exc))
                         continue
                     self._idempotency.complete(key, output)
                     return RunAgain(self._finish_call(state, call, "ok", output))
@@ -350,7 +350,7 @@ class Engine:
         return spec.executor(call.args, ToolContext(state.session_id, call.call_id, key, attempt))
 
     def _uncertain(self, state: AgentState, call: PendingCall, reason: str) -> Step:
-        self._emit(ev.UncertainOutcome(call.call_id, reason))
+        self._emit(ev.UncertainOutcome, call.call_id, reason)
         return Stopped(state.evolve(status="reconcile_required", stop_reason=f"{call.call_id}: {reason}"), "reconcile_required")
 
     # -- helpers --------------------------------------------------------------------------
@@ -367,7 +367,7 @@ class Engine:
         """Tool output enters the transcript as data: a tool message, never an instruction.
         ``outcome`` is the result's status in the trace; ``changes`` are applied to the state too."""
         content = output if encoded else canonical_json(output)
-        self._emit(ev.ToolResult(call_id, tool, outcome, content))
+        self._emit(ev.ToolResult, call_id, tool, outcome, content)
         message = {"role": "tool", "tool_call_id": call_id, "name": tool, "content": content}
         return state.evolve(turn_results=state.turn_results + (message,), **changes)
 

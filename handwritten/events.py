@@ -209,3 +209,7 @@ class BoundaryCall(Event):
     tool: str
     status: str
     reason: str | None
+
+
+def discard(event: Event) -> None:
+    """The trace sink of an engine that has none."""

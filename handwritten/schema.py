@@ -17,6 +17,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, validators
 
 from .canonical import canonical_json
+from .fast_check import compile_fast_check
 
 _TYPES = Draft202012Validator.TYPE_CHECKER.redefine_many(
     {
@@ -69,25 +70,31 @@ class Checked:
 
 
 class ArgsValidator:
-    """A tool's compiled strict validator."""
+    """A tool's compiled strict validator: a fast yes for valid arguments where the schema allows one
+    (``handwritten.fast_check``), jsonschema for every no and for its messages."""
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
         closed = close_objects(schema)
         _StrictValidator.check_schema(closed)
         self._validator = _StrictValidator(closed)
+        self._fast = compile_fast_check(closed)
 
-    def check(self, raw: Any) -> Checked:
-        """Validate ``raw`` arguments: a JSON object, or a JSON text (as some models send) parsed first."""
+    def check(self, raw: Any, encoded: str | None = None) -> Checked:
+        """Validate ``raw`` arguments: a JSON object, or a JSON text (as some models send) parsed first.
+        ``encoded``: the canonical JSON of a ``raw`` that is not a text, when the caller has made it already."""
         args = raw
         if isinstance(raw, str):
+            encoded = None
             try:
                 args = json.loads(raw, parse_constant=_not_json)
             except ValueError as exc:  # JSONDecodeError is a ValueError too
                 return Checked(raw, (f"(arguments): not valid JSON: {getattr(exc, 'msg', exc)}",))
         try:
-            canonical = canonical_json(args)  # also refuses NaN and Infinity, which JSON does not have
+            canonical = encoded if encoded is not None else canonical_json(args)  # refuses NaN and Infinity, not JSON
         except (ValueError, TypeError) as exc:
             return Checked(args, (f"(arguments): not representable as JSON: {exc}",))
+        if self._fast is not None and self._fast(args):
+            return Checked(args, (), canonical)
         errors = sorted(
             (f"{_path(e.absolute_path)}: {e.message}" for e in self._validator.iter_errors(args)),
         )
