@@ -29,7 +29,7 @@ from .glue import Glue
 from .glue_session import ContractSession
 from .model import ScriptedAgentsModel
 from .session import STATE, AgentSession
-from .tools import fixture_tools, prebuild
+from .tools import fixture_tools
 
 
 class OpenAIAgentsColumn(FrameworkColumn):
@@ -53,7 +53,6 @@ class OpenAIAgentsColumn(FrameworkColumn):
         import openai  # noqa: F401
 
         agents.set_tracing_disabled(True)
-        prebuild()  # the defaults tools: built once here, not in every step's worker
 
     def schedules(self, scenario: Scenario, mode: str) -> tuple[str, ...]:
         """The SDK runs a turn's function tools at the same time (``asyncio.to_thread``), so in ``defaults`` a kill

@@ -17,7 +17,6 @@ is), and hands the body ``{"username": user}`` as the engine's boundary does.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any, Literal, TypedDict
 
@@ -36,19 +35,7 @@ class SessionUser(TypedDict):
     user: str
 
 
-class _StepWorld:
-    """The fixture world the tools call into: the one of the step this process plays (``fixture_tools`` binds it).
-
-    ``@function_tool`` builds a pydantic model and a strict schema per tool, about 4 ms each: the ``defaults`` tools are
-    built once per column process (``prebuild``, before it forks its workers), as the docs define tools, at module
-    level, not again in every driver step's worker. The contract glue wraps its tools (``Glue.guard``): it builds its own."""
-
-    world: FixtureWorld | None = None
-
-
-def _run(ctx: ToolContext[Any], name: str, received: dict[str, Any]) -> str:
-    world = _StepWorld.world
-    assert world is not None, "fixture_tools binds the step's world before any agent is built"
+def _run(world: FixtureWorld, ctx: ToolContext[Any], name: str, received: dict[str, Any]) -> str:
     args = {k: v for k, v in received.items() if v is not None}  # an omitted optional field is absent, not null
     world.enter(name, ctx.tool_call_id, args)
     return canonical_json(world.execute(name, ctx.tool_call_id, args))
@@ -64,69 +51,59 @@ def fixture_tools(world: FixtureWorld, names: list[str], needs_approval: Callabl
 
     ``needs_approval(name)`` is each tool's ``needs_approval`` value; ``options`` go to every
     ``@function_tool`` (none in ``defaults``: every other setting is the SDK's)."""
-    _StepWorld.world = world
-    every = prebuild() if needs_approval is gated and not options else _build(needs_approval, **options)
-    return [every[n] for n in names]
 
-
-@functools.cache
-def prebuild() -> dict[str, FunctionTool]:
-    """The ``defaults`` tools, built once per process (the column's ``prepare`` calls it before any worker forks)."""
-    return _build(gated)
-
-
-def _build(needs_approval: Callable[[str], Any], **options: Any) -> dict[str, FunctionTool]:
     def tool(name: str) -> Any:
         return function_tool(needs_approval=needs_approval(name), **options)
 
     @tool("get_weather")
     def get_weather(ctx: ToolContext[Any], city: str) -> str:
         """Current weather for a city."""
-        return _run(ctx, "get_weather", {"city": city})
+        return _run(world, ctx, "get_weather", {"city": city})
 
     @tool("get_balance")
     def get_balance(ctx: ToolContext[Any], account: str) -> str:
         """Balance of a bank account in cents."""
-        return _run(ctx, "get_balance", {"account": account})
+        return _run(world, ctx, "get_balance", {"account": account})
 
     @tool("search_kb")
     def search_kb(ctx: ToolContext[Any], query: str) -> str:
         """Search the support knowledge base."""
-        return _run(ctx, "search_kb", {"query": query})
+        return _run(world, ctx, "search_kb", {"query": query})
 
     @tool("fetch_page")
     def fetch_page(ctx: ToolContext[Any], url: str) -> str:
         """Fetch the text of a web page."""
-        return _run(ctx, "fetch_page", {"url": url})
+        return _run(world, ctx, "fetch_page", {"url": url})
 
     @tool("calculator")
     def calculator(ctx: ToolContext[Any], a: int | float, b: int | float, op: Literal["add", "sub", "mul", "div"]) -> str:
         """Apply add, sub, mul or div to two numbers; errors come back as values."""
-        return _run(ctx, "calculator", {"a": a, "b": b, "op": op})
+        return _run(world, ctx, "calculator", {"a": a, "b": b, "op": op})
 
     @tool("list_orders")
     def list_orders(ctx: ToolContext[SessionUser]) -> str:
         """Orders of the signed-in user (acts for the session's user: the user comes from the session)."""
-        return _run(ctx, "list_orders", {"username": ctx.context["user"]})
+        return _run(world, ctx, "list_orders", {"username": ctx.context["user"]})
 
     @tool("put_note")
     def put_note(ctx: ToolContext[Any], key: str, text: str, priority: int | None = None) -> str:
         """Store a note under a key (overwrites: reversible and idempotent)."""
-        return _run(ctx, "put_note", {"key": key, "text": text, "priority": priority})
+        return _run(world, ctx, "put_note", {"key": key, "text": text, "priority": priority})
 
     @tool("transfer_funds")
     def transfer_funds(ctx: ToolContext[Any], from_account: str, to_account: str, amount_cents: int, memo: str | None = None) -> str:
         """Move money between accounts. High risk: needs a human approval."""
-        return _run(ctx, "transfer_funds", {"from_account": from_account, "to_account": to_account, "amount_cents": amount_cents, "memo": memo})
+        return _run(world, ctx, "transfer_funds", {"from_account": from_account, "to_account": to_account, "amount_cents": amount_cents, "memo": memo})
 
     @tool("send_email")
     def send_email(ctx: ToolContext[Any], to: str, subject: str, body: str) -> str:
         """Send an email. High risk: needs a human approval."""
-        return _run(ctx, "send_email", {"to": to, "subject": subject, "body": body})
+        return _run(world, ctx, "send_email", {"to": to, "subject": subject, "body": body})
 
     @tool("drop_database")
     def drop_database(ctx: ToolContext[Any], name: str) -> str:
         """Drop a database. Always denied."""
-        return _run(ctx, "drop_database", {"name": name})
+        return _run(world, ctx, "drop_database", {"name": name})
 
-    return {t.name: t for t in (get_weather, get_balance, search_kb, fetch_page, calculator, list_orders, put_note, transfer_funds, send_email, drop_database)}
+    every = {t.name: t for t in (get_weather, get_balance, search_kb, fetch_page, calculator, list_orders, put_note, transfer_funds, send_email, drop_database)}
+    return [every[n] for n in names]
