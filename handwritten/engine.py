@@ -269,7 +269,7 @@ class Engine:
         if call.name not in self._registry:
             self._emit(ev.SchemaRejected, call.id, call.name, (f"(tool): unknown tool {call.name!r}",))
             return self._with_result(state, call.id, call.name, "error", {"error": f"unknown tool {call.name!r}"})
-        checked = self._registry.validator(call.name).check(call.arguments, None if isinstance(call.arguments, str) else text)
+        checked = self._registry.validator(call.name).check(call.arguments, text)  # a text's own encoding is not used
         if not checked.ok:
             self._emit(ev.SchemaRejected, call.id, call.name, checked.errors)
             error: dict[str, Any] = {"error": "invalid arguments", "details": list(checked.errors)}

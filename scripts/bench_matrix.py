@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
 import subprocess
@@ -76,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     table = medians(runs)
     wall = statistics.median(r["wall_s"] for r in runs)
     print(f"\nbench_matrix: {args.runs} warm default comparisons, one after another; python {platform.python_version()} on "
-          f"{platform.platform()}, {_cpus()} CPUs")
+          f"{platform.platform()}, {os.cpu_count() or 0} CPUs")
     print(f"{'column':<20} {'wall s':>7} {'finished at s':>14} {'share':>6} {'import s':>9}   (medians)")
     for name, row in sorted(table.items(), key=lambda item: (item[1]["finished_at_s"], item[0])):
         print(f"{name:<20} {row['total_s']:>7.1f} {row['finished_at_s']:>14.1f} {row['share']:>6.0%} {row['import_s']:>9.1f}")
@@ -87,12 +88,6 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(json.dumps({"note": "timing file: machine- and load-dependent, not evidence", "runs": runs, "medians": table,
                                          "wall_s_median": wall}, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return 1 if differing else 0
-
-
-def _cpus() -> int:
-    import os
-
-    return os.cpu_count() or 0
 
 
 if __name__ == "__main__":
