@@ -1,0 +1,7 @@
+"""Exploration: scenarios generated from a seed, the contract's properties checked on the reference columns for every
+one, and a search of the third-party columns for adapter errors, undeclared races and differences no rule explains.
+
+``generate`` writes a corpus in the scenario format (every file loads with ``harness.scenarios``), ``properties``
+checks the engine's and the local state graph's runs against the contract, ``shrink`` reduces a failing scenario
+to a small one, and ``scripts/explore.py`` runs it all through the runner, one column process per column.
+"""

@@ -1,0 +1,138 @@
+"""The contract's properties, checked on a reference column's run of any scenario (the engine's, the local graph's).
+
+Each property reads only what the runner measured: the ledger's own entries (who entered which tool for which call
+or key, which effects were committed with which arguments, at which driver step) and the driver's steps as the
+column answered them (accepted, or refused with a reason). None of them trusts what the column says it did.
+
+- ``one_effect_per_key``: at most one committed effect per idempotency key (a call id, or a direct call's key), one
+  more for each accepted ``reconcile ... not_executed`` of it (the human's word that the first never happened);
+- ``approved_high_risk_only``: every effect of a high-risk tool follows an accepted approval of that call (a grant of
+  that tool, at the boundary) and carries the arguments the approval was made for; every misused token is refused;
+- ``always_deny_never_entered``: no ledger entry at all for an always-denied tool;
+- ``rejected_never_run``: a call rejected (and the rejection accepted) never enters its executor afterwards, unless a
+  later approval of it is accepted;
+- ``named_status``: every step ends without an error and the run ends in a named terminal status or a resumable one.
+
+``equal_to_engine`` (the local graph equal to the engine on every observable) is checked on the comparison's cells.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from handwritten.tools import RiskClass
+from harness.fixture_tools import FIXTURE_TOOLS
+from harness.ledger import EFFECT, EXECUTOR_ENTRY
+from harness.scenarios import Scenario
+
+ENDS = ("completed", "refused", "stopped_max_steps")
+RESUMABLE = ("awaiting_approval", "reconcile_required", "crashed")
+PROPERTIES = ("one_effect_per_key", "approved_high_risk_only", "always_deny_never_entered", "rejected_never_run", "named_status", "equal_to_engine")
+DRIVER_ERROR = "driver: "  # a step the driver could not make (a ``reused`` token with nothing accepted before it): not the column's
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A property a run broke, and the measured fact that breaks it."""
+
+    property: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.property}: {self.detail}"
+
+
+def _risk(tool: str) -> RiskClass | None:
+    return FIXTURE_TOOLS[tool].risk if tool in FIXTURE_TOOLS else None
+
+
+def _accepted(step: dict[str, Any]) -> bool:
+    """The column took the driver's step: it refused nothing and the driver made the step (a step that crashed or raised
+    after taking it still counts: what it did is in the ledger)."""
+    return step["refusal"] is None and step["status"] != "refused" and not (step["error"] or "").startswith(DRIVER_ERROR)
+
+
+def _as_object(arguments: Any) -> Any:
+    """Scripted arguments as the tool receives them: raw JSON text parsed, anything else as it is."""
+    if isinstance(arguments, str):
+        try:
+            return json.loads(arguments)
+        except ValueError:
+            return arguments
+    return arguments
+
+
+def check_run(scenario: Scenario, record: dict[str, Any], entries: list[dict[str, Any]]) -> list[Failure]:
+    """Every property but ``equal_to_engine`` on one run: its observation ``record`` and its ledger ``entries``."""
+    taken = [i for i, step in enumerate(record["steps"]) if _accepted(step)]  # the driver steps the column took
+    checks = (_one_effect_per_key, _approved_high_risk_only, _always_deny_never_entered, _rejected_never_run)
+    return [failure for check in checks for failure in check(scenario.driver, taken, entries, scenario)] + _named_status(record)
+
+
+Driver = tuple[dict[str, Any], ...]
+
+
+def _one_effect_per_key(driver: Driver, taken: list[int], entries: list[dict[str, Any]], _: Scenario) -> list[Failure]:
+    effects = [e["call_id"] for e in entries if e["kind"] == EFFECT]
+    failures = []
+    for key in dict.fromkeys(effects):
+        settled = sum(1 for i in taken if driver[i]["action"] == "reconcile" and driver[i]["call_id"] == key and driver[i]["outcome"] == "not_executed")
+        if effects.count(key) > 1 + settled:
+            failures.append(Failure("one_effect_per_key", f"{effects.count(key)} effects under key {key!r} (at most {1 + settled})"))
+    return failures
+
+
+def _approved_high_risk_only(driver: Driver, taken: list[int], entries: list[dict[str, Any]], scenario: Scenario) -> list[Failure]:
+    failures = []
+    for effect in (e for e in entries if e["kind"] == EFFECT and _risk(e["tool"]) is RiskClass.HIGH_RISK):
+        key, args = effect["call_id"], effect["payload"]
+        if not any(_approves(driver[i], effect, scenario) for i in taken if i <= effect["step"]):
+            shown = json.dumps(args, sort_keys=True)
+            failures.append(Failure("approved_high_risk_only", f"{effect['tool']} effect for {key!r} at driver step {effect['step']} with {shown}: "
+                                    "no accepted approval of that call with those arguments before it"))  # fmt: skip
+    failures += [Failure("approved_high_risk_only", f"driver step {i}: a {driver[i]['misuse']} token for {driver[i]['call_id']!r} was accepted")
+                 for i in taken if driver[i]["action"] == "misuse_token"]  # fmt: skip
+    return failures
+
+
+def _approves(step: dict[str, Any], effect: dict[str, Any], scenario: Scenario) -> bool:
+    """Whether an accepted driver step approved this effect: an approval of its call made for exactly its arguments (the
+    driver makes a token for the call's scripted arguments), or a grant of its tool with its arguments at the boundary."""
+    if step["action"] == "approve":
+        return bool(step["call_id"] == effect["call_id"] and _as_object(scenario.scripted_call(step["call_id"])["arguments"]) == effect["payload"])
+    return bool(step["action"] == "grant" and step["tool"] == effect["tool"] and step["arguments"] == effect["payload"])
+
+
+def _always_deny_never_entered(driver: Driver, taken: list[int], entries: list[dict[str, Any]], _: Scenario) -> list[Failure]:
+    entered = [e for e in entries if _risk(e["tool"]) is RiskClass.ALWAYS_DENY]
+    return [Failure("always_deny_never_entered", f"{e['kind']} of {e['tool']} for {e['call_id']!r} at driver step {e['step']}") for e in entered[:1]]
+
+
+def _rejected_never_run(driver: Driver, taken: list[int], entries: list[dict[str, Any]], _: Scenario) -> list[Failure]:
+    failures = []
+    for i in (i for i in taken if driver[i]["action"] == "reject"):
+        key = driver[i]["call_id"]
+        until = next((j for j in taken if j > i and driver[j]["action"] == "approve" and driver[j]["call_id"] == key), len(driver))
+        ran = [e["step"] for e in entries if e["kind"] == EXECUTOR_ENTRY and e["call_id"] == key and i <= e["step"] < until]
+        if ran:
+            failures.append(Failure("rejected_never_run", f"{key!r} rejected at driver step {i}, its executor entered at driver step {ran[0]}"))
+    return failures
+
+
+def _named_status(record: dict[str, Any]) -> list[Failure]:
+    steps = record["steps"]
+    failures = [Failure("named_status", f"driver step {i} ({step['action']}) ended in an error: {step['error']}")
+                for i, step in enumerate(steps) if step["error"] and not step["error"].startswith(DRIVER_ERROR)]  # fmt: skip
+    if record.get("error") and not any(s["error"] for s in steps):
+        failures.append(Failure("named_status", f"the run could not be measured: {record['error']}"))
+    status = record["observables"]["status"]
+    if status not in ENDS + RESUMABLE and not any(s["error"] for s in steps) and not record.get("error"):  # else reported above
+        failures.append(Failure("named_status", f"the run ended {status!r}, neither a terminal status ({', '.join(ENDS)}) nor a resumable one ({', '.join(RESUMABLE)})"))
+    return failures
+
+
+def check_equal(cells: dict[str, dict[str, Any]]) -> list[Failure]:
+    """``equal_to_engine``: every applicable cell of the local graph's run equal to the engine's."""
+    return [Failure("equal_to_engine", f"{name}: {cell.get('reason', 'differs')}") for name, cell in cells.items() if cell["equal"] is False]
