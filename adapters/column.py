@@ -46,7 +46,7 @@ from harness.column_side.world import FixtureWorld
 from harness.records import ScenarioRun, StepFacts
 from harness.scenarios import BINDINGS, Scenario
 
-from .glue_blocks import Contract, first_delivery, reconcile_gate, verify_approval
+from .glue_blocks import Contract, inbound_event, reconcile_gate, verify_approval
 from .held_decisions import HeldDecisions
 
 T = TypeVar("T")
@@ -190,9 +190,11 @@ class _Step:
                 assert request.event is not None
                 if contract is not None:  # the mode test runs in both modes; only its body is glue
                     # contract glue: start
-                    if not first_delivery(contract, request.event.event_id):
-                        trace.emit({"kind": "duplicate_event", "event_id": request.event.event_id})
-                        return self.wait(session.outcome()).refused("duplicate_event")
+                    refusal = inbound_event(contract, request.event.event_id, lambda: self.wait(session.outcome()).session_status)
+                    if refusal is not None:
+                        kind = "duplicate_event" if refusal == "duplicate_event" else "event_refused"
+                        trace.emit({"kind": kind, "event_id": request.event.event_id})
+                        return self.wait(session.outcome()).refused(refusal)
                     # contract glue: end
                 return self.wait(session.deliver(request.event.input))
             case "approve" | "misuse_token" | "reject":
@@ -266,7 +268,7 @@ class _Step:
         if request.action == "reject":
             return None
         authority = ApprovalAuthority(APPROVAL_SECRET, clock=lambda: request.now, new_token_id=_no_issuing)
-        return verify_approval(contract, authority, call.tool, call.args, request.token or "")
+        return verify_approval(contract, authority, call.call_id, call.tool, call.args, request.token or "")
     # contract glue: end
 
     def _batch(self, now: StepOutcome, decision: Decision) -> list[Decision]:

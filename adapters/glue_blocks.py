@@ -2,7 +2,7 @@
 
 Each block is a function (or class) whose code lines count as glue of every column that uses it
 (``harness/runner_side/glue.py``); the blocks the base column runs for every framework in ``contract`` mode
-(``first_delivery``, ``verify_approval``, ``reconcile_gate``) count for every framework column.
+(``inbound_event``, ``verify_approval``, ``reconcile_gate``) count for every framework column.
 
 - ``Contract``: the glue's state: session, tool registry (schemas, risk classes), idempotency records,
   the intents file and the trace.
@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from handwritten.approvals import Approval, ApprovalAuthority, Refusal
+from handwritten.approvals import Approval, ApprovalAuthority, Refusal, spent_in, token_key
 from handwritten.canonical import args_hash
+from handwritten.engine import RUN_UNFINISHED
 from handwritten.idempotency import Conflict, Exhausted, IdempotencyStore, InFlight, RecordState, Replayed, Started
 from handwritten.idempotency import Uncertain as UncertainRecord
 from handwritten.policy import Decision, Policy
@@ -58,19 +59,27 @@ class Contract:
 # contract glue block end
 
 
-# contract glue block: first_delivery
-def first_delivery(contract: Contract, event_id: str) -> bool:
-    """An inbound event id is applied once; a second delivery is ignored."""
-    return contract.idempotency.claim_once(f"event/{contract.session_id}/{event_id}")
+# contract glue block: inbound_event
+def inbound_event(contract: Contract, event_id: str, session_status: Callable[[], str]) -> str | None:
+    """The engine's refusal of an inbound event, or None when it is applied (and recorded as seen): an id applied before
+    is ``duplicate_event``; a new one while the session's run is unfinished is ``run_unfinished`` and not recorded."""
+    seen, started = f"event/{contract.session_id}/{event_id}", f"run-started/{contract.session_id}"
+    if contract.idempotency.get(seen) is not None:
+        return "duplicate_event"
+    if contract.idempotency.get(started) is not None and session_status() in ("awaiting_approval", "reconcile_required", "crashed"):
+        return RUN_UNFINISHED
+    contract.idempotency.claim_once(started)
+    contract.idempotency.claim_once(seen)
+    return None
 # contract glue block end
 
 
 # contract glue block: verify_approval
-def verify_approval(contract: Contract, authority: ApprovalAuthority, tool: str, args: Any, token: str) -> str | None:
+def verify_approval(contract: Contract, authority: ApprovalAuthority, call_id: str, tool: str, args: Any, token: str) -> str | None:
     """The engine's refusal reason for this token and pending call, or None when it approves it.
     Single use is the glue's own record, claimed before the approval reaches the framework."""
-    verdict = authority.verify(token, contract.session_id, tool, args_hash(args))
-    if isinstance(verdict, Approval) and not contract.idempotency.claim_once(f"approval-token/{verdict.token_id}"):
+    verdict = authority.verify(token, contract.session_id, call_id, tool, args_hash(args), spent_in(contract.idempotency))
+    if isinstance(verdict, Approval) and not contract.idempotency.claim_once(token_key(verdict.token_id)):
         verdict = Refusal.REUSED
     return verdict.value if isinstance(verdict, Refusal) else None
 # contract glue block end

@@ -1,4 +1,4 @@
-"""Approval tokens: HMAC-signed, bound to (session, tool, canonical args hash, expiry), used once.
+"""Approval tokens: HMAC-signed, bound to (session, tool, call id, canonical args hash, expiry), used once.
 
 Approval is data. A human approver (whoever holds the secret) issues a token for one
 exact call; the engine verifies it against the pending call and refuses every misuse
@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 from .canonical import canonical_json
 
@@ -29,9 +30,20 @@ class Refusal(str, Enum):
     OTHER_SESSION = "other_session"
     OTHER_TOOL = "other_tool"
     OTHER_ARGS = "other_args"
+    OTHER_CALL = "other_call"  # made for another call with the same tool and arguments
     EXPIRED = "expired"
     REUSED = "reused"
     NOT_PENDING = "not_pending"  # no pending call with that id
+
+
+def token_key(token_id: str) -> str:
+    """The key under which a used token is recorded (claimed once) in an idempotency store."""
+    return f"approval-token/{token_id}"
+
+
+def spent_in(records: Any) -> Callable[[str], bool]:
+    """``verify``'s ``spent`` for an idempotency store (anything with ``get(key)``): a token id it holds is used."""
+    return lambda token_id: records.get(token_key(token_id)) is not None
 
 
 @dataclass(frozen=True)
@@ -41,6 +53,7 @@ class Approval:
     token_id: str
     session_id: str
     tool: str
+    call_id: str
     args_hash: str
     expires_at: float
 
@@ -55,10 +68,11 @@ class ApprovalAuthority:
         self._clock = clock
         self._new_token_id = new_token_id
 
-    def issue(self, session_id: str, tool: str, args_hash: str, ttl_seconds: float) -> str:
-        """A token approving ``tool`` with exactly these args in this session until now + ttl."""
+    def issue(self, session_id: str, call_id: str, tool: str, args_hash: str, ttl_seconds: float) -> str:
+        """A token approving the call ``call_id`` of ``tool`` with exactly these args in this session until now + ttl."""
         payload = {
             "args_hash": args_hash,
+            "call_id": call_id,
             "expires_at": self._clock() + ttl_seconds,
             "session_id": session_id,
             "token_id": self._new_token_id(),
@@ -67,8 +81,10 @@ class ApprovalAuthority:
         body = base64.urlsafe_b64encode(canonical_json(payload).encode()).decode().rstrip("=")
         return f"{body}.{self._sign(body)}"
 
-    def verify(self, token: str, session_id: str, tool: str, args_hash: str) -> Approval | Refusal:
-        """Check signature and binding; reuse is the caller's check (it owns the used-token records)."""
+    def verify(self, token: str, session_id: str, call_id: str, tool: str, args_hash: str, spent: Callable[[str], bool] = lambda _: False) -> Approval | Refusal:
+        """Check signature and binding. Single use is the caller's: it owns the used-token records, claims the token
+        once this returns an approval, and says through ``spent`` which token ids are used already (a spent token is
+        refused ``reused`` before it is compared with the call it is shown for)."""
         body, _, signature = token.partition(".")
         if not body or len(signature) != 64 or not all(c in "0123456789abcdef" for c in signature):
             return Refusal.MALFORMED
@@ -80,6 +96,7 @@ class ApprovalAuthority:
                 token_id=str(payload["token_id"]),
                 session_id=str(payload["session_id"]),
                 tool=str(payload["tool"]),
+                call_id=str(payload["call_id"]),
                 args_hash=str(payload["args_hash"]),
                 expires_at=float(payload["expires_at"]),
             )
@@ -93,6 +110,10 @@ class ApprovalAuthority:
             return Refusal.OTHER_ARGS
         if self._clock() >= approval.expires_at:
             return Refusal.EXPIRED
+        if spent(approval.token_id):
+            return Refusal.REUSED
+        if approval.call_id != call_id:  # the same action, approved for another call: an approval is of one call
+            return Refusal.OTHER_CALL
         return approval
 
     def _sign(self, body: str) -> str:

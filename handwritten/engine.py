@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from . import events as ev
-from .approvals import Approval, ApprovalAuthority, Refusal
+from .approvals import Approval, ApprovalAuthority, Refusal, spent_in, token_key
 from .canonical import canonical_json, sha256_hex
 from .checkpoint import AgentState, CheckpointStore, PendingCall
 from .idempotency import (
@@ -32,6 +32,10 @@ from .tools import ToolContext, ToolRegistry, as_session_user
 
 RunStatus = Literal["completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "refused"]
 ReconcileOutcome = Literal["confirmed", "not_executed"]
+
+
+RUN_UNFINISHED = "run_unfinished"
+"""The refusal of a new inbound event on a session whose run is unfinished (``Engine.run``)."""
 
 
 class EngineError(Exception):
@@ -101,13 +105,17 @@ class Engine:
     # -- public transitions ---------------------------------------------------------------
 
     def run(self, session_id: str, user_input: str, event_id: str) -> RunResult:
-        """Apply one inbound event (user input). An event id seen before is ignored, not re-run."""
+        """Apply one inbound event (user input). An event id seen before is ignored, not re-run; a new one on a session
+        whose run is unfinished is refused (``RUN_UNFINISHED``)."""
         state = self._checkpoints.load(session_id)
         if state is not None and event_id in state.seen_event_ids:
             self._emit(ev.DuplicateEvent, event_id)
             return RunResult("refused", state, final_text=state.final_text, pending=state.pending_approval, refusal="duplicate_event")
         if state is not None and state.status not in ("completed", "stopped_max_steps"):
-            raise EngineError(f"session {session_id!r} is {state.status}: resume or settle it first", state)
+            # Another event would start a turn beside the unfinished one (a pending approval, an uncertain call, a
+            # crashed run): refused, and not marked seen, so the sender may deliver it again once the run is settled.
+            self._emit(ev.EventRefused, event_id, "crashed" if state.status == "running" else state.status)
+            return RunResult("refused", state, final_text=state.final_text, pending=state.pending_approval, refusal=RUN_UNFINISHED)
         if state is None:
             system = ({"role": "system", "content": self._system_prompt},) if self._system_prompt else ()
             state = AgentState(session_id=session_id, messages=system)
@@ -130,8 +138,8 @@ class Engine:
         call = next((c for c in state.pending_approval if c.call_id == call_id), None)
         verdict: Approval | Refusal = Refusal.NOT_PENDING
         if call is not None and state.status == "awaiting_approval":
-            verdict = self._approvals.verify(token, session_id, call.tool, call.args_hash)
-        if isinstance(verdict, Approval) and not self._idempotency.claim_once(f"approval-token/{verdict.token_id}"):
+            verdict = self._approvals.verify(token, session_id, call_id, call.tool, call.args_hash, spent_in(self._idempotency))
+        if isinstance(verdict, Approval) and not self._idempotency.claim_once(token_key(verdict.token_id)):
             verdict = Refusal.REUSED
         if isinstance(verdict, Refusal):
             self._emit(ev.ApprovalRefused, call_id, verdict.value)

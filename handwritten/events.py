@@ -56,6 +56,16 @@ class DuplicateEvent(Event):
 
 
 @dataclass(frozen=True)
+class EventRefused(Event):
+    """A new inbound event arrived while the session's run was unfinished (awaiting an approval or a reconcile, or
+    interrupted by a crash) and was refused, not applied: the run must be settled or resumed first."""
+
+    kind: ClassVar[str] = "event_refused"
+    event_id: str
+    session_status: str
+
+
+@dataclass(frozen=True)
 class Resumed(Event):
     """A run was loaded from its latest checkpoint; ``position`` says where it continues."""
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from handwritten import events as ev
-from handwritten.approvals import Approval, ApprovalAuthority, Refusal
+from handwritten.approvals import Approval, ApprovalAuthority, Refusal, spent_in, token_key
 from handwritten.canonical import canonical_json, sha256_hex
 from handwritten.idempotency import (
     Conflict,
@@ -246,10 +246,10 @@ def _decide(services: Services, session_id: str, values: Values, answer: dict[st
         message = _tool_message(services, call["call_id"], call["tool"], "rejected", {"error": f"rejected by the human approver: {answer['reason']}"})
         queue = [c for c in values["queue"] if c["call_id"] != call["call_id"]]
         return {**decided, "queue": queue, "turn_results": values["turn_results"] + [message]}
-    verdict = services.approvals.verify(answer["token"], session_id, call["tool"], call["args_hash"])
+    verdict = services.approvals.verify(answer["token"], session_id, call["call_id"], call["tool"], call["args_hash"], spent_in(services.idempotency))
     # Single use is our own record, claimed before the approval is checkpointed: a crash in
     # between costs the human a new token, never a second effect.
-    if isinstance(verdict, Approval) and not services.idempotency.claim_once(f"approval-token/{verdict.token_id}"):
+    if isinstance(verdict, Approval) and not services.idempotency.claim_once(token_key(verdict.token_id)):
         verdict = Refusal.REUSED
     if isinstance(verdict, Refusal):
         return verdict.value

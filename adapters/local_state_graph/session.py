@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from handwritten import events as ev
+from handwritten.engine import RUN_UNFINISHED
 from handwritten.idempotency import RecordState
 from harness.column_side.protocol import PendingCall, StepOutcome
 from harness.records import RunStatus
@@ -43,6 +44,9 @@ class ContractSession:
         if state is not None and event_id in state.values["seen_event_ids"]:
             self._services.emit(ev.DuplicateEvent(event_id))
             return outcome_of(state, refusal="duplicate_event")
+        if state is not None and state.next != END:  # the contract's refusal, as the engine's (``Engine.run``)
+            self._services.emit(ev.EventRefused(event_id, outcome_of(state).session_status))
+            return outcome_of(state, refusal=RUN_UNFINISHED)
         inbound = {"inbound": {"event_id": event_id, "input": user_input}}
         return outcome_of(self._graph.invoke(self._id, inbound, context=self._services))
 

@@ -41,27 +41,28 @@ class HumanApprover:
     def _authority(self, now: float, secret: bytes = APPROVAL_SECRET) -> ApprovalAuthority:
         return ApprovalAuthority(secret, clock=lambda: now, new_token_id=lambda: f"tok-{next(self._ids)}")
 
-    def approve(self, now: float, session_id: str, tool: str, arguments: Any) -> str:
+    def approve(self, now: float, session_id: str, tool: str, arguments: Any, call_id: str) -> str:
         """A valid token for exactly this call."""
-        return self._authority(now).issue(session_id, tool, args_hash(parsed_args(arguments)), TOKEN_TTL_S)
+        return self._authority(now).issue(session_id, call_id, tool, args_hash(parsed_args(arguments)), TOKEN_TTL_S)
 
-    def misuse(self, kind: str, now: float, session_id: str, tool: str, arguments: Any) -> str:
-        """A token that is wrong in exactly one way."""
+    def misuse(self, kind: str, now: float, session_id: str, tool: str, arguments: Any, call_id: str) -> str:
+        """A token that is wrong in exactly one way (``call_id``: the call it is made for; for ``other_call``, that other
+        call, whose tool and arguments are given)."""
         digest = args_hash(parsed_args(arguments))
         if kind == "other_args":
-            return self._authority(now).issue(session_id, tool, args_hash({"changed": parsed_args(arguments)}), TOKEN_TTL_S)
+            return self._authority(now).issue(session_id, call_id, tool, args_hash({"changed": parsed_args(arguments)}), TOKEN_TTL_S)
         if kind == "other_session":
-            return self._authority(now).issue(f"{session_id}-other", tool, digest, TOKEN_TTL_S)
+            return self._authority(now).issue(f"{session_id}-other", call_id, tool, digest, TOKEN_TTL_S)
         if kind == "expired":
-            return self._authority(now - TOKEN_TTL_S - 1).issue(session_id, tool, digest, TOKEN_TTL_S)
+            return self._authority(now - TOKEN_TTL_S - 1).issue(session_id, call_id, tool, digest, TOKEN_TTL_S)
         if kind == "forged":
-            return _tamper(self._authority(now).issue(session_id, tool, digest, TOKEN_TTL_S))
+            return _tamper(self._authority(now).issue(session_id, call_id, tool, digest, TOKEN_TTL_S))
         if kind == "reused":
             if self.last_used is None:
                 raise ValueError("misuse 'reused' needs a token the column accepted earlier")
             return self.last_used
         if kind == "other_call":  # a valid token, for the other call: the driver passes that call's tool and arguments
-            return self._authority(now).issue(session_id, tool, digest, TOKEN_TTL_S)
+            return self._authority(now).issue(session_id, call_id, tool, digest, TOKEN_TTL_S)
         raise ValueError(f"unknown misuse {kind!r} (known: {', '.join(MISUSES)})")
 
 

@@ -90,7 +90,8 @@ def _play(
             call = scenario.scripted_call(made_for or step["call_id"])
             args = (now, scenario.session_id, call["name"], call["arguments"])
             try:
-                token = approver.approve(*args) if action == "approve" else approver.misuse(misuse, *args)
+                bound = made_for or step["call_id"]  # the call the token is made for
+                token = approver.approve(*args, call_id=bound) if action == "approve" else approver.misuse(misuse, *args, call_id=bound)
             except ValueError as exc:  # e.g. nothing to reuse: the column refused or failed every earlier approval
                 steps.append(StepRecord(index, action, "error", "error", error=f"driver: {exc}", ledger=measure() if measure else {}))
                 continue

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from handwritten.engine import RUN_UNFINISHED
 from handwritten.tools import RiskClass
 from harness.runner_side.rule_facts import (
     Case,
@@ -63,12 +64,27 @@ def denied_tool_ran(case: Case) -> Iterator[Reason]:
             ), call_claims(case, cid))
 
 
+def _refused_event(case: Case, fact: dict[str, Any]) -> str | None:
+    """How the contract refuses this step's inbound event, when it does: ``again`` for an event delivered again (the
+    engine recognises the duplicate), ``unfinished`` for a new event while the engine's run was unfinished."""
+    if fact["action"] == "deliver_again":
+        return "again"
+    engine = case.engine.steps[fact["step"]] if fact["step"] < len(case.engine.steps) else None
+    return "unfinished" if fact["action"] == "run" and engine is not None and engine["refusal"] == RUN_UNFINISHED else None
+
+
 def redelivered_as_new_turn(case: Case) -> Iterator[Reason]:
-    """The same event delivered again was not recognised as a duplicate: no deduplication, no refusal."""
+    """An inbound event the contract refuses reached the framework as a new turn: the same event delivered again (not
+    recognised as a duplicate: no deduplication, no refusal), or a new event while the run was unfinished (awaiting
+    a decision or a reconcile, or crashed: the engine refuses it, ``run_unfinished``, and the framework took it)."""
     fw_asked = sum(case.framework.observables["model"]["calls_per_turn"].values())
     engine_asked = sum(case.engine.observables["model"]["calls_per_turn"].values())
     for fact, step in zip(case.framework.facts, case.framework.steps, strict=True):
-        if fact["action"] != "deliver_again" or fact.get("dedup_by"):
+        kind = _refused_event(case, fact)
+        if kind is None or fact.get("dedup_by") or (kind == "unfinished" and step["status"] == "refused"):
+            continue  # a new event the framework refused too: the refusal, if it is another, is ``step_refused``'s
+        if kind == "unfinished":
+            yield _new_event_taken(case, fact, step, fw_asked, engine_asked)
             continue
         tail, after = stated_after(case, fact["step"] + 1)
         if step["status"] == "refused":
@@ -94,6 +110,29 @@ def redelivered_as_new_turn(case: Case) -> Iterator[Reason]:
             f"{mechanism(case, 'message_assembly')}"
         ), (*status_claim(case, fact["step"], step["status"]), *after, *_redelivered(case), *(c for cid in ran for c in call_claims(case, cid)),
             *(pause_claims(case, {fact["step"]}) if paused else ())))
+
+
+def _new_event_taken(case: Case, fact: dict[str, Any], step: dict[str, Any], fw_asked: int, engine_asked: int) -> Reason:
+    """A new inbound event the engine refused while its run was unfinished (``run_unfinished``), as the framework took it:
+    ended in an error, or run as a new turn."""
+    tail, after = stated_after(case, fact["step"] + 1)
+    before = case.framework.facts[fact["step"] - 1].get("pending", []) if fact["step"] else []
+    waiting = f" while {', '.join(before)} waited for a decision in the framework's run" if before else ""
+    said = f"the new event at driver step {fact['step']}, which the engine refused because its run was unfinished (run_unfinished),"
+    if step["status"] == "error":
+        return Reason("redelivery_failed", (
+            f"{said} ended the step in an error ({fact.get('raised') or 'an exception'}){waiting}{tail}{mechanism(case, 'message_assembly')}"
+        ), (*status_claim(case, fact["step"], "error"), *after))
+    ran = dict(fact.get("executed", {}))
+    paused = fact.get("pending", []) if step["status"] == "awaiting_approval" else []
+    again = f" waiting for {', '.join(paused)}" if paused else ""
+    model = (f", and the model was asked {fw_asked} times in the run where the engine asked {engine_asked}" if fw_asked > engine_asked
+             else ", and the model was asked no more than the engine asked it")
+    return Reason("redelivered_as_new_turn", (
+        f"{said} was taken as a new turn{waiting}: the step ended {step['status']}{again}, "
+        f"executors entered in it: {', '.join(f'{c} {times(n)}' for c, n in ran.items()) or 'none'}{model}{tail}{mechanism(case, 'message_assembly')}"
+    ), (*status_claim(case, fact["step"], step["status"]), *after, *(c for cid in ran for c in call_claims(case, cid)),
+        *(pause_claims(case, {fact["step"]}) if paused else ())))
 
 
 def _redelivery_refused(case: Case, fact: dict[str, Any], refusal: str, tail: str, after: tuple[Path, ...]) -> Reason:

@@ -125,11 +125,11 @@ class Rig:
             return []
         return [json.loads(line)["turn"] for line in self.model_log.read_text(encoding="utf-8").splitlines() if line]
 
-    def token(self, tool: str, arguments: Any) -> str:
-        return self.approver.approve(self.clock.now, SESSION, tool, arguments)
+    def token(self, tool: str, arguments: Any, call_id: str = "c1") -> str:
+        return self.approver.approve(self.clock.now, SESSION, tool, arguments, call_id=call_id)
 
-    def misuse(self, kind: str, tool: str, arguments: Any) -> str:
-        return self.approver.misuse(kind, self.clock.now, SESSION, tool, arguments)
+    def misuse(self, kind: str, tool: str, arguments: Any, call_id: str = "c1") -> str:
+        return self.approver.misuse(kind, self.clock.now, SESSION, tool, arguments, call_id=call_id)
 
 
 MakeRig = Callable[..., Rig]

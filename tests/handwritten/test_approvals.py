@@ -25,8 +25,8 @@ def _authority(secret=APPROVAL_SECRET, now=CLOCK_START):
     return ApprovalAuthority(secret, clock=lambda: now, new_token_id=lambda: "tok-1")
 
 
-def _token(secret=APPROVAL_SECRET, now=CLOCK_START, session=SESSION, tool="transfer_funds", digest=DIGEST):
-    return _authority(secret, now).issue(session, tool, digest, TOKEN_TTL_S)
+def _token(secret=APPROVAL_SECRET, now=CLOCK_START, session=SESSION, tool="transfer_funds", digest=DIGEST, call="c1"):
+    return _authority(secret, now).issue(session, call, tool, digest, TOKEN_TTL_S)
 
 
 def _b64(payload_text: str) -> str:
@@ -45,15 +45,16 @@ def _tampered(token: str) -> str:
     return f"{_b64(canonical_json(payload))}.{signature}"
 
 
-VALID = Approval("tok-1", SESSION, "transfer_funds", DIGEST, CLOCK_START + TOKEN_TTL_S)
+VALID = Approval("tok-1", SESSION, "transfer_funds", "c1", DIGEST, CLOCK_START + TOKEN_TTL_S)
 
-# case: (token, clock at verification, expected verdict); verified against (SESSION, transfer_funds, DIGEST)
+# case: (token, clock at verification, expected verdict); verified against (SESSION, c1, transfer_funds, DIGEST)
 VERIFY_CASES = {
     "valid": (lambda: _token(), CLOCK_START, VALID),
     "valid until just before expiry": (lambda: _token(), CLOCK_START + TOKEN_TTL_S - 0.001, VALID),
     "other args": (lambda: _token(digest=args_hash({**TRANSFER, "amount_cents": 2501})), CLOCK_START, Refusal.OTHER_ARGS),
     "other session": (lambda: _token(session="sess-2"), CLOCK_START, Refusal.OTHER_SESSION),
     "other tool": (lambda: _token(tool="send_email"), CLOCK_START, Refusal.OTHER_TOOL),
+    "other call, same tool and args": (lambda: _token(call="c2"), CLOCK_START, Refusal.OTHER_CALL),
     "expired at the expiry instant": (lambda: _token(), CLOCK_START + TOKEN_TTL_S, Refusal.EXPIRED),
     "expired long ago": (lambda: _token(now=CLOCK_START - 10 * TOKEN_TTL_S), CLOCK_START, Refusal.EXPIRED),
     "tampered payload, old signature": (lambda: _tampered(_token()), CLOCK_START, Refusal.FORGED),
@@ -73,12 +74,12 @@ VERIFY_CASES = {
 
 @pytest.mark.parametrize(("make_token", "now", "expected"), VERIFY_CASES.values(), ids=VERIFY_CASES.keys())
 def test_verify(make_token, now, expected):
-    assert _authority(now=now).verify(make_token(), SESSION, "transfer_funds", DIGEST) == expected
+    assert _authority(now=now).verify(make_token(), SESSION, "c1", "transfer_funds", DIGEST) == expected
 
 
 def test_every_misuse_has_its_own_reason():
     reasons = {v for _, _, v in VERIFY_CASES.values() if isinstance(v, Refusal)}
-    assert reasons == {Refusal.OTHER_ARGS, Refusal.OTHER_SESSION, Refusal.OTHER_TOOL, Refusal.EXPIRED, Refusal.FORGED, Refusal.MALFORMED}
+    assert reasons == {Refusal.OTHER_ARGS, Refusal.OTHER_SESSION, Refusal.OTHER_TOOL, Refusal.OTHER_CALL, Refusal.EXPIRED, Refusal.FORGED, Refusal.MALFORMED}
     assert len({r.value for r in Refusal}) == len(Refusal)
 
 
@@ -89,7 +90,7 @@ def test_empty_secret_is_refused():
 
 
 def test_non_ascii_garbage_is_a_refusal_not_an_exception():
-    assert _authority().verify("abc.d\u00e9f", SESSION, "transfer_funds", DIGEST) in (Refusal.MALFORMED, Refusal.FORGED)
+    assert _authority().verify("abc.d\u00e9f", SESSION, "c1", "transfer_funds", DIGEST) in (Refusal.MALFORMED, Refusal.FORGED)
 
 
 # -- the engine ---------------------------------------------------------------------------
@@ -222,7 +223,7 @@ def test_reused_token_is_refused_for_an_identical_second_transfer(rig):
     reused = rig.engine.approve(SESSION, "c2", rig.approver.last_used)
     assert (reused, rig.ledger()) == (RunResult("refused", awaiting.state, pending=(_pending("c2"),), refusal="reused"), {"c1": ONE_EFFECT})
 
-    fresh = rig.engine.approve(SESSION, "c2", rig.token("transfer_funds", TRANSFER))
+    fresh = rig.engine.approve(SESSION, "c2", rig.token("transfer_funds", TRANSFER, call_id="c2"))
     assert (fresh.status, fresh.final_text, rig.ledger()) == ("completed", "Second one sent.", {"c1": ONE_EFFECT, "c2": ONE_EFFECT})
 
 
@@ -241,7 +242,7 @@ def test_approve_of_a_call_that_is_not_pending_is_refused(rig, situation, call_i
         state = rig.engine.approve(SESSION, "c1", rig.token("transfer_funds", TRANSFER)).state
     ledger = rig.ledger()
 
-    result = rig.engine.approve(SESSION, call_id, rig.token("transfer_funds", TRANSFER))
+    result = rig.engine.approve(SESSION, call_id, rig.token("transfer_funds", TRANSFER, call_id=call_id))
 
     assert (result, rig.checkpoints.load(SESSION), rig.ledger(), rig.trace[-1]) == (
         RunResult("refused", state, pending=state.pending_approval, refusal="not_pending"),

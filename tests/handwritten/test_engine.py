@@ -7,7 +7,7 @@ import pytest
 
 from handwritten.canonical import args_hash, canonical_json
 from handwritten.checkpoint import AgentState, PendingCall
-from handwritten.engine import EngineError, RunResult
+from handwritten.engine import RunResult
 from handwritten.events import (
     DuplicateEvent,
     Reconciled,
@@ -225,17 +225,15 @@ def test_duplicate_event_is_refused_without_a_model_call(make_rig, store, script
     )
 
 
-def test_new_event_on_a_session_awaiting_approval_is_an_engine_error(make_rig):
+def test_new_event_on_a_session_awaiting_approval_is_refused_and_not_marked_seen(make_rig):
     rig = make_rig(HIGH_RISK_SCRIPT, ["transfer_funds"])
     awaiting = rig.engine.run(SESSION, USER_INPUT, "e1").state
-    with pytest.raises(EngineError) as info:
-        rig.engine.run(SESSION, "something else", "e2")
-    assert (str(info.value), info.value.state, rig.checkpoints.load(SESSION), rig.model_turns_asked()) == (
-        f"session {SESSION!r} is awaiting_approval: resume or settle it first",
-        awaiting,
-        awaiting,
-        [0],
+    refused = rig.engine.run(SESSION, "something else", "e2")
+    assert (refused.status, refused.refusal, refused.state, rig.checkpoints.load(SESSION), rig.model_turns_asked()) == (
+        "refused", "run_unfinished", awaiting, awaiting, [0],
     )
+    again = rig.engine.run(SESSION, "something else", "e2")  # not marked seen: refused the same way, not as a duplicate
+    assert (again.status, again.refusal) == ("refused", "run_unfinished")
 
 
 # -- bugs ---------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from handwritten.canonical import canonical_json
 INSTANCES = [
     ev.RunStarted("sess-1", "e1"),
     ev.DuplicateEvent("e1"),
+    ev.EventRefused("e2", "awaiting_approval"),
     ev.Resumed("before_execute", "c1", "put_note", "ab" * 32, ("c0", "c1")),
     ev.Resumed("model_turn", None, None, None, ()),
     ev.ModelTurn(2, ("c1", "c2"), ("get_weather", "put_note"), None),

@@ -112,7 +112,7 @@ def test_contract_refuses_a_misused_token_before_the_framework_sees_it(misuse: s
     column = OneAtATime()
     _step(column, tmp_path, _run(0))
     call = SCENARIO.scripted_call("c1")
-    token = HumanApprover().misuse(misuse, 0.0, SCENARIO.session_id, call["name"], call["arguments"])
+    token = HumanApprover().misuse(misuse, 0.0, SCENARIO.session_id, call["name"], call["arguments"], call_id="c1")
     outcome = _step(column, tmp_path, StepRequest(1, "misuse_token", 0.0, call_id="c1", token=token))
     assert (outcome.status, outcome.refusal, outcome.session_status) == ("refused", misuse, "awaiting_approval")
     assert json.loads((tmp_path / "toy_session.json").read_text())["received"] == []
@@ -120,7 +120,7 @@ def test_contract_refuses_a_misused_token_before_the_framework_sees_it(misuse: s
 
 def test_contract_takes_a_token_once_and_defaults_takes_any(tmp_path: Path) -> None:
     column, call = OneAtATime(), SCENARIO.scripted_call("c1")
-    token = HumanApprover().approve(0.0, SCENARIO.session_id, call["name"], call["arguments"])
+    token = HumanApprover().approve(0.0, SCENARIO.session_id, call["name"], call["arguments"], call_id="c1")
     for mode, scratch in (("contract", tmp_path / "c"), ("defaults", tmp_path / "d")):
         scratch.mkdir()
         _step(column, scratch, _run(0), mode)

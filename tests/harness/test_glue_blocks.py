@@ -21,7 +21,7 @@ from adapters.glue_blocks import (
     Replay,
     Uncertain,
     admit,
-    first_delivery,
+    inbound_event,
     run_once,
     run_once_async,
     turns_left,
@@ -142,9 +142,16 @@ def test_tokens_are_verified_bound_and_single_use_and_events_claimed_once(tmp_pa
     authority = ApprovalAuthority(APPROVAL_SECRET, clock=lambda: CLOCK_START, new_token_id=lambda: "unused")
     args = {"n": 5}
     approver = HumanApprover()
-    good = approver.approve(CLOCK_START, "s1", "pay", args)
+    good = approver.approve(CLOCK_START, "s1", "pay", args, call_id="c1")
     misuses = ("other_args", "other_session", "expired", "forged")
-    refusals = [verify_approval(c, authority, "pay", args, approver.misuse(kind, CLOCK_START, "s1", "pay", args)) for kind in misuses]
+    refusals = [verify_approval(c, authority, "c1", "pay", args, approver.misuse(kind, CLOCK_START, "s1", "pay", args, call_id="c1")) for kind in misuses]
     assert refusals == list(misuses)
-    assert [verify_approval(c, authority, "pay", args, good) for _ in range(2)] == [None, "reused"]
-    assert [first_delivery(c, "e1"), first_delivery(c, "e1"), first_delivery(c, "e2")] == [True, False, True]
+    assert verify_approval(c, authority, "c2", "pay", args, good) == "other_call"  # the same action, approved for c1
+    assert [verify_approval(c, authority, "c1", "pay", args, good) for _ in range(2)] == [None, "reused"]
+    status = ["completed"]
+    now = lambda: status[0]  # noqa: E731
+    assert [inbound_event(c, "e1", now), inbound_event(c, "e1", now), inbound_event(c, "e2", now)] == [None, "duplicate_event", None]
+    status[0] = "awaiting_approval"  # a new event while the run waits is refused and not recorded: once it ends, it is applied
+    assert [inbound_event(c, "e3", now), inbound_event(c, "e2", now)] == ["run_unfinished", "duplicate_event"]
+    status[0] = "completed"
+    assert inbound_event(c, "e3", now) is None
