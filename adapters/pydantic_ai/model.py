@@ -4,6 +4,7 @@ return Pydantic AI made up (its history repair closes an unanswered call) or a p
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, RetryFeedbackPart, RetryPromptPart, SystemPromptPart, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
@@ -20,9 +21,16 @@ def scripted_function_model(scripted: ScriptedModel) -> FunctionModel:
     async def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         answer = scripted.complete(to_neutral(messages), [])  # the script does not depend on the tools offered
         text: list[Any] = [TextPart(answer.text)] if answer.text else []
-        return ModelResponse(parts=text + [ToolCallPart(c.name, c.arguments, tool_call_id=c.id) for c in answer.tool_calls])
+        return ModelResponse(parts=text + [ToolCallPart(c.name, _args(c.arguments), tool_call_id=c.id) for c in answer.tool_calls])
 
     return FunctionModel(reply, model_name="scripted")
+
+
+def _args(arguments: Any) -> str | dict[str, Any]:
+    """A call's arguments as a provider hands them over: an object, or the model's JSON text. Arguments that are JSON but
+    not an object (an array, a number, null) arrive as their text, as from a real model; a list in ``ToolCallPart.args``
+    would be history Pydantic AI writes and cannot load back (found by scripts/explore.py)."""
+    return arguments if isinstance(arguments, (str, dict)) else json.dumps(arguments)
 
 
 def to_neutral(messages: list[ModelMessage]) -> list[dict[str, Any]]:

@@ -99,6 +99,7 @@ class SiblingGate:
         self._changed = threading.Condition()
         self._started: set[str] = set()
         self._finished: set[str] = set()
+        self._released: set[str] = set()  # killed calls that ended without their kill: their siblings may go on
         self._depth: dict[str, int] = {}
         self.dispatched: Callable[[], set[str]] | None = None
         """The column's account of which calls its framework dispatched with the running one (``None``: every
@@ -116,7 +117,7 @@ class SiblingGate:
             self._changed.notify_all()
         if self._order == KILL_FIRST:
             killers = {k for k, s in self._siblings.items() if call_id in s and self._faults.armed(k)}
-            self._wait_for(killers, self._finished)
+            self._wait_for(killers, self._released)
 
     def finished(self, call_id: str) -> None:
         """The outermost hand-over of a call ended (returned or raised). The killed call first waits until its
@@ -127,11 +128,16 @@ class SiblingGate:
             if self._depth[call_id] > 0 or call_id in self._finished:
                 return
         if call_id in self._siblings:
+            with self._changed:  # its kill did not fire (a read-only call has no effect to die after, say): under
+                self._released.add(call_id)  # kill_first its siblings wait for this, and this call waits for them
+                self._changed.notify_all()
             self._wait_for(self._siblings[call_id], self._finished)
         elif call_id in self._raising and self.dispatched is not None:  # see the module's docstring: a raise's one order
-            self._wait_for(self._raising[call_id], self._finished)
+            # not for a killed sibling: it waits for this call before it ends (above), so each would wait for the other
+            self._wait_for(self._raising[call_id] - set(self._siblings), self._finished)
         with self._changed:
             self._finished.add(call_id)
+            self._released.add(call_id)
             self._changed.notify_all()
 
     def _before_kill(self, call_id: str | None) -> None:

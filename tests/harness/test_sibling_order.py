@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import threading
 import time
@@ -159,3 +160,62 @@ def test_a_raising_call_waits_for_its_dispatched_siblings_before_it_raises(tmp_p
         assert receiver.recv() == order
         worker.join(60)
         assert server.store.counts("r")["c2"]["effects"] == 1
+
+
+def _read_only_batch(scratch: Path, binding: Binding) -> None:
+    """c1 (kill armed after its effect) and c2 in two threads: c1 reads a balance, so it has no effect to die after."""
+    bind_worker(binding)
+    arm_schedule({"c1": {"c2"}}, KILL_FIRST)
+    world = FixtureWorld(scratch, [KILL_C1], may_kill=True)
+    threads = [threading.Thread(target=world.call, args=("get_balance", cid, {"account": "ACC-1"})) for cid in ("c1", "c2")]
+    for t in threads:
+        t.start()
+        time.sleep(0.2)
+    for t in threads:
+        t.join(30)
+
+
+def test_kill_first_lets_the_sibling_go_when_the_killed_call_ends_without_its_kill(tmp_path: Path) -> None:
+    """Found by scripts/explore.py: a kill after the effect of a read-only call never fires; under kill_first the sibling
+    waited for the killed call to finish while it waited for the sibling, until the schedule failed after WAIT_S."""
+    started = time.monotonic()
+    with LedgerServer(tmp_path / "ledger.sqlite") as server:
+        worker = multiprocessing.get_context("fork").Process(target=_read_only_batch, args=(tmp_path, Binding(server.address, "r", 0)))
+        worker.start()
+        worker.join(60)
+        counts = server.store.counts("r")
+    assert worker.exitcode == 0 and time.monotonic() - started < 5
+    assert counts["c1"]["tool_entries"] == counts["c2"]["tool_entries"] == 1
+
+
+
+def _kill_beside_raise(scratch: Path, binding: Binding, order: str) -> None:
+    """A later step of a turn with a kill in c1 (already fired: not in this worker's plan) and a timeout after c2's effect:
+    c1 waits for its sibling c2 before it ends, and c2, a raising call, for its dispatched siblings before it raises."""
+    bind_worker(binding)
+    arm_schedule({"c1": {"c2"}}, order, {"c2": {"c1"}})
+    world = FixtureWorld(scratch, [Fault("tool.timeout_after_effect", call_id="c2")], may_kill=True)
+    world.know_dispatch(lambda: {"c1", "c2"})
+
+    def call(cid: str) -> None:
+        with world.handover(cid), contextlib.suppress(TimeoutError):
+            world.call("put_note", cid, NOTE)
+
+    threads = [threading.Thread(target=call, args=(cid,)) for cid in ("c1", "c2")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+
+
+@pytest.mark.parametrize("order", [KILL_FIRST, SIBLINGS_FIRST])
+def test_a_killed_call_and_a_raising_sibling_do_not_wait_for_each_other(tmp_path: Path, order: str) -> None:
+    """Found by scripts/explore.py: each waited for the other to finish until the schedule failed after WAIT_S."""
+    started = time.monotonic()
+    with LedgerServer(tmp_path / "ledger.sqlite") as server:
+        worker = multiprocessing.get_context("fork").Process(target=_kill_beside_raise, args=(tmp_path, Binding(server.address, "r", 0), order))
+        worker.start()
+        worker.join(60)
+        counts = server.store.counts("r")
+    assert worker.exitcode == 0 and time.monotonic() - started < 5
+    assert counts["c1"]["effects"] == counts["c2"]["effects"] == 1
