@@ -23,7 +23,7 @@ from typing import Any
 from harness.column_side.approver import CLOCK_START, HumanApprover
 from harness.column_side.faults import FAULT_EXIT_CODE, FAULTS_FILE, SCHEDULE_FAILED_EXIT_CODE, fired_faults, schedule_failures
 from harness.column_side.protocol import InboundEvent, StepOutcome, StepRequest
-from harness.column_side.sibling_order import killed_siblings, raising_siblings
+from harness.column_side.sibling_order import earlier_kills, killed_siblings, raising_siblings
 from harness.column_side.world import arm_schedule
 from harness.errors import HarnessError
 from harness.ledger import Binding, LedgerServer, bind_worker
@@ -164,7 +164,7 @@ def _in_worker(perform: Perform, scenario: Scenario, scratch: Path, request: Ste
 
 def _worker_main(sender: Any, perform: Perform, scenario: Scenario, scratch: Path, request: StepRequest, binding: Binding) -> None:
     bind_worker(binding)  # the fixture tools of this step append to the runner's ledger, tagged with the step
-    arm_schedule(killed_siblings(scenario), request.schedule, raising_siblings(scenario))  # the sibling orders to force, if any
+    arm_schedule(killed_siblings(scenario), request.schedule, raising_siblings(scenario), earlier_kills(scenario))  # the orders to force, if any
     try:
         outcome = perform(scenario, scratch, request)
     except BaseException as exc:  # reported to the supervisor: the runner decides whether it is a measured outcome

@@ -26,6 +26,10 @@ included, the raising call waits until its dispatched siblings have finished, th
 can tell which calls its framework dispatched together (``FixtureWorld.know_dispatch``) is pinned so; in any
 other a difference between two runs shows as an undeclared race.
 
+Two kills in one turn race each other the same way (which call dies first decides whether the other entered its
+tool). Under every schedule a call with a kill waits at its hand-over while a call before it in the turn, with a kill
+still armed, may still be coming: the earlier kill fires first, as where a framework runs the calls one after another.
+
 A sibling that is not running concurrently with the killed call (it is not dispatched in
 this step, or the framework runs calls one after another) is waited for at most
 ``WAIT_S``; the schedule then changes nothing, and the outcome is the same in every run.
@@ -73,6 +77,17 @@ def _siblings(scenario: Any, points: tuple[str, ...]) -> dict[str, set[str]]:
     return out
 
 
+def earlier_kills(scenario: Any) -> dict[str, set[str]]:
+    """Id of a call with a kill -> the calls with a kill before it in its scripted turn (see the module's docstring)."""
+    killers = {f.call_id for f in scenario.faults if f.point in TOOL_KILLS}
+    out: dict[str, set[str]] = {}
+    for turn in scenario.model_script:
+        ids = list(dict.fromkeys(c["id"] for c in turn.get("tool_calls", ()) if c["id"] in killers))
+        for index, call_id in enumerate(ids[1:], start=1):
+            out.setdefault(call_id, set()).update(ids[:index])
+    return out
+
+
 def sibling_orders(scenario: Any) -> tuple[str, ...]:
     """The orderings a column whose framework runs a turn's calls concurrently declares for this scenario."""
     return ORDERS if killed_siblings(scenario) else ()
@@ -89,12 +104,16 @@ class SiblingGate:
     an error, never a sub-case that measured the other ordering.
     """
 
-    def __init__(self, order: str | None, siblings: dict[str, set[str]], faults: FaultPlan, raising: dict[str, set[str]] | None = None) -> None:
+    def __init__(
+        self, order: str | None, siblings: dict[str, set[str]], faults: FaultPlan, raising: dict[str, set[str]] | None = None,
+        earlier: dict[str, set[str]] | None = None,
+    ) -> None:
         if order is not None and order not in ORDERS:
             raise ValueError(f"unknown sibling order {order!r}; known: {ORDERS}")
         self._order = order
         self._siblings = siblings if order is not None else {}  # without an order a kill's siblings are not ordered
         self._raising = raising or {}
+        self._earlier = earlier or {}
         self._faults = faults
         self._changed = threading.Condition()
         self._started: set[str] = set()
@@ -118,6 +137,9 @@ class SiblingGate:
         if self._order == KILL_FIRST:
             killers = {k for k, s in self._siblings.items() if call_id in s and self._faults.armed(k)}
             self._wait_for(killers, self._released)
+        before = {k for k in self._earlier.get(call_id, ()) if self._faults.armed(k)}
+        if before:  # two kills in one turn: the earlier call's kill fires first
+            self._wait_for(before, self._released)
 
     def finished(self, call_id: str) -> None:
         """The outermost hand-over of a call ended (returned or raised). The killed call first waits until its

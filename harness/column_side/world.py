@@ -19,15 +19,17 @@ from harness.fixture_tools import FIXTURE_TOOLS
 from harness.ledger import EFFECT, EXECUTOR_ENTRY, TOOL_ENTRY, Ledger, worker_ledger
 from harness.scenarios import Fault
 
-_schedule: tuple[dict[str, set[str]], str | None, dict[str, set[str]]] = ({}, None, {})
+_schedule: tuple[dict[str, set[str]], str | None, dict[str, set[str]], dict[str, set[str]]] = ({}, None, {}, {})
 
 
-def arm_schedule(siblings: dict[str, set[str]], schedule: str | None, raising: dict[str, set[str]] | None = None) -> None:
+def arm_schedule(
+    siblings: dict[str, set[str]], schedule: str | None, raising: dict[str, set[str]] | None = None, earlier: dict[str, set[str]] | None = None
+) -> None:
     """Called by the supervisor in a fresh worker: the killed calls' siblings, the sub-case's schedule
-    (``<order>+<order>`` parts) and the raising calls' siblings, so a world built in this process forces the
-    sibling orders they name (``harness.column_side.sibling_order``)."""
+    (``<order>+<order>`` parts), the raising calls' siblings and the kills before each kill in its turn, so a world built
+    in this process forces the orders they name (``harness.column_side.sibling_order``)."""
     global _schedule
-    _schedule = (siblings, schedule, raising or {})
+    _schedule = (siblings, schedule, raising or {}, earlier or {})
 
 
 class FixtureWorld:
@@ -39,9 +41,9 @@ class FixtureWorld:
         self.path = getattr(self.ledger, "path", None)  # a local ledger's file (unit tests); None on the channel
         self._conn: sqlite3.Connection = open_faults_db(str(scratch / FAULTS_FILE))
         self.faults = FaultPlan(faults, self._conn, may_kill)
-        siblings, schedule, raising = _schedule
+        siblings, schedule, raising, earlier = _schedule
         order = next((part for part in (schedule or "").split("+") if part in ORDERS), None)
-        self._gate = SiblingGate(order, siblings, self.faults, raising) if order or raising else None
+        self._gate = SiblingGate(order, siblings, self.faults, raising, earlier) if order or raising or earlier else None
 
     def close(self) -> None:
         self._conn.close()

@@ -219,3 +219,29 @@ def test_a_killed_call_and_a_raising_sibling_do_not_wait_for_each_other(tmp_path
         counts = server.store.counts("r")
     assert worker.exitcode == 0 and time.monotonic() - started < 5
     assert counts["c1"]["effects"] == counts["c2"]["effects"] == 1
+
+
+def _two_kills(scratch: Path, binding: Binding) -> None:
+    """c1 and c2 of one turn, each with a kill before its effect; c2 is handed over 0.2 s before c1 (the race it would win)."""
+    bind_worker(binding)
+    arm_schedule({}, None, {}, {"c2": {"c1"}})
+    world = FixtureWorld(scratch, [Fault("tool.kill_before_effect", call_id="c1"), Fault("tool.kill_before_effect", call_id="c2")], may_kill=True)
+    threads = [threading.Thread(target=world.call, args=("put_note", cid, NOTE)) for cid in ("c2", "c1")]
+    for t in threads:
+        t.start()
+        time.sleep(0.2)
+    for t in threads:
+        t.join(30)
+
+
+def test_of_two_kills_in_one_turn_the_earlier_calls_fires_first() -> None:
+    """Found by scripts/explore.py (seed 2, example 19): which of two kills fired decided what the other had entered."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch, LedgerServer(Path(scratch) / "ledger.sqlite") as server:
+        worker = multiprocessing.get_context("fork").Process(target=_two_kills, args=(Path(scratch), Binding(server.address, "r", 0)))
+        worker.start()
+        worker.join(60)
+        counts = server.store.counts("r")
+    assert worker.exitcode == FAULT_EXIT_CODE
+    assert counts["c1"]["executor_entries"] == 1 and "c2" not in counts  # c2 held at its hand-over, before its entry counted
