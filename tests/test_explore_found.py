@@ -7,8 +7,8 @@ party column's difference on them needs a rule and a probe first; see docs/explo
   emails was taken for the other (property ``approved_high_risk_only``; seed 2, example 4).
 - ``refused_event_delivered_again``: a new event while a transfer waited for approval raised an exception in the engine
   and the local graph (``named_status``; seed 1, example 40); now refused, ``run_unfinished``, and not marked seen.
-- ``snapshot_of_crashed_run``: the engine's column reported a crashed session as ``running``, outside the closed set of
-  statuses (``named_status``; seed 1, example 70).
+
+(``snapshot_of_crashed_run``, the third found on the reference columns, is in ``scenarios/``.)
 """
 
 from __future__ import annotations
@@ -30,14 +30,14 @@ def test_the_reference_columns_meet_what_the_exploration_found(tmp_path: Path) -
     batch = run_batch(["local_state_graph"], FOUND, tmp_path, log=lambda _: None)
     assert batch.not_measured == {} and batch.unplayable == []
     assert batch.findings == []  # no property failure, no race, the local graph equal to the engine
-    assert batch.runs == {("handwritten", "contract"): 3, ("local_state_graph", "contract"): 3}
+    assert batch.runs == {("handwritten", "contract"): 2, ("local_state_graph", "contract"): 2}
 
 
 def test_the_engine_meets_each_expected_block(tmp_path: Path) -> None:
     from harness.columns import known_columns
     from harness.runner_side.runner import run_column
 
-    result = run_column(known_columns()["handwritten"], ["contract"], FOUND, tmp_path, scenario_count=3)
+    result = run_column(known_columns()["handwritten"], ["contract"], FOUND, tmp_path, scenario_count=2)
     for scenario_id, expected in load_expectations(FOUND).items():
         actual = result.modes["contract"][scenario_id]["observables"]
         assert {n: actual[n] for n in OBSERVABLES} == expected, scenario_id

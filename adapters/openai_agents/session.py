@@ -68,10 +68,12 @@ class AgentSession:
         self.state_file.write_text(json.dumps(state.to_json()), encoding="utf-8")
 
     async def outcome(self) -> StepOutcome:
-        """The session's state from what is saved: a paused run awaits its undecided calls; nothing saved is done."""
+        """The session's state from what is saved: a paused run awaits its undecided calls; without a paused run, a
+        conversation that ends in the user's message or in a call nobody answered is a run that died (the SDK saves the
+        input when a run starts and the turn's items when it ends: found by scripts/explore.py); anything else is done."""
         state = await self.saved_state()
         if state is None:
-            return StepOutcome("completed", "completed")
+            return StepOutcome("crashed", "crashed") if _unanswered(await self.history.get_items()) else StepOutcome("completed", "completed")
         undecided = tuple(call_of(i) for i in state.get_interruptions() if self._decision(state, i) is None)
         if not undecided:  # a decided run that never finished: only the contract's checkpoint saves one
             return StepOutcome("crashed", "crashed")
@@ -196,6 +198,15 @@ class AgentSession:
 
     def close(self) -> None:
         self.history.close()
+
+
+def _unanswered(items: list[Any]) -> bool:
+    """Whether the session's conversation ends where a run must still answer: the user's message, or a call without output."""
+    if not items:
+        return False
+    last = items[-1]
+    answered = {i.get("call_id") for i in items if i.get("type") == "function_call_output"}
+    return bool(last.get("role") == "user" or (last.get("type") == "function_call" and last.get("call_id") not in answered))
 
 
 def _text(output: Any) -> str:
