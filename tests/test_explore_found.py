@@ -5,10 +5,9 @@ party column's difference on them needs a rule and a probe first; see docs/explo
 
 - ``approval_for_identical_call``: the engine's tokens bound no call id, so an approval made for one of two identical
   emails was taken for the other (property ``approved_high_risk_only``; seed 2, example 4).
-- ``refused_event_delivered_again``: a new event while a transfer waited for approval raised an exception in the engine
-  and the local graph (``named_status``; seed 1, example 40); now refused, ``run_unfinished``, and not marked seen.
 
-(``snapshot_of_crashed_run``, the third found on the reference columns, is in ``scenarios/``.)
+(``new_event_while_awaiting_approval``, ``refused_event_delivered_again`` and ``snapshot_of_crashed_run``, found the
+same way, are in ``scenarios/``.)
 """
 
 from __future__ import annotations
@@ -30,14 +29,14 @@ def test_the_reference_columns_meet_what_the_exploration_found(tmp_path: Path) -
     batch = run_batch(["local_state_graph"], FOUND, tmp_path, log=lambda _: None)
     assert batch.not_measured == {} and batch.unplayable == []
     assert batch.findings == []  # no property failure, no race, the local graph equal to the engine
-    assert batch.runs == {("handwritten", "contract"): 2, ("local_state_graph", "contract"): 2}
+    assert batch.runs == {("handwritten", "contract"): 1, ("local_state_graph", "contract"): 1}
 
 
 def test_the_engine_meets_each_expected_block(tmp_path: Path) -> None:
     from harness.columns import known_columns
     from harness.runner_side.runner import run_column
 
-    result = run_column(known_columns()["handwritten"], ["contract"], FOUND, tmp_path, scenario_count=2)
+    result = run_column(known_columns()["handwritten"], ["contract"], FOUND, tmp_path, scenario_count=1)
     for scenario_id, expected in load_expectations(FOUND).items():
         actual = result.modes["contract"][scenario_id]["observables"]
         assert {n: actual[n] for n in OBSERVABLES} == expected, scenario_id

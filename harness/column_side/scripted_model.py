@@ -45,6 +45,7 @@ class ScriptedModel:
     ) -> None:
         self._script = list(script)
         self._own_turns = {_turn_key(turn) for turn in self._script}  # one look-up per message, not a scan of the script
+        self._own_turns.add(("text", EXHAUSTED_TEXT))  # its answer past the script is its own too, never injected text
         self._user_inputs = set(user_inputs)
         self._system_prompt = system_prompt
         self._log_path = log_path

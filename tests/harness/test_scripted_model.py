@@ -56,3 +56,12 @@ def test_injected_text_and_turns_beyond_the_script_are_recorded_not_raised(tmp_p
         "marker_roles": ["system", "tool"],
         "requests": ["system user assistant tool assistant assistant system"],
     }
+
+
+def test_its_own_answer_past_the_script_sent_back_to_it_is_not_injected_text(tmp_path: Path) -> None:
+    """Found by scripts/explore.py: a framework that asked for a turn beyond the script and then took another event sent
+    the scripted model's own filler back, which counted as a message neither the script nor a tool wrote."""
+    model = _model(tmp_path)
+    filler = {"role": "assistant", "content": EXHAUSTED_TEXT}
+    model.complete([SYSTEM, USER, ASSISTANT, TOOL, {"role": "assistant", "content": "Sunny."}, USER, filler, USER], [])
+    assert summarize_log(tmp_path / "log.jsonl", len(SCRIPT))["injected"] == []
