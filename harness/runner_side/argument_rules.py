@@ -89,6 +89,24 @@ def invalid_args_ended_run(case: Case) -> Iterator[Reason]:
     ), (*status_claim(case, failed, "error"), *after, *call_claims(case, cid)))
 
 
+def unknown_tool_ended_run(case: Case) -> Iterator[Reason]:
+    """The model called a tool the scenario does not offer (the engine answers it as an error result the model can
+    read, and goes on), and the framework ended the driver step in an exception instead."""
+    asked = {int(t) for t in case.framework.observables["model"]["calls_per_turn"]}
+    sent = [(c["id"], c["name"], turn) for turn, t in enumerate(case.scenario.model_script) if turn in asked
+            for c in t.get("tool_calls", ()) if c["name"] not in case.scenario.tools]  # fmt: skip
+    failed = _ended_in_exception(case)
+    if not sent or failed is None or _reused_with_other_args(case.scenario):
+        return  # a reused id ending the run is reused_id_ended_run's
+    cid, name, turn = sent[-1]  # the last such call the model was asked to send: the run got no further
+    tail, after = stated_after(case, failed + 1)
+    yield Reason("unknown_tool_ended_run", (
+        f"the model called {name} ({cid}, turn {turn}), a tool the agent was not given; the framework ended driver step {failed} in an "
+        f"error ({case.framework.facts[failed]['raised']}) where the engine answered the call as an error result and its step ended "
+        f"{case.engine.steps[failed]['status']}{tail}{mechanism(case, 'tool_dispatch')}"
+    ), (*status_claim(case, failed, "error"), *after))
+
+
 def _ended_in_exception(case: Case) -> int | None:
     """The first driver step the framework ended in an exception (its ``raised`` fact) where the engine's did not end
     in error, if any."""
