@@ -48,7 +48,8 @@ from harness.column_side.faults import FaultPlan
 
 SIBLINGS_FIRST, KILL_FIRST = "siblings_first", "kill_first"
 ORDERS = (SIBLINGS_FIRST, KILL_FIRST)
-TOOL_KILLS = ("tool.kill_before_effect", "tool.kill_after_effect")
+TOOL_KILLS = ("tool.kill_before_effect", "tool.kill_after_effect", "engine.kill_after_checkpoint")
+"""Kills inside one call (the contract's intent checkpoint is the call's too: contract glue fires it in the call's hand-over)."""
 TOOL_RAISES = ("tool.raise_before_effect", "tool.timeout_after_effect")
 WAIT_S = 10.0  # generous: a busy machine must not turn one ordering into the other
 

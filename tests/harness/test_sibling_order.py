@@ -245,3 +245,14 @@ def test_of_two_kills_in_one_turn_the_earlier_calls_fires_first() -> None:
         counts = server.store.counts("r")
     assert worker.exitcode == FAULT_EXIT_CODE
     assert counts["c1"]["executor_entries"] == 1 and "c2" not in counts  # c2 held at its hand-over, before its entry counted
+
+
+def test_a_kill_after_the_intent_checkpoint_orders_its_siblings_too() -> None:
+    """Found by scripts/explore.py (seed 2, example 11): contract glue fires the engine's checkpoint kill inside the call's
+    hand-over, so a sibling listed beside it ran before the kill or not by chance in LangChain and LangGraph."""
+
+    class Scenario:
+        model_script = ({"tool_calls": [{"id": "c2"}, {"id": "c3"}]},)
+        faults = (Fault("engine.kill_after_checkpoint", call_id="c2"),)
+
+    assert killed_siblings(Scenario) == {"c2": {"c3"}}
