@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
 from harness.canonical_io import write_json  # noqa: E402
-from harness.columns import REFERENCE, known_columns  # noqa: E402
+from harness.columns import known_columns  # noqa: E402
 from harness.explore.generate import write_corpus, write_scenario  # noqa: E402
 from harness.explore.search import KINDS, Batch, Finding, run_batch  # noqa: E402
 from harness.explore.shrink import shrink  # noqa: E402
@@ -55,9 +55,28 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if args.examples < 1 or args.shrink < 0:
         parser.error("--examples must be at least 1 and --shrink at least 0")
     args.out = args.out or ROOT / "runs" / "explore" / f"seed-{args.seed}"
-    if args.out.exists() and any(args.out.iterdir()) and not (args.out / MARKER).exists():
-        parser.error(f"--out {args.out}: exists and holds no {MARKER}: not an earlier exploration's, so it is left alone")
+    if args.out.exists() and not args.out.is_dir():
+        parser.error(f"--out {args.out}: not a directory")
+    if args.out.exists() and any(args.out.iterdir()) and not _ours(args.out / MARKER):
+        parser.error(f"--out {args.out}: exists and holds no {MARKER} an exploration wrote: not an earlier exploration's, so it is left alone")
     return args
+
+
+def _ours(marker: Path) -> bool:
+    """Whether ``marker`` is an exploration's report (its seed and examples are numbers): only then is the directory
+    an earlier exploration's, whose corpus, shrunk scenarios and report are replaced (nothing else in it is touched)."""
+    try:
+        report = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(report, dict) and isinstance(report.get("seed"), int) and isinstance(report.get("examples"), int)
+
+
+def _clear(out: Path) -> None:
+    """Remove what an earlier exploration wrote into ``out``, and only that."""
+    for name in ("corpus", "shrunk"):
+        shutil.rmtree(out / name, ignore_errors=True)
+    (out / MARKER).unlink(missing_ok=True)
 
 
 def group(finding: Finding) -> tuple[str, str, str, str]:
@@ -91,12 +110,10 @@ def shrunk_case(first: Finding, corpus: Path, shrunk_dir: Path, scratch: Path) -
             "steps": len(smallest["driver"]), "turns": len(smallest["model_script"])}  # fmt: skip
 
 
-def report(batch: Batch, columns: list[str], shrunk: dict[tuple[str, str, str, str], dict[str, Any]]) -> dict[str, Any]:
+def report(batch: Batch, shrunk: dict[tuple[str, str, str, str], dict[str, Any]]) -> dict[str, Any]:
     """The exploration's findings per column and mode (counts, then each kind of finding with its examples)."""
     out: dict[str, Any] = {"unplayable": batch.unplayable, "not_measured": batch.not_measured, "columns": {}}
-    for (column, mode), runs in sorted(batch.runs.items()):
-        if column == REFERENCE and REFERENCE not in columns:
-            continue
+    for (column, mode), runs in sorted(batch.runs.items()):  # the reference always runs, and its failures always count
         entry: dict[str, Any] = {"scenarios": runs}
         for kind in KINDS:
             groups: dict[tuple[str, str, str, str], list[Finding]] = {}
@@ -130,7 +147,7 @@ def print_report(document: dict[str, Any], out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    shutil.rmtree(args.out, ignore_errors=True)
+    _clear(args.out)
     corpus, shrunk_dir = args.out / "corpus", args.out / "shrunk"
     write_json(args.out / MARKER, {"seed": args.seed, "examples": args.examples, "unfinished": True})  # marks the directory as ours at once
     write_corpus(corpus, args.seed, args.examples)
@@ -147,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
             shrunk[key] = shrunk_case(first, corpus, shrunk_dir, scratch)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    document = {"seed": args.seed, "examples": args.examples, **report(batch, args.column, shrunk)}
+    document = {"seed": args.seed, "examples": args.examples, **report(batch, shrunk)}
     write_json(args.out / MARKER, document)
     print_report(document, args.out)
     failing = sum(len(g["scenarios"]) for e in document["columns"].values() for k in FAILING for g in e[k])

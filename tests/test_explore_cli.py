@@ -30,14 +30,21 @@ def test_a_small_exploration_of_the_reference_columns(tmp_path: Path) -> None:
     assert report["columns"]["handwritten/contract"]["scenarios"] == played
     assert all(entry[kind] == [] for entry in report["columns"].values() for kind in ("property", "adapter_error", "race"))
     assert "handwritten/contract: " in done.stdout
-    again = _explore("--column", "handwritten", "--examples", "1", "--seed", "3", "--out", str(out))  # its own directory: replaced
+    (out / "notes.txt").write_text("mine")
+    again = _explore("--column", "handwritten", "--examples", "1", "--seed", "3", "--out", str(out))  # its own output: replaced
     assert again.returncode == 0 and len(list((out / "corpus").iterdir())) == 1
+    assert (out / "notes.txt").read_text() == "mine"  # and nothing else in the directory touched
 
 
 def test_usage_errors_are_one_line_and_a_foreign_directory_is_left_alone(tmp_path: Path) -> None:
     (tmp_path / "mine.txt").write_text("keep me")
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "explore.json").write_text('{"mine": true}')  # a file of that name an exploration did not write
     for args, says in ((["--column", "nope"], "unknown column nope"), (["--examples", "0"], "--examples must be at least 1"),
-                       (["--out", str(tmp_path)], "holds no explore.json")):  # fmt: skip
+                       (["--out", str(tmp_path)], "holds no explore.json"), (["--out", str(foreign)], "holds no explore.json"),
+                       (["--out", str(tmp_path / "mine.txt")], "not a directory")):  # fmt: skip
         done = _explore(*args)
         assert done.returncode == 2 and says in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
-    assert (tmp_path / "mine.txt").read_text() == "keep me"
+    assert (tmp_path / "mine.txt").read_text() == "keep me" and (foreign / "explore.json").read_text() == '{"mine": true}'
+

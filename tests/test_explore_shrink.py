@@ -42,10 +42,12 @@ def test_a_reduction_never_leaves_a_reference_dangling() -> None:
         doc = generate(6, index)
         for candidate in reductions(doc):
             ids = {c["id"] for t in candidate["model_script"] for c in t.get("tool_calls", ())}
-            snapshots = {s["name"] for s in candidate["driver"] if s["action"] == "snapshot"}
-            assert all(s.get("call_id", next(iter(ids), "")) in ids for s in candidate["driver"][1:])
-            assert all(f.get("call_id", next(iter(ids), "")) in ids and f.get("turn", 0) < len(candidate["model_script"]) for f in candidate["faults"])
-            assert all(s["name"] in snapshots for s in candidate["driver"] if s["action"] == "restore")
+            assert all(step[name] in ids for step in candidate["driver"] for name in ("call_id", "other_call_id") if name in step)
+            assert all(f["call_id"] in ids for f in candidate["faults"] if "call_id" in f)
+            assert all(f["turn"] < len(candidate["model_script"]) for f in candidate["faults"] if "turn" in f)
+            for i, step in enumerate(candidate["driver"]):  # a restore comes after a snapshot of its name
+                if step["action"] == "restore":
+                    assert any(s["action"] == "snapshot" and s["name"] == step["name"] for s in candidate["driver"][:i])
 
 
 def test_nothing_smaller_failing_leaves_the_scenario_as_it_was() -> None:

@@ -221,7 +221,7 @@ def _outcome(result: RunResult) -> StepOutcome:
 def _outcome_of_state(state: AgentState) -> StepOutcome:
     # A saved state that is still "running" was interrupted mid-run: reporting it as done would hide that.
     status = state.status if state.status != "running" else "crashed"
-    return StepOutcome(status, status, None, _pending(state))  # type: ignore[arg-type]
+    return StepOutcome(status, status, None, _pending(state))
 
 
 def _detail(run: ScenarioRun) -> dict[str, Any]:

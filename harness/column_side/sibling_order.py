@@ -57,8 +57,8 @@ WAIT_S = 10.0  # generous: a busy machine must not turn one ordering into the ot
 def killed_siblings(scenario: Any) -> dict[str, set[str]]:
     """Killed call id -> the other calls of its scripted turn (only kills inside a tool that has siblings).
 
-    A call with a kill of its own is nobody's sibling: which of two kills in one turn fires first is not
-    an order this module forces (a second run that differs shows as an undeclared race)."""
+    A call with a kill of its own is nobody's sibling: which of two kills in one turn fires first is ordered by
+    ``earlier_kills`` instead."""
     return _siblings(scenario, TOOL_KILLS)
 
 
@@ -81,11 +81,14 @@ def _siblings(scenario: Any, points: tuple[str, ...]) -> dict[str, set[str]]:
 def earlier_kills(scenario: Any) -> dict[str, set[str]]:
     """Id of a call with a kill -> the calls with a kill before it in its scripted turn (see the module's docstring)."""
     killers = {f.call_id for f in scenario.faults if f.point in TOOL_KILLS}
-    out: dict[str, set[str]] = {}
+    calls = [c["id"] for turn in scenario.model_script for c in turn.get("tool_calls", ()) if c["id"] in killers]
+    rank = {call_id: n for n, call_id in enumerate(dict.fromkeys(calls))}  # one order for the whole script: a turn that
+    out: dict[str, set[str]] = {}  # repeats two ids the other way round must not make each wait for the other
     for turn in scenario.model_script:
-        ids = list(dict.fromkeys(c["id"] for c in turn.get("tool_calls", ()) if c["id"] in killers))
-        for index, call_id in enumerate(ids[1:], start=1):
-            out.setdefault(call_id, set()).update(ids[:index])
+        ids = {c["id"] for c in turn.get("tool_calls", ()) if c["id"] in killers}
+        for call_id in ids:
+            if before := {k for k in ids if rank[k] < rank[call_id]}:
+                out.setdefault(call_id, set()).update(before)
     return out
 
 

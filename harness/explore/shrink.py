@@ -29,7 +29,7 @@ def _consistent(doc: dict[str, Any]) -> dict[str, Any]:
     ids = {c["id"] for t in doc["model_script"] for c in t.get("tool_calls", ())}
     steps, snapshots, approved = [], set(), False
     for index, step in enumerate(doc["driver"]):
-        if index and (step.get("call_id", next(iter(ids), None)) not in ids or step.get("other_call_id", next(iter(ids), None)) not in ids):
+        if index and any(step[name] not in ids for name in ("call_id", "other_call_id") if name in step):
             continue
         if step["action"] == "restore" and step["name"] not in snapshots:
             continue
@@ -39,7 +39,7 @@ def _consistent(doc: dict[str, Any]) -> dict[str, Any]:
         approved = approved or step["action"] == "approve"
         steps.append(step)
     turns = len(doc["model_script"])
-    faults = [f for f in doc["faults"] if f.get("call_id", next(iter(ids), None)) in ids and f.get("turn", 0) < turns]
+    faults = [f for f in doc["faults"] if ("call_id" not in f or f["call_id"] in ids) and f.get("turn", 0) < turns]
     return {**doc, "driver": steps, "faults": faults}
 
 

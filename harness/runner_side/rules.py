@@ -65,12 +65,15 @@ def denied_tool_ran(case: Case) -> Iterator[Reason]:
 
 
 def _refused_event(case: Case, fact: dict[str, Any]) -> str | None:
-    """How the contract refuses this step's inbound event, when it does: ``again`` for an event delivered again (the
-    engine recognises the duplicate), ``unfinished`` for a new event while the engine's run was unfinished."""
-    if fact["action"] == "deliver_again":
-        return "again"
+    """How the contract refuses this step's inbound event, when it does: ``again`` for an event delivered again that the
+    engine recognised as a duplicate, ``unfinished`` for an event (new, or delivered again after such a refusal: it was
+    never marked seen) while the engine's run was unfinished; None when the engine applied it."""
     engine = case.engine.steps[fact["step"]] if fact["step"] < len(case.engine.steps) else None
-    return "unfinished" if fact["action"] == "run" and engine is not None and engine["refusal"] == RUN_UNFINISHED else None
+    if fact["action"] not in ("run", "deliver_again") or engine is None:
+        return None
+    if engine["refusal"] == RUN_UNFINISHED:
+        return "unfinished"
+    return "again" if fact["action"] == "deliver_again" and engine["refusal"] == "duplicate_event" else None
 
 
 def redelivered_as_new_turn(case: Case) -> Iterator[Reason]:
@@ -118,7 +121,8 @@ def _new_event_taken(case: Case, fact: dict[str, Any], step: dict[str, Any], fw_
     tail, after = stated_after(case, fact["step"] + 1)
     before = case.framework.facts[fact["step"] - 1].get("pending", []) if fact["step"] else []
     waiting = f" while {', '.join(before)} waited for a decision in the framework's run" if before else ""
-    said = f"the new event at driver step {fact['step']}, which the engine refused because its run was unfinished (run_unfinished),"
+    event = "the new event" if fact["action"] == "run" else "the event delivered again (never marked seen: refused before)"
+    said = f"{event} at driver step {fact['step']}, which the engine refused because its run was unfinished (run_unfinished),"
     if step["status"] == "error":
         return Reason("redelivery_failed", (
             f"{said} ended the step in an error ({fact.get('raised') or 'an exception'}){waiting}{tail}{mechanism(case, 'message_assembly')}"

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from harness.column_side.faults import FAULT_EXIT_CODE
-from harness.column_side.sibling_order import KILL_FIRST, SIBLINGS_FIRST, killed_siblings, raising_siblings
+from harness.column_side.sibling_order import KILL_FIRST, SIBLINGS_FIRST, earlier_kills, killed_siblings, raising_siblings
 from harness.column_side.world import FixtureWorld, arm_schedule
 from harness.ledger import Binding, LedgerServer, bind_worker
 from harness.scenarios import Fault
@@ -256,3 +256,13 @@ def test_a_kill_after_the_intent_checkpoint_orders_its_siblings_too() -> None:
         faults = (Fault("engine.kill_after_checkpoint", call_id="c2"),)
 
     assert killed_siblings(Scenario) == {"c2": {"c3"}}
+
+
+def test_two_kills_are_ordered_once_for_the_whole_script() -> None:
+    """A later turn repeating both ids the other way round must not make each wait for the other."""
+
+    class Scenario:
+        model_script = ({"tool_calls": [{"id": "a"}, {"id": "b"}]}, {"tool_calls": [{"id": "b"}, {"id": "a"}]})
+        faults = (Fault("tool.kill_before_effect", call_id="a"), Fault("tool.kill_before_effect", call_id="b"))
+
+    assert earlier_kills(Scenario) == {"b": {"a"}}
