@@ -32,10 +32,7 @@ from .tools import ToolContext, ToolRegistry, as_session_user
 
 RunStatus = Literal["completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "refused"]
 ReconcileOutcome = Literal["confirmed", "not_executed"]
-
-
-RUN_UNFINISHED = "run_unfinished"
-"""The refusal of a new inbound event on a session whose run is unfinished (``Engine.run``)."""
+RUN_UNFINISHED = "run_unfinished"  # the refusal of a new inbound event on a session whose run is unfinished (``Engine.run``)
 
 
 class EngineError(Exception):
@@ -105,15 +102,13 @@ class Engine:
     # -- public transitions ---------------------------------------------------------------
 
     def run(self, session_id: str, user_input: str, event_id: str) -> RunResult:
-        """Apply one inbound event (user input). An event id seen before is ignored, not re-run; a new one on a session
-        whose run is unfinished is refused (``RUN_UNFINISHED``)."""
+        """Apply one inbound event (user input). An event id seen before is ignored; a new one on an unfinished run is refused."""
         state = self._checkpoints.load(session_id)
         if state is not None and event_id in state.seen_event_ids:
             self._emit(ev.DuplicateEvent, event_id)
             return RunResult("refused", state, final_text=state.final_text, pending=state.pending_approval, refusal="duplicate_event")
         if state is not None and state.status not in ("completed", "stopped_max_steps"):
-            # Another event would start a turn beside the unfinished one (a pending approval, an uncertain call, a
-            # crashed run): refused, and not marked seen, so the sender may deliver it again once the run is settled.
+            # It would start a turn beside the unfinished one: refused, not marked seen (it may come again once settled).
             self._emit(ev.EventRefused, event_id, "crashed" if state.status == "running" else state.status)
             return RunResult("refused", state, final_text=state.final_text, pending=state.pending_approval, refusal=RUN_UNFINISHED)
         if state is None:
@@ -369,9 +364,7 @@ class Engine:
     def _finish_call(self, state: AgentState, call: PendingCall, outcome: str, output: Any, encoded: bool = False) -> AgentState:
         return self._with_result(state, call.call_id, call.tool, outcome, output, encoded, pending_intent=None)
 
-    def _with_result(
-        self, state: AgentState, call_id: str, tool: str, outcome: str, output: Any, encoded: bool = False, **changes: Any
-    ) -> AgentState:
+    def _with_result(self, state: AgentState, call_id: str, tool: str, outcome: str, output: Any, encoded: bool = False, **changes: Any) -> AgentState:
         """Tool output enters the transcript as data: a tool message, never an instruction.
         ``outcome`` is the result's status in the trace; ``changes`` are applied to the state too."""
         content = output if encoded else canonical_json(output)
@@ -393,10 +386,9 @@ class Engine:
         return state
 
     def _result(self, state: AgentState) -> RunResult:
-        status = state.status
-        if status == "running":
+        if state.status == "running":
             raise EngineError("a running state has no result yet", state)
-        return RunResult(status, state, final_text=state.final_text, pending=state.pending_approval)
+        return RunResult(state.status, state, final_text=state.final_text, pending=state.pending_approval)
 
 
 def _arguments_text(arguments: Any) -> str:

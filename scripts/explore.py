@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Generate scenarios from a seed, run them through the columns as one batch, and report what they found.
 
-Every example of the corpus (harness/explore/generate.py: seeded, valid by construction, checked by the project's
+Every example of the corpus (harness/runner_side/explore/generate.py: seeded, valid by construction, checked by the project's
 loader) runs twice in every requested column, one column process per column, with the hand-written engine as the
 reference as in the comparison. Reported per column and mode: the scenarios that ran, the contract properties the
-reference columns broke (harness/explore/properties.py), adapter errors, undeclared races and differences no rule
-explains. Each kind of finding is shrunk to a small scenario (harness/explore/shrink.py) written under --out, ready
+reference columns broke (harness/runner_side/explore/properties.py), adapter errors, undeclared races and differences no rule
+explains. Each kind of finding is shrunk to a small scenario (harness/runner_side/explore/shrink.py) written under --out, ready
 to be committed with an `expected` block once the defect is fixed.
 
 Exit status: 0 when no property failed and no adapter error or undeclared race remains (differences no rule
@@ -29,10 +29,10 @@ sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
 from harness.canonical_io import write_json  # noqa: E402
 from harness.columns import known_columns  # noqa: E402
-from harness.explore.generate import write_corpus, write_scenario  # noqa: E402
-from harness.explore.search import KINDS, Batch, Finding, run_batch  # noqa: E402
-from harness.explore.shrink import shrink  # noqa: E402
 from harness.runner_side.cli_parser import OneLineParser  # noqa: E402
+from harness.runner_side.explore.generate import write_corpus, write_scenario  # noqa: E402
+from harness.runner_side.explore.search import KINDS, Batch, Finding, run_batch  # noqa: E402
+from harness.runner_side.explore.shrink import shrink  # noqa: E402
 
 FAILING = ("property", "adapter_error", "race")
 MARKER = "explore.json"  # the report: an --out that holds one is an earlier exploration's, safe to replace

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.explore.search import run_batch
+from harness.runner_side.explore.search import run_batch
 from harness.runner_side.observables import OBSERVABLES
 from harness.scenarios import load_expectations
 

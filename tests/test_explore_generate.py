@@ -7,8 +7,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from harness.explore.generate import MISUSES, examples, generate, write_corpus
 from harness.fixture_tools import FIXTURE_TOOLS
+from harness.runner_side.explore.generate import MISUSES, examples, generate, write_corpus
 from harness.scenarios import FAULT_POINTS, load_scenarios
 
 SCHEMA_ACTIONS = json.loads((Path(__file__).parent.parent / "scenarios" / "scenario.schema.json").read_text())["$defs"]["step"]["properties"]["action"]["enum"]

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from harness.columns import ROOT, known_columns
-from harness.explore.properties import check_run
 from harness.ledger import EFFECT, EXECUTOR_ENTRY, TOOL_ENTRY, LedgerStore
 from harness.records import run_key
+from harness.runner_side.explore.properties import check_run
 from harness.runner_side.runner import run_column
 from harness.scenarios import Scenario, load_scenarios
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.explore.generate import generate
-from harness.explore.shrink import loadable, reductions, shrink
+from harness.runner_side.explore.generate import generate
+from harness.runner_side.explore.shrink import loadable, reductions, shrink
 
 
 def _needs_reject_of_c1(doc: dict[str, Any]) -> bool:

@@ -17,6 +17,7 @@ from typing import Any
 
 from harness.runner_side import approval_rules as a
 from harness.runner_side import argument_rules as g
+from harness.runner_side import event_rules as e
 from harness.runner_side import rules as r
 from harness.runner_side.rule_facts import Case, Path, Reason, Run
 
@@ -46,7 +47,7 @@ def claimed(path: Path, claims: tuple[Path, ...]) -> bool:
 RULES: tuple[Rule, ...] = (
     r.executed_again, r.denied_tool_ran, g.invalid_args_ran, g.other_user_ran, a.paused_before_validation, a.asked_about_other_calls,
     a.paused_at_other_steps, a.invalid_call_held, a.misused_approval,
-    r.redelivered_as_new_turn, g.reused_id_ended_run, g.invalid_args_ended_run, g.unknown_tool_ended_run, r.step_bound_not_enforced,
+    e.redelivered_as_new_turn, g.reused_id_ended_run, g.invalid_args_ended_run, g.unknown_tool_ended_run, r.step_bound_not_enforced,
     r.fault_never_fired, r.resumed_differently, r.uncertain_not_stopped,
     a.decision_reached_other_call, a.decision_raised, a.held_for_turn, r.tool_error_not_retried, r.step_refused, r.ran_less_often, r.repeat_not_answered,
     r.stopped_by_own_bound, r.model_asked_again, r.model_turns_differ, a.decisions_met_other_effects, r.deduplicated_by_glue,

@@ -5,9 +5,7 @@ per scenario; a framework contributes only its mechanisms' names and its constan
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
-from handwritten.engine import RUN_UNFINISHED
 from handwritten.tools import RiskClass
 from harness.runner_side.rule_facts import (
     Case,
@@ -62,101 +60,6 @@ def denied_tool_ran(case: Case) -> Iterator[Reason]:
                 f"entries, {count(case.framework, cid, 'effects')} effects at {at(steps_with(case.framework, 'executed', cid))}; no policy stage stopped it"
                 f"{mechanism(case, 'tool_dispatch')}"
             ), call_claims(case, cid))
-
-
-def _refused_event(case: Case, fact: dict[str, Any]) -> str | None:
-    """How the contract refuses this step's inbound event, when it does: ``again`` for an event delivered again that the
-    engine recognised as a duplicate, ``unfinished`` for an event (new, or delivered again after such a refusal: it was
-    never marked seen) while the engine's run was unfinished; None when the engine applied it."""
-    engine = case.engine.steps[fact["step"]] if fact["step"] < len(case.engine.steps) else None
-    if fact["action"] not in ("run", "deliver_again") or engine is None:
-        return None
-    if engine["refusal"] == RUN_UNFINISHED:
-        return "unfinished"
-    return "again" if fact["action"] == "deliver_again" and engine["refusal"] == "duplicate_event" else None
-
-
-def redelivered_as_new_turn(case: Case) -> Iterator[Reason]:
-    """An inbound event the contract refuses reached the framework as a new turn: the same event delivered again (not
-    recognised as a duplicate: no deduplication, no refusal), or a new event while the run was unfinished (awaiting
-    a decision or a reconcile, or crashed: the engine refuses it, ``run_unfinished``, and the framework took it)."""
-    fw_asked = sum(case.framework.observables["model"]["calls_per_turn"].values())
-    engine_asked = sum(case.engine.observables["model"]["calls_per_turn"].values())
-    for fact, step in zip(case.framework.facts, case.framework.steps, strict=True):
-        kind = _refused_event(case, fact)
-        if kind is None or fact.get("dedup_by") or (kind == "unfinished" and step["status"] == "refused"):
-            continue  # a new event the framework refused too: the refusal, if it is another, is ``step_refused``'s
-        if kind == "unfinished":
-            yield _new_event_taken(case, fact, step, fw_asked, engine_asked)
-            continue
-        tail, after = stated_after(case, fact["step"] + 1)
-        if step["status"] == "refused":
-            engine_refusal = case.engine.steps[fact["step"]]["refusal"] if fact["step"] < len(case.engine.steps) else None
-            if step["refusal"] != engine_refusal:  # refused for a reason of its own, not as the duplicate it is
-                yield _redelivery_refused(case, fact, step["refusal"], tail, after)
-            continue
-        if step["status"] == "error":
-            yield Reason("redelivery_failed", (
-                f"the event delivered again at driver step {fact['step']} ended the step in an error ({fact.get('raised') or 'an exception'}) "
-                f"where the engine recognised it as a duplicate{tail}{mechanism(case, 'message_assembly')}"
-            ), (*status_claim(case, fact["step"], "error"), *after, *_redelivered(case)))
-            continue
-        ran = dict(fact.get("executed", {}))
-        model = (f", and the model was asked {fw_asked} times in the run where the engine asked {engine_asked}" if fw_asked > engine_asked
-                 else ", and the model was asked no more than the engine asked it")
-        # a redelivery that paused again adds a pause the engine's run does not have (its pending calls are the step's own)
-        paused = fact.get("pending", []) if step["status"] == "awaiting_approval" else []
-        again = f" waiting for {', '.join(paused)}" if paused else ""
-        yield Reason("redelivered_as_new_turn", (
-            f"the event delivered again at driver step {fact['step']} was not recognised as a duplicate: the step ended "
-            f"{step['status']}{again}, executors entered in it: {', '.join(f'{c} {times(n)}' for c, n in ran.items()) or 'none'}{model}{tail}"
-            f"{mechanism(case, 'message_assembly')}"
-        ), (*status_claim(case, fact["step"], step["status"]), *after, *_redelivered(case), *(c for cid in ran for c in call_claims(case, cid)),
-            *(pause_claims(case, {fact["step"]}) if paused else ())))
-
-
-def _new_event_taken(case: Case, fact: dict[str, Any], step: dict[str, Any], fw_asked: int, engine_asked: int) -> Reason:
-    """A new inbound event the engine refused while its run was unfinished (``run_unfinished``), as the framework took it:
-    ended in an error, or run as a new turn."""
-    tail, after = stated_after(case, fact["step"] + 1)
-    before = case.framework.facts[fact["step"] - 1].get("pending", []) if fact["step"] else []
-    waiting = f" while {', '.join(before)} waited for a decision in the framework's run" if before else ""
-    event = "the new event" if fact["action"] == "run" else "the event delivered again (never marked seen: refused before)"
-    said = f"{event} at driver step {fact['step']}, which the engine refused because its run was unfinished (run_unfinished),"
-    if step["status"] == "error":
-        return Reason("redelivery_failed", (
-            f"{said} ended the step in an error ({fact.get('raised') or 'an exception'}){waiting}{tail}{mechanism(case, 'message_assembly')}"
-        ), (*status_claim(case, fact["step"], "error"), *after))
-    ran = dict(fact.get("executed", {}))
-    paused = fact.get("pending", []) if step["status"] == "awaiting_approval" else []
-    again = f" waiting for {', '.join(paused)}" if paused else ""
-    model = (f", and the model was asked {fw_asked} times in the run where the engine asked {engine_asked}" if fw_asked > engine_asked
-             else ", and the model was asked no more than the engine asked it")
-    return Reason("redelivered_as_new_turn", (
-        f"{said} was taken as a new turn{waiting}: the step ended {step['status']}{again}, "
-        f"executors entered in it: {', '.join(f'{c} {times(n)}' for c, n in ran.items()) or 'none'}{model}{tail}{mechanism(case, 'message_assembly')}"
-    ), (*status_claim(case, fact["step"], step["status"]), *after, *(c for cid in ran for c in call_claims(case, cid)),
-        *(pause_claims(case, {fact["step"]}) if paused else ())))
-
-
-def _redelivery_refused(case: Case, fact: dict[str, Any], refusal: str, tail: str, after: tuple[Path, ...]) -> Reason:
-    """An event delivered again that the framework refused with a refusal of its own (not the engine's ``duplicate_event``)
-    and recorded no deduplication for: the refusal itself is ``step_refused``'s; what this says is that nothing recognised
-    the duplicate, so its replay record names no deduplicator. It says what was waiting when the event came, from the
-    facts of the step before."""
-    before = case.framework.facts[fact["step"] - 1].get("pending", []) if fact["step"] else []
-    waiting = f" while {', '.join(before)} waited for a decision" if before else ""
-    return Reason("redelivery_refused_not_deduplicated", (
-        f"the event delivered again at driver step {fact['step']} was refused by the framework{waiting} ({refusal}), not recognised as a "
-        f"duplicate: no deduplication was recorded for it{tail}{mechanism(case, 'message_assembly')}"
-    ), (*after, *_redelivered(case)))
-
-
-def _redelivered(case: Case) -> tuple[Path, ...]:
-    """What an event delivered again and not recognised carries into: the results each call delivered and who
-    deduplicated, where the facts give them (the effects are the calls' own, ``call_claims``)."""
-    replay = case.framework.observables["idempotent_replay"]
-    return tuple(c for cid in (replay if isinstance(replay, dict) else ()) for c in replay_claims(case, cid))
 
 
 def step_bound_not_enforced(case: Case) -> Iterator[Reason]:

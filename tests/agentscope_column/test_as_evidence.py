@@ -17,6 +17,10 @@ CONTRACT_UNEQUAL = {
     ("redelivery_while_pending", "idempotent_replay"): "deduplicated_by_glue",
     ("resume_same_state_twice", "idempotent_replay"): "deduplicated_by_glue",
     ("reused_call_id_other_args", "idempotent_replay"): "repeat_not_answered",  # the repeat with other arguments is dropped
+    # max_steps 1, passed as AgentScope's own bound, ends the reply after the first model turn, before its tool runs, so
+    # the kill inside the tool never fires (a difference of the glue's bound, not yet examined: docs/explore.md)
+    **{("snapshot_of_crashed_run", name): "stopped_by_own_bound" for name in ("status", "step_statuses", "checkpoint_after_interrupt")},
+    ("snapshot_of_crashed_run", "side_effects"): "ran_less_often",
 }
 
 

@@ -309,7 +309,7 @@ def _redelivery_runs(step_1: tuple[str, str | None], fact_1: dict[str, Any]) -> 
 def test_a_redelivery_refused_for_the_frameworks_own_reason_is_no_deduplication() -> None:
     """AgentScope's defaults refused the event delivered again while c1 waited (its agent takes only the confirmation
     then), with no deduplication recorded: its replay record names none, where the engine's names the framework."""
-    from harness.runner_side.rules import redelivered_as_new_turn
+    from harness.runner_side.event_rules import redelivered_as_new_turn
 
     scenario = SCENARIOS["redelivery_while_pending"]
     refusal = "agentscope: Agent is waiting for 1 tool calls and external execution results for 0 tool calls, but received no event"
@@ -328,7 +328,7 @@ def test_a_redelivery_refused_for_the_frameworks_own_reason_is_no_deduplication(
 def test_a_redelivery_that_paused_again_claims_the_pause_it_added() -> None:
     """OpenAI Agents' defaults took the event delivered again as a new turn, the model sent c1 again and the run paused
     for it a second time: the redelivery explains the pause list the engine's run does not have."""
-    from harness.runner_side.rules import redelivered_as_new_turn
+    from harness.runner_side.event_rules import redelivered_as_new_turn
 
     scenario = SCENARIOS["redelivery_while_pending"]
     engine, framework = _redelivery_runs(("awaiting_approval", None), {"pending": ["c1"], "validated": True})

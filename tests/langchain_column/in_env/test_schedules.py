@@ -17,7 +17,8 @@ BOTH = ["write_held", "write_landed"]
 def test_only_kills_inside_the_model_or_a_tool_race_and_only_with_the_default_asynchronous_durability() -> None:
     column = LangChainColumn()
     schedules = {m: {s.id: list(column.schedules(s, m)) for s in load_scenarios() if column.schedules(s, m)} for m in column.modes}
-    assert schedules == {"defaults": {"crash_resume": BOTH, "kill_before_effect": BOTH, "side_effect_before_checkpoint": BOTH}, "contract": {}}
+    killed = ("crash_resume", "kill_before_effect", "side_effect_before_checkpoint", "snapshot_of_crashed_run")
+    assert schedules == {"defaults": dict.fromkeys(killed, BOTH), "contract": {}}
 
 
 @pytest.fixture(scope="module")

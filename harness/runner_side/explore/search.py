@@ -4,7 +4,7 @@ Every column plays the whole corpus in one column process (as the comparison run
 each scenario twice, so a difference between the two runs is an undeclared race. The findings are read from the same
 documents the comparison writes: an adapter error (a scenario the column could not measure: a harness defect), an
 undeclared race, a cell no rule explains, and on the reference columns (the engine and the local state graph) every
-contract property (``harness.explore.properties``) checked against the runner's own ledger.
+contract property (``harness.runner_side.explore.properties``) checked against the runner's own ledger.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from harness.columns import REFERENCE, known_columns
-from harness.explore.properties import DRIVER_ERROR, check_equal, check_run
 from harness.ledger import LedgerStore
 from harness.records import run_key
 from harness.runner_side.evidence import column_document, handwritten_document
+from harness.runner_side.explore.properties import DRIVER_ERROR, check_equal, check_run
 from harness.runner_side.runner import ColumnResult, run_column
 from harness.scenarios import Scenario, load_scenarios
 
