@@ -82,7 +82,8 @@ def run_batch(columns: list[str], corpus: Path, scratch: Path, log: Callable[[st
         if result.status != "measured":
             batch.not_measured[name] = result.reason or "not measured"
             continue
-        batch.findings += [f for f in map(_race, [name] * len(result.undeclared_races), result.undeclared_races) if f.scenario not in batch.unplayable]
+        races = [_race(name, race) for race in result.undeclared_races]
+        batch.findings += [f for f in races if f.scenario not in batch.unplayable]
         document = (handwritten_document(result, {}, {k: s.file for k, s in scenarios.items()}) if name == REFERENCE
                     else column_document(result, reference, scenarios))  # fmt: skip
         ledger = LedgerStore(scratch / f"{name}.ledger.sqlite") if name in PROPERTY_COLUMNS else None
