@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import inspect
 import re
 from abc import abstractmethod
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeAlias, TypeVar, Union
@@ -48,6 +49,7 @@ from harness.scenarios import BINDINGS, Scenario
 
 from .glue_blocks import Contract, inbound_event, reconcile_gate, verify_approval
 from .held_decisions import HeldDecisions
+from .last_run import LastRun
 
 T = TypeVar("T")
 MaybeAwaitable: TypeAlias = Union[T, Awaitable[T]]  # noqa: UP007  (a generic alias: mypy wants Union here)
@@ -177,11 +179,24 @@ class _Step:
         outcome = self._play(session)
         if self.context.contract is None and self.context.request.action in _RUNS_THE_FRAMEWORK:
             outcome = self._answer_implicitly(session, outcome)
+        outcome = self.last_run.seen(outcome)
         return self.held.visible(outcome) if self.column.batched_decisions else outcome
 
     @property
     def held(self) -> HeldDecisions:
         return HeldDecisions(self.context.scratch)
+
+    @property
+    def last_run(self) -> LastRun:
+        return LastRun(self.context.scratch)
+
+    def run(self, call: Callable[[], MaybeAwaitable[StepOutcome]]) -> StepOutcome:
+        """A call that runs the framework (a delivery, a decision, a resume, a reconcile), its ending recorded."""
+        return self.last_run.run(lambda: self.wait(call()))
+
+    def now(self, session: Session) -> StepOutcome:
+        """The session's state as its saved state reads, corrected by how its last run ended (``adapters.last_run``)."""
+        return self.last_run.seen(self.wait(session.outcome()))
 
     def _play(self, session: Session) -> StepOutcome:
         request, contract, trace = self.context.request, self.context.contract, self.context.trace
@@ -190,19 +205,20 @@ class _Step:
                 assert request.event is not None
                 if contract is not None:  # the mode test runs in both modes; only its body is glue
                     # contract glue: start
-                    refusal = inbound_event(contract, request.event.event_id, lambda: self.wait(session.outcome()).session_status)
+                    refusal = inbound_event(contract, request.event.event_id, lambda: self.now(session).session_status)
                     if refusal is not None:
                         kind = "duplicate_event" if refusal == "duplicate_event" else "event_refused"
                         trace.emit({"kind": kind, "event_id": request.event.event_id})
-                        return self.wait(session.outcome()).refused(refusal)
+                        return self.now(session).refused(refusal)
                     # contract glue: end
-                return self.wait(session.deliver(request.event.input))
+                text = request.event.input
+                return self.run(lambda: session.deliver(text))
             case "approve" | "misuse_token" | "reject":
                 return self._decide(session)
             case "resume":
-                return self.wait(session.resume())
+                return self.run(session.resume)
             case "reconcile":
-                now = self.wait(session.outcome())
+                now = self.now(session)
                 if contract is None:
                     return now.refused(f"not supported by {self.column.name}")
                 # contract glue: start
@@ -210,13 +226,16 @@ class _Step:
                 if (why := reconcile_gate(now.uncertain_call, request.call_id)) is not None:
                     trace.emit({"kind": "reconcile_refused", "call_id": request.call_id, "reason": why})
                     return now.refused(why)
-                return self.wait(session.reconcile(request.call_id, request.outcome))
+                call_id, outcome = request.call_id, request.outcome
+                return self.run(lambda: session.reconcile(call_id, outcome))
                 # contract glue: end
             case "snapshot":
                 self.held.snapshot(self._snapshot_path())
+                self.last_run.snapshot(self._snapshot_path())
                 return self.wait(session.snapshot(self._snapshot_path()))
             case "restore":
                 self.held.restore(self._snapshot_path())
+                self.last_run.restore(self._snapshot_path())
                 return self.wait(session.restore(self._snapshot_path()))
             case "direct_call" | "grant":  # never handed over: a framework's tools have no boundary outside its loop
                 raise ValueError(f"{request.action} needs a tool boundary {self.column.name} does not have")
@@ -224,7 +243,7 @@ class _Step:
     def _decide(self, session: Session) -> StepOutcome:
         request, trace = self.context.request, self.context.trace
         assert request.call_id is not None
-        framework_now = self.wait(session.outcome())
+        framework_now = self.now(session)
         now = self.held.visible(framework_now) if self.column.batched_decisions else framework_now
         if self.context.contract is not None:
             # contract glue: start
@@ -241,7 +260,7 @@ class _Step:
         for d in decisions:  # an approval is a granted fact only for a call the framework was waiting on
             if d.approve:
                 trace.emit({"kind": "approval_granted" if d.call_id in waiting else "decision_for_no_waiting_call", "call_id": d.call_id})
-        return self.wait(session.decide(decisions))
+        return self.run(lambda: session.decide(decisions))
 
     def _expressed(self, decision: Decision) -> Decision:
         """A misused approval as the framework's own object can carry it (``approval_fields``), traced either way; in
@@ -312,7 +331,7 @@ class _Step:
                 })
                 batch = self._batch(outcome, decision) if self.column.batched_decisions else [decision]
                 if batch:  # else held with the turn's other decisions until the human gives theirs
-                    outcome = self.wait(session.decide(batch))
+                    outcome = self.run(functools.partial(session.decide, batch))
         return outcome
 
     def _undecided(self, outcome: StepOutcome) -> tuple[PendingCall, ...]:

@@ -22,6 +22,7 @@ from harness.runner_side.rule_facts import (
     risk_of,
     stated_after,
     status_claim,
+    times,
     tool_of,
 )
 
@@ -103,6 +104,20 @@ def paused_at_other_steps(case: Case) -> Iterator[Reason]:
                 f"after driver step {fact['step']} ({fact['action']}) the engine was waiting for {', '.join(theirs) or 'nothing'}, the framework for "
                 f"{', '.join(mine) or 'nothing'} (its step ended {step['status']})"
             ), (*status_claim(case, fact["step"], step["status"]), *pause_claims(case, {fact["step"]})))
+    yield from _ended_waiting(case)
+
+
+def _ended_waiting(case: Case) -> Iterator[Reason]:
+    """The last driver step left the framework waiting for calls the engine was not waiting for: a run with a call
+    waiting ends ``awaiting_approval`` (``harness.runner_side.observables.final_status``), whatever the engine's ended."""
+    facts, engine_facts = case.framework.facts, case.engine.facts
+    mine, theirs = (facts[-1].get("pending", []) if facts else []), (engine_facts[-1].get("pending", []) if engine_facts else [])
+    status, engine_status = case.framework.observables["status"], case.engine.observables["status"]
+    if mine and set(mine) - set(theirs) and status == "awaiting_approval" != engine_status:
+        yield Reason("paused_at_other_steps", (
+            f"after the last driver step ({facts[-1]['step']}) the framework was still waiting for {', '.join(mine)} (the engine for "
+            f"{', '.join(theirs) or 'nothing'}), so its run ended awaiting_approval (engine: {engine_status})"
+        ), ended_claims(case))
 
 
 def invalid_call_held(case: Case) -> Iterator[Reason]:
@@ -139,10 +154,13 @@ def misused_approval(case: Case) -> Iterator[Reason]:
     neither refused nor taken, and any decision that did nothing at all: ``misused_approval_ignored`` / ``decision_ignored``;
     a plain decision for a call the framework's run had never left waiting (the engine asked about it, the framework paused
     elsewhere) has no question of the framework's to answer: ``decision_for_unasked_call``, a consequence of that pause.
+    A plain decision the engine refused that the framework's run took and went on with (a call ran, or the named call
+    stopped waiting: the framework asked a question the engine never did, or kept one across a kill that the engine's
+    checkpoint had answered): ``refused_decision_taken``, a consequence of that question.
     A misuse held for a batched turn is judged at the step that handed the turn over. One that let another call run is
     ``decision_reached_other_call``'s."""
     found: dict[str, list[str]] = {"approval_not_carried": [], "misused_approval_accepted": [], "misused_approval_ignored": [], "decision_ignored": [],
-                                   "decision_for_unasked_call": []}
+                                   "decision_for_unasked_call": [], "refused_decision_taken": []}
     claims: dict[str, list[Path]] = {rule: [] for rule in found}
     facts = case.framework.facts
     for i, (fact, step) in enumerate(zip(facts, case.framework.steps, strict=True)):
@@ -168,6 +186,16 @@ def misused_approval(case: Case) -> Iterator[Reason]:
             tail, after = stated_after(case, fact["step"])
             found[rule].append(f"{what} ({via}{handed}; after it: {outcome}{tail.replace('; after it', ';')})")
             claims[rule] += [*after, *call_claims(case, named)]
+        elif not obj and (engine_refusal := case.engine.steps[fact["step"]]["refusal"]) and (judged_fact.get("entered") or gone):
+            # the engine refused the decision; the framework's run took it and went on (its own question, or a killed run's)
+            ran = ", ".join(f"{c} entered {times(n)}" for c, n in sorted(judged_fact.get("entered", {}).items())) or f"{named} no longer pending"
+            kill = _killed_since(facts, i)
+            asked = before or [c for c in fact.get("granted", ()) if c == named]  # a killed step records no pending: the decision's own check
+            waiting = f"the framework was waiting for {', '.join(asked) or 'nothing'}" + (
+                f", its run killed at driver step {kill} and not resumed since" if kill is not None else "")
+            tail, after = stated_after(case, fact["step"])
+            found["refused_decision_taken"].append(f"{what} (the engine refused it: {engine_refusal}; {waiting}; in it {ran}{tail.replace('; after it', ';')})")
+            claims["refused_decision_taken"] += after
         elif not effects and named not in before or (obj and not effects):
             waiting = f"{named} was not waiting (waiting: {', '.join(before) or 'nothing'})" if named not in before else f"{named} stayed pending"
             engine = case.engine.steps[fact["step"]]
@@ -176,15 +204,27 @@ def misused_approval(case: Case) -> Iterator[Reason]:
             if not obj and not any(named in f.get("pending", ()) for f in facts[:i]):
                 # the framework's run never asked about the call: the decision answers the engine's question, not one of its own
                 rule, waiting = "decision_for_unasked_call", f"{named} was never waiting in the framework's run (waiting: {', '.join(before) or 'nothing'})"
-            found[rule].append(f"{what} ({waiting}{handed}; the step ended {step['status']}, nothing ran{refused})")
+            entered = ", ".join(f"{c} entered {times(n)}" for c, n in sorted(judged_fact.get("entered", {}).items())) or "nothing ran"
+            found[rule].append(f"{what} ({waiting}{handed}; the step ended {step['status']}, {entered}{refused})")
             claims[rule] += [*status_claim(case, fact["step"], step["status"]), *(pause_claims(case, {fact["step"]}) if obj else ())]
     texts = {"approval_not_carried": "misused approvals went in as plain ones", "misused_approval_accepted": "misused approvals were taken as approvals",
              "misused_approval_ignored": "misused approvals neither refused nor acted on", "decision_ignored": "decisions neither refused nor acted on",
-             "decision_for_unasked_call": "decisions for calls the framework never asked about"}
+             "decision_for_unasked_call": "decisions for calls the framework never asked about",
+             "refused_decision_taken": "decisions the engine refused went in and the framework's run went on"}
     for rule, lines in found.items():
         if lines:
             tail = mechanism(case, "approval") if rule == "misused_approval_accepted" else ""
             yield Reason(rule, f"{texts[rule]}: {'; '.join(lines)}{tail}", tuple(claims[rule]))
+
+
+def _killed_since(facts: list[dict[str, Any]], i: int) -> int | None:
+    """The driver step whose run was killed with nothing run since, before fact ``i``: every step after it ran nothing."""
+    for j in range(i - 1, -1, -1):
+        if facts[j].get("killed"):
+            return int(facts[j]["step"])
+        if facts[j].get("entered") or facts[j]["action"] in ("resume", "restore"):
+            return None
+    return None
 
 
 def _handed_over(facts: list[dict[str, Any]], i: int) -> int:
@@ -289,6 +329,13 @@ def held_for_turn(case: Case) -> Iterator[Reason]:
     if not isinstance(fw, dict) or not isinstance(engine, dict):
         return
     held = {c: f["step"] for f in case.framework.facts for c in f.get("held", ())}
+    for fact, step in zip(case.framework.facts, case.framework.steps, strict=True):
+        named, refusal = case.scenario.driver[fact["step"]].get("call_id"), case.engine.steps[fact["step"]]["refusal"]
+        if named in fact.get("held", ()) and refusal and step["status"] == "awaiting_approval":
+            yield Reason("held_for_turn", (
+                f"the {fact['action'].replace('misuse_token', 'approval')} for {named} at driver step {fact['step']} was held with its turn "
+                f"(the framework takes a turn's decisions at once; the engine refused it: {refusal}), so nothing ran and the step ended awaiting_approval"
+            ), status_claim(case, fact["step"], "awaiting_approval"))
     extra = [c for c in fw["undecided_at_end"] if c in held and c not in engine["undecided_at_end"]]
     if extra:
         waits = ", ".join(c for c in fw["undecided_at_end"] if c not in held) or "nothing"

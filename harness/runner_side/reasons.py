@@ -49,7 +49,8 @@ RULES: tuple[Rule, ...] = (
     a.paused_at_other_steps, a.invalid_call_held, a.misused_approval,
     e.redelivered_as_new_turn, g.reused_id_ended_run, g.invalid_args_ended_run, g.unknown_tool_ended_run, r.step_bound_not_enforced,
     r.fault_never_fired, r.resumed_differently, r.uncertain_not_stopped,
-    a.decision_reached_other_call, a.decision_raised, a.held_for_turn, r.tool_error_not_retried, r.step_refused, r.ran_less_often, r.repeat_not_answered,
+    a.decision_reached_other_call, a.decision_raised, a.held_for_turn, r.tool_error_not_retried, r.fault_ended_run, r.step_refused, r.ran_less_often,
+    r.repeat_not_answered,
     r.stopped_by_own_bound, r.model_asked_again, r.model_turns_differ, a.decisions_met_other_effects, r.deduplicated_by_glue,
 )
 
@@ -150,10 +151,13 @@ TITLES: dict[str, str] = {
     "invalid_call_held": "A call whose arguments break the tool's schema waits for a human's decision",
     "redelivery_refused_not_deduplicated": "The same event delivered again is refused for a reason of the framework's own, not as a duplicate",
     "decision_for_unasked_call": "A decision names a call the framework never asked about (it paused for another)",
+    "refused_decision_taken": "A decision the engine refuses goes in, and the framework's run goes on",
+    "fault_ended_run": "A fault injected into a call the engine never ran raises out of the framework's run and ends it",
 }
 """Every rule id the table yields, with the behaviour it names (the headings of ``evidence/FINDINGS.md``)."""
 CONSEQUENCES = frozenset({"approval_not_carried", "decision_raised", "held_for_turn", "ran_less_often", "ran_at_other_steps", "results_differ",
                           "turns_never_asked", "turns_asked_only_here", "model_asked_less", "step_refused", "paused_at_other_steps",
-                          "invalid_call_held", "redelivery_refused_not_deduplicated", "decision_for_unasked_call"})
+                          "invalid_call_held", "redelivery_refused_not_deduplicated", "decision_for_unasked_call",
+                          "refused_decision_taken", "fault_ended_run"})
 """Rules that describe what followed from another behaviour (a run that ended early ran less): they explain
 cells and are kept in the evidence, but ``evidence/FINDINGS.md`` does not list them as findings."""

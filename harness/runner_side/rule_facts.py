@@ -320,3 +320,34 @@ def pause_claims(case: Case, steps: set[int]) -> tuple[Path, ...]:
     if mine["undecided_at_end"] == _undecided(case.framework):
         out.append(("pre_approval_state", "undecided_at_end"))
     return tuple(out)
+
+
+def pauses_apart(case: Case, steps: set[int]) -> str | None:
+    """When the two runs' pauses differ only at ``steps`` (a refused step is no pause, the same step not refused may be
+    one), the sentence saying so; None when they differ anywhere else, or do not differ."""
+    mine, theirs = case.framework.observables["pre_approval_state"], case.engine.observables["pre_approval_state"]
+    if not isinstance(mine, dict) or not isinstance(theirs, dict) or mine["pauses"] == theirs["pauses"]:
+        return None
+    def apart(pauses: list[dict[str, Any]], inside: bool) -> list[Any]:
+        return [p["step"] if inside else p for p in pauses if (p["step"] in steps) == inside]
+
+    def unvalidated(pauses: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in p.items() if k != "args_validated"} for p in pauses]
+
+    kept_mine, kept_theirs = apart(mine["pauses"], False), apart(theirs["pauses"], False)
+    if unvalidated(kept_mine) != unvalidated(kept_theirs):
+        return None
+    mine_at, theirs_at = ("; ".join(map(pause_text, (p for p in pauses if p["step"] in steps))) or "none" for pauses in (mine["pauses"], theirs["pauses"]))
+    said = f"so the runs' pauses differ only at those steps (the framework's pauses there: {mine_at}; the engine's: {theirs_at})"
+    if before := [str(p["step"]) for p, q in zip(kept_mine, kept_theirs, strict=True) if p["args_validated"] != q["args_validated"]]:
+        said += (f" and in whether the arguments were validated before the pause at driver steps {', '.join(before)} "
+                 f"(the framework's: {', '.join(str(p['args_validated']).lower() for p in kept_mine if str(p['step']) in before)})")
+    return said
+
+
+def pause_text(pause: dict[str, Any]) -> str:
+    """One pause as a reason states it: the step, the calls waiting, whether their arguments were validated, the effects."""
+    effects = ", ".join(f"{c} {n}" for c, n in sorted(pause["non_read_only_effects"].items())) or "none"
+    waiting = ", ".join(p["call_id"] for p in pause["pending"]) or "nothing"
+    return (f"driver step {pause['step']} waiting for {waiting}, arguments {'validated' if pause['args_validated'] else 'not validated'} first, "
+            f"non-read-only effects so far: {effects}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from handwritten.tools import RiskClass
+from harness.fixture_tools import InjectedToolError
 from harness.runner_side.rule_facts import (
     Case,
     Path,
@@ -19,8 +20,10 @@ from harness.runner_side.rule_facts import (
     count,
     differing_calls,
     interrupt_claims,
+    ledger_after,
     mechanism,
     pause_claims,
+    pauses_apart,
     replay_claims,
     risk_of,
     stated_after,
@@ -160,18 +163,43 @@ def uncertain_not_stopped(case: Case) -> Iterator[Reason]:
     ), (*status_claim(case, step, fw_step["status"]), *after))
 
 
+_FAULT_RAISES = {"raise": f"{InjectedToolError.__module__}.{InjectedToolError.__qualname__}", "timeout": TimeoutError.__name__}
+"""What the fixture world raises for each fault action that does not kill (``harness.column_side.faults``)."""
+
+
+def fault_ended_run(case: Case) -> Iterator[Reason]:
+    """A fault injected into a call the engine never entered raised out of the framework's run and ended it: the step's
+    exception is the fault's. What let the call run (a denied tool, arguments the schema refuses...) is another rule's."""
+    engine_entered = {c for f in case.engine.facts for c in f.get("entered", {})}
+    for fact, step in zip(case.framework.facts, case.framework.steps, strict=True):
+        raised = fact.get("raised")
+        hit = [f for f in case.scenario.faults if f.call_id in fact.get("entered", {}) and f.call_id not in engine_entered
+               and _FAULT_RAISES.get(f.action) == raised]
+        if step["status"] == "error" and hit:
+            tail, after = stated_after(case, fact["step"] + 1)
+            yield Reason("fault_ended_run", (
+                f"{hit[0].call_id}'s executor, which the engine never entered, raised its fault ({hit[0].point}: {raised}) and the exception "
+                f"ended the framework's driver step {fact['step']} ({step['status']}; engine: {case.engine.steps[fact['step']]['status']}){tail}"
+            ), (*status_claim(case, fact["step"], "error"), *after))
+
+
 def tool_error_not_retried(case: Case) -> Iterator[Reason]:
     """A tool that raised before its effect was retried by the engine under the same key; the framework did otherwise."""
     for cid in (f.call_id for f in case.scenario.faults if f.point == "tool.raise_before_effect" and f.call_id):
-        runs, engine_runs = count(case.framework, cid, "executor_entries"), count(case.engine, cid, "executor_entries")
+        failed = next((i for i, s in enumerate(case.framework.steps) if s["status"] == "error"), None)
+        # counted through the step the error ended (a later decision or resume may enter it again: that is not a retry)
+        until = float("inf") if failed is None else failed
+        runs, engine_runs = (ledger_after(run, until).get(cid, {}).get("executor_entries", 0) for run in (case.framework, case.engine))
         if runs >= engine_runs or not runs:  # a call never entered was not retried or not: another rule says why it never ran
             continue
-        failed = next((i for i, s in enumerate(case.framework.steps) if s["status"] == "error"), None)
+        total = count(case.framework, cid, "executor_entries")
+        later = f" through driver step {failed} ({total} executor entries in all)" if total != runs else ""
         ended = f"; the error ended the run at driver step {failed} ({case.framework.steps[failed]['error'] or 'the framework raised'})" if failed is not None else ""
         tail, after = stated_after(case, failed + 1 if failed is not None else steps_with(case.framework, "executed", cid)[0]["step"])
         yield Reason("tool_error_not_retried", (
             f"{cid}'s executor raised before its effect; the engine retried it under the same key ({engine_runs} executor entries, "
-            f"{count(case.engine, cid, 'effects')} effect), the framework entered it {times(runs)} with {count(case.framework, cid, 'effects')} effects{ended}{tail}"
+            f"{count(case.engine, cid, 'effects')} effect), the framework entered it {times(runs)}{later} with {count(case.framework, cid, 'effects')} "
+            f"effects{ended}{tail}"
         ), (*call_claims(case, cid), *(status_claim(case, failed, "error") if failed is not None else ()), *after))
 
 
@@ -194,6 +222,9 @@ def step_refused(case: Case) -> Iterator[Reason]:
     elif listed == given:
         order = [i for i, s in enumerate(mine) if s["refusal"]]
         claims += [("refusals", str(order.index(i))) for i in refused]
+    if (pauses := pauses_apart(case, set(refused) | set(kept))) is not None:
+        said.append(pauses)
+        claims.append(("pre_approval_state", "pauses"))
     yield Reason("step_refused", "; ".join(said), tuple(claims))
 
 
@@ -230,15 +261,24 @@ def repeat_not_answered(case: Case) -> Iterator[Reason]:
     for cid in sorted(fw):
         turns = [t for t, turn in enumerate(case.scenario.model_script) if t in asked and any(c["id"] == cid for c in turn.get("tool_calls", ()))]
         delivered, engine_delivered = len(fw[cid]["results"]), len(engine.get(cid, {}).get("results", ()))
-        if len(turns) < 2 and fw[cid]["results"] != engine.get(cid, {}).get("results"):
+        repeat_lost = len(turns) > 1 and delivered < engine_delivered
+        if not repeat_lost and fw[cid]["results"] != engine.get(cid, {}).get("results"):
+            mine, theirs = _result_statuses(case.framework, cid), _result_statuses(case.engine, cid)
+            same = "; the same statuses, each run's in its own words" if mine == theirs else ""
             yield Reason("results_differ", (
-                f"the framework delivered {delivered} results for {cid}, the engine {engine_delivered}"
+                f"the framework delivered {delivered} results for {cid} ({', '.join(mine) or 'none'}), the engine {engine_delivered} "
+                f"({', '.join(theirs) or 'none'}){same}"
             ), replay_claims(case, cid))
-        if len(turns) > 1 and delivered < engine_delivered:
+        if repeat_lost:
             yield Reason("repeat_not_answered", (
                 f"the model sent {cid} in turns {', '.join(map(str, turns))}; the framework delivered {delivered} of its results, the engine "
                 f"{engine_delivered} (the repeat replayed from its record)"
             ), replay_claims(case, cid))
+
+
+def _result_statuses(run: Run, cid: str) -> list[str]:
+    """The status of each result of ``cid`` a run delivered to the model, in order (the step facts')."""
+    return [r[1] for f in run.facts for r in f.get("results", ()) if r[0] == cid]
 
 
 def stopped_by_own_bound(case: Case) -> Iterator[Reason]:

@@ -357,3 +357,30 @@ def test_a_decision_for_a_call_the_framework_never_asked_about_is_not_one_it_ign
     # c2 waited just before the approval: a call the framework asked about (what became of it is for other rules to say)
     gone = Run(observed, [{"step": 0, "action": "run", "pending": ["c2", "c1"]}, {"step": 1, "action": "approve", "pending": ["c1"]}], steps)
     assert [r.rule for r in misused_approval(Case(scenario, engine, gone))] == []
+
+
+def test_a_decision_the_engine_refused_that_a_killed_run_took_says_what_ran() -> None:
+    """decision_after_kill: the engine refused the approval of c1 (not_pending, its run crashed); LangChain and LangGraph
+    took it as a resume and ran c1 again. The reason says what ran and owns the step's and the run's status; with the
+    step's entries taken away (nothing ran, c1 never waited) it is no longer this rule's."""
+    from harness.runner_side.approval_rules import misused_approval
+
+    case = _case("langgraph", "defaults", "decision_after_kill@write_landed")
+    [reason] = misused_approval(case)
+    assert reason.rule == "refused_decision_taken" and "refused_decision_taken" in CONSEQUENCES
+    assert "the engine refused it: not_pending" in reason.text and "killed at driver step 0 and not resumed since" in reason.text
+    assert "c1 entered once" in reason.text
+    assert ("step_statuses", "1") in reason.claims and ("status",) in reason.claims
+    idle = Run(case.framework.observables, [{k: v for k, v in f.items() if k not in ("entered", "executed", "results")} for f in case.framework.facts],
+               case.framework.steps)
+    assert [r.rule for r in misused_approval(Case(case.scenario, case.engine, idle))] == ["decision_for_unasked_call"]
+
+
+def test_a_kill_the_framework_state_reads_past_is_crashed_on_the_next_snapshot() -> None:
+    """snapshot_after_kill_between_turns: in contract mode the snapshot after the kill reads crashed in every column (the
+    base column's record of how the framework's run ended, ``adapters/last_run.py``: AgentScope's and OpenAI Agents' saved
+    state read as finished), so the cell is equal, not explained."""
+    for framework in ("agentscope", "langchain", "langgraph", "openai_agents", "pydantic_ai"):
+        record = _document(framework)["modes"]["contract"]["scenarios"]["snapshot_after_kill_between_turns"]
+        assert [s["status"] for s in record["steps"]] == ["crashed", "crashed", "completed"], framework
+        assert record["columns"]["step_statuses"]["equal"] is True, framework
