@@ -4,6 +4,7 @@ Like every rule (``harness.runner_side.rules``) each reads a case's measured fac
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -36,6 +37,35 @@ def invalid_args_ran(case: Case) -> Iterator[Reason]:
                 f"{count(case.framework, cid, 'executor_entries')} executor entries, {count(case.framework, cid, 'effects')} effects"
                 f"{mechanism(case, 'tool_dispatch')}"
             ), call_claims(case, cid))
+
+
+def invalid_call_dropped(case: Case) -> Iterator[Reason]:
+    """A call whose arguments are not JSON got no result at all where the engine answered it with its schema error and
+    asked the model again: the framework took the turn for one without that call, and asked for no turn after it."""
+    asked = {int(t) for t in case.framework.observables["model"]["calls_per_turn"]}
+    engine_asked = {int(t) for t in case.engine.observables["model"]["calls_per_turn"]}
+    for t, turn in enumerate(case.scenario.model_script):
+        for call in turn.get("tool_calls", ()):
+            cid, raw = call["id"], call["arguments"]
+            answered = [f["step"] for f in case.engine.facts if any(r[0] == cid for r in f.get("results", ()))]
+            if not isinstance(raw, str) or _parses(raw) or t not in asked or t + 1 in asked or not answered:
+                continue
+            if any(r[0] == cid for f in case.framework.facts for r in f.get("results", ())) or count(case.framework, cid, "tool_entries"):
+                continue
+            tail, after = stated_after(case, answered[0])
+            yield Reason("invalid_call_dropped", (
+                f"{cid}'s arguments are not JSON ({clip(raw)}); the engine answered it with its schema error at driver step {answered[0]}"
+                f"{f' and asked the model for turn {t + 1}' if t + 1 in engine_asked else ''}; the framework gave it no result and asked for no "
+                f"turn after turn {t}{tail}{mechanism(case, 'loop')}"
+            ), (*after, *(("model", "calls_per_turn", str(x)) for x in sorted(engine_asked) if x > t)))
+
+
+def _parses(text: str) -> bool:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return True
 
 
 def other_user_ran(case: Case) -> Iterator[Reason]:

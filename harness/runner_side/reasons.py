@@ -47,7 +47,8 @@ def claimed(path: Path, claims: tuple[Path, ...]) -> bool:
 RULES: tuple[Rule, ...] = (
     r.executed_again, r.denied_tool_ran, g.invalid_args_ran, g.other_user_ran, a.paused_before_validation, a.asked_about_other_calls,
     a.paused_at_other_steps, a.invalid_call_held, a.misused_approval,
-    e.redelivered_as_new_turn, g.reused_id_ended_run, g.invalid_args_ended_run, g.unknown_tool_ended_run, r.step_bound_not_enforced,
+    e.redelivered_as_new_turn, g.reused_id_ended_run, g.invalid_args_ended_run, g.unknown_tool_ended_run, g.invalid_call_dropped,
+    r.step_bound_not_enforced,
     r.fault_never_fired, r.resumed_differently, r.uncertain_not_stopped,
     a.decision_reached_other_call, a.decision_raised, a.held_for_turn, r.tool_error_not_retried, r.fault_ended_run, r.step_refused, r.ran_less_often,
     r.repeat_not_answered,
@@ -127,6 +128,7 @@ TITLES: dict[str, str] = {
     "redelivery_failed": "Fails on the same event delivered again, or on a new one while the run is unfinished",
     "reused_id_ended_run": "Ends the run in an exception when the model reuses a call id with other arguments",
     "unknown_tool_ended_run": "Ends the run in an exception when the model calls a tool it was not given",
+    "invalid_call_dropped": "Drops a tool call whose arguments are not JSON: the run ends as if the model had answered",
     "invalid_args_ended_run": "Ends the run in an exception on arguments the schema stage would answer",
     "resumed_differently": "Resumes a killed run somewhere else than the engine, or loses its approval",
     "fault_never_fired": "Never reaches a fault point the engine meets",

@@ -384,3 +384,18 @@ def test_a_kill_the_framework_state_reads_past_is_crashed_on_the_next_snapshot()
         record = _document(framework)["modes"]["contract"]["scenarios"]["snapshot_after_kill_between_turns"]
         assert [s["status"] for s in record["steps"]] == ["crashed", "crashed", "completed"], framework
         assert record["columns"]["step_statuses"]["equal"] is True, framework
+
+
+def test_a_call_whose_arguments_are_not_json_and_got_no_result_was_dropped() -> None:
+    """malformed_args_not_json: LangChain's client makes ``{"city": `` an invalid tool call and the agent ends the run
+    after that turn; the engine answered it and asked for turn 1. A run that asked for turn 1 did not drop it."""
+    from harness.runner_side.argument_rules import invalid_call_dropped
+
+    case = _case("langchain", "defaults", "malformed_args_not_json")
+    [reason] = invalid_call_dropped(case)
+    assert "c1's arguments are not JSON" in reason.text and "asked the model for turn 1" in reason.text
+    assert ("model", "calls_per_turn", "1") in reason.claims and ("model", "calls_per_turn", "2") in reason.claims
+    went_on = {**case.framework.observables, "model": {**case.framework.observables["model"], "calls_per_turn": {"0": 1, "1": 1}}}
+    assert list(invalid_call_dropped(Case(case.scenario, case.engine, Run(went_on, case.framework.facts, case.framework.steps)))) == []
+    answered = [{**f, "results": [["c1", "error"]]} for f in case.framework.facts]
+    assert list(invalid_call_dropped(Case(case.scenario, case.engine, Run(case.framework.observables, answered, case.framework.steps)))) == []
