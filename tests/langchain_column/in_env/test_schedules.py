@@ -17,7 +17,8 @@ BOTH = ["write_held", "write_landed"]
 def test_only_kills_inside_the_model_or_a_tool_race_and_only_with_the_default_asynchronous_durability() -> None:
     column = LangChainColumn()
     schedules = {m: {s.id: list(column.schedules(s, m)) for s in load_scenarios() if column.schedules(s, m)} for m in column.modes}
-    killed = ("crash_resume", "decision_after_kill", "kill_before_effect", "side_effect_before_checkpoint", "snapshot_after_kill_between_turns",
+    killed = ("crash_resume", "decision_after_kill", "kill_before_effect", "side_effect_before_checkpoint", "snapshot_after_kill_before_first_turn",
+              "snapshot_after_kill_between_turns",
               "snapshot_of_crashed_run")
     assert schedules == {"defaults": dict.fromkeys(killed, BOTH), "contract": {}}
 

@@ -26,7 +26,8 @@ def test_schedules_only_where_a_kill_inside_the_framework_races_the_async_write(
     column = LangGraphColumn()
     schedules = {m: {s.id: list(column.schedules(s, m)) for s in load_scenarios() if column.schedules(s, m)} for m in column.modes}
     # engine.kill_after_checkpoint never fires in LangGraph; contract writes with durability="sync"
-    killed = ("crash_resume", "decision_after_kill", "kill_before_effect", "side_effect_before_checkpoint", "snapshot_after_kill_between_turns",
+    killed = ("crash_resume", "decision_after_kill", "kill_before_effect", "side_effect_before_checkpoint", "snapshot_after_kill_before_first_turn",
+              "snapshot_after_kill_between_turns",
               "snapshot_of_crashed_run")
     assert schedules == {"defaults": dict.fromkeys(killed, BOTH), "contract": {}}
 
