@@ -37,6 +37,11 @@ class PydanticAIColumn(FrameworkColumn):
         "persistence": "pydantic_ai.run:AgentRunResult.all_messages_json",
     }
     constants: ClassVar[dict[str, str]] = {"step_limit": "pydantic_ai.usage:UsageLimits(request_limit)"}
+    defaults_never_reaches: ClassVar[dict[str, str]] = {
+        "session.py:open_calls": "a history with no model response yet: contract's glue saves the history at every node, so a run killed "
+                                 "before the first model turn leaves the prompt (scenarios/snapshot_after_kill_before_first_turn.json); "
+                                 "defaults saves it when the run returns, so that run leaves nothing and its resume is refused first",
+    }
 
     def prepare(self, mode: str) -> None:
         """Pay once in the column process what Pydantic AI does on first use, which every forked worker would otherwise
