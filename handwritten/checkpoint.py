@@ -18,7 +18,7 @@ from .storage import connect
 
 SCHEMA_VERSION = 1
 
-AgentStatus = Literal["running", "awaiting_approval", "reconcile_required", "completed", "stopped_max_steps"]
+AgentStatus = Literal["running", "awaiting_approval", "reconcile_required", "completed", "stopped_max_steps", "model_unavailable"]
 _STATUSES: frozenset[str] = frozenset(get_args(AgentStatus))
 
 

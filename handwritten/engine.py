@@ -24,13 +24,13 @@ from .idempotency import (
     Started,
     Uncertain,
 )
-from .model import Model, ToolCall
+from .model import Model, ModelUnavailable, ToolCall
 from .policy import Decision, Policy
 from .resume import resume_position
 from .steps import AwaitApproval, Final, RunAgain, Step, Stopped
 from .tools import ToolContext, ToolRegistry, as_session_user
 
-RunStatus = Literal["completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "refused"]
+RunStatus = Literal["completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "model_unavailable", "refused"]
 ReconcileOutcome = Literal["confirmed", "not_executed"]
 RUN_UNFINISHED = "run_unfinished"  # the refusal of a new inbound event on a session whose run is unfinished (``Engine.run``)
 
@@ -247,16 +247,19 @@ class Engine:
         return self._model_turn(state)
 
     def _model_turn(self, state: AgentState) -> Step:
-        reply = self._model.complete(state.messages, self._tools)
-        step = state.step + 1
-        calls = reply.tool_calls
+        try:
+            reply = self._model.complete(state.messages, self._tools)
+        except ModelUnavailable as exc:  # the checkpoint stays at the last completed turn; the failed turn is not a step
+            self._emit(ev.ModelUnavailableStop, state.step + 1, exc.attempts, exc.reason)
+            return Stopped(state.evolve(status="model_unavailable", stop_reason=f"model unavailable: {exc.reason}"), "model_unavailable")
+        step, calls = state.step + 1, reply.tool_calls
         self._emit(ev.ModelTurn, step, tuple(c.id for c in calls), tuple(c.name for c in calls), None if calls else (reply.text or ""))
         if not calls:
             text = reply.text or ""
             self._emit(ev.Finished, text)
             message: dict[str, Any] = {"role": "assistant", "content": text}
             return Final(state.evolve(step=step, status="completed", final_text=text, messages=state.messages + (message,)))
-        texts = [_arguments_text(c.arguments) for c in calls]  # encoded once: the transcript's text is also the check's
+        texts = [a if isinstance(a := c.arguments, str) else canonical_json(a) for c in calls]  # encoded once: the transcript's text is the check's too
         tool_calls = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": text}} for c, text in zip(calls, texts, strict=True)]
         message = {"role": "assistant", "content": reply.text, "tool_calls": tool_calls}
         state = state.evolve(step=step, messages=state.messages + (message,), turn_call_ids=tuple(c.id for c in calls))
@@ -389,10 +392,6 @@ class Engine:
         if state.status == "running":
             raise EngineError("a running state has no result yet", state)
         return RunResult(state.status, state, final_text=state.final_text, pending=state.pending_approval)
-
-
-def _arguments_text(arguments: Any) -> str:
-    return arguments if isinstance(arguments, str) else canonical_json(arguments)
 
 
 def _describe(exc: BaseException) -> str:

@@ -211,6 +211,16 @@ class StoppedMaxSteps(Event):
 
 
 @dataclass(frozen=True)
+class ModelUnavailableStop(Event):
+    """The model could not be reached within its attempt budget: the run stops ``model_unavailable`` before turn ``step``."""
+
+    kind: ClassVar[str] = "model_unavailable"
+    step: int
+    attempts: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
 class BoundaryCall(Event):
     """A call from outside the engine's loop met the tool boundary (``handwritten.boundary``): its outcome."""
 

@@ -31,3 +31,16 @@ class Model(Protocol):
     (copy first if an adapter needs to rewrite messages)."""
 
     def complete(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> ModelReply: ...
+
+
+class ModelUnavailable(Exception):
+    """The model could not be reached within the model's own attempt budget (see ``handwritten.wire_model``).
+
+    The engine ends the run ``model_unavailable`` with ``reason``; its checkpoint stays at the last completed turn,
+    so ``resume`` asks again with a fresh budget. ``attempts`` is what each attempt met (an HTTP status, or a named
+    transport failure such as ``reset``, ``timeout``, ``bad_body``)."""
+
+    def __init__(self, reason: str, attempts: tuple[str, ...] = ()) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.attempts = attempts

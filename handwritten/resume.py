@@ -24,6 +24,8 @@ def resume_position(
         return "awaiting_approval", state
     if state.status == "reconcile_required":
         return "reconcile", state
+    if state.status == "model_unavailable":  # stopped before a model turn: ask again, with a fresh attempt budget
+        return "model_turn", state.evolve(status="running", stop_reason=None)
     intent = state.pending_intent
     if intent is None:
         return ("before_execute" if state.queue else "model_turn"), state

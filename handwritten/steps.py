@@ -7,7 +7,7 @@ from typing import Literal
 
 from .checkpoint import AgentState
 
-StopStatus = Literal["reconcile_required", "stopped_max_steps"]
+StopStatus = Literal["reconcile_required", "stopped_max_steps", "model_unavailable"]
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from typing import Any, Literal
 
 from harness.scenarios import Scenario
 
-RunStatus = Literal["completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "refused", "crashed", "error"]
-STATUSES: tuple[RunStatus, ...] = ("completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "refused", "crashed", "error")
+RunStatus = Literal["completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "model_unavailable", "refused", "crashed", "error"]
+STATUSES: tuple[RunStatus, ...] = ("completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "model_unavailable", "refused", "crashed", "error")
 SCENARIO_TIMEOUT_S = 120.0  # wall clock for all steps of one scenario: a hidden loop must never hang a run
 PROGRESS_PREFIX = "PROGRESS "
 DEFAULTS_NEVER_REACHES = "defaults_never_reaches"  # a column class attribute for the glue coverage check: {"<file>:<function>": "<why>"}

@@ -47,7 +47,16 @@ FAULT_POINTS: dict[str, tuple[str, str]] = {
     "tool.kill_after_effect": ("kill", "call_id"),  # process death after the effect committed, before returning
     "tool.timeout_after_effect": ("timeout", "call_id"),  # TimeoutError after the effect committed
     "engine.kill_after_checkpoint": ("kill", "call_id"),  # engine-only: after the intent checkpoint, before the executor
+    # Wire faults: the runner's scripted OpenAI-compatible server answers a request for turn N this way (``wire`` mode
+    # only; a scenario with one is not applicable in process). ``repeat``: the turn's first request only, or every one.
+    "model.http_status": ("wire", "turn"),  # an HTTP error status (``status``, optional ``retry_after`` seconds)
+    "model.http_reset": ("wire", "turn"),  # the connection is dropped before any byte of the answer
+    "model.stream_cut": ("wire", "turn"),  # the answer starts (200, part of the body or stream) and the connection drops
+    "model.http_slow": ("wire", "turn"),  # the answer comes after ``SLOW_DELAY_S`` seconds
+    "model.bad_body": ("wire", "turn"),  # 200 with a body that is not JSON
 }
+WIRE_POINTS = tuple(p for p, (action, _) in FAULT_POINTS.items() if action == "wire")
+SLOW_DELAY_S = 3.0  # how long model.http_slow waits before it answers: a client without a timeout waits it whole
 
 
 BINDINGS = {"other_call": "call", "other_args": "arguments", "other_session": "session", "expired": "expiry",
@@ -61,6 +70,9 @@ class Fault:
     point: str
     call_id: str | None = None
     turn: int | None = None
+    status: int | None = None  # model.http_status: the status answered
+    retry_after: float | None = None  # model.http_status: the Retry-After header (seconds), when given
+    repeat: str | None = None  # wire faults: "once" (the turn's first request; the default) or "always"
 
     @property
     def action(self) -> str:
@@ -68,11 +80,13 @@ class Fault:
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> Fault:
-        return Fault(point=data["point"], call_id=data.get("call_id"), turn=data.get("turn"))
+        return Fault(point=data["point"], call_id=data.get("call_id"), turn=data.get("turn"), status=data.get("status"),
+                     retry_after=data.get("retry_after"), repeat=data.get("repeat"))
 
     def to_json(self) -> dict[str, Any]:
         """The fault as a scenario file spells it (``from_json`` reads it back)."""
-        return {"point": self.point} | ({"call_id": self.call_id} if self.call_id is not None else {}) | ({"turn": self.turn} if self.turn is not None else {})
+        fields = {"call_id": self.call_id, "turn": self.turn, "status": self.status, "retry_after": self.retry_after, "repeat": self.repeat}
+        return {"point": self.point} | {k: v for k, v in fields.items() if v is not None}
 
 
 @dataclass(frozen=True)
@@ -98,6 +112,11 @@ class Scenario:
         """Whether a step calls the tool boundary directly (a client other than the agent, or the human granting
         there): only a column with a tool boundary outside its agent's loop can play it."""
         return any(step["action"] in BOUNDARY_ACTIONS for step in self.driver)
+
+    @property
+    def uses_wire(self) -> bool:
+        """Whether a fault is the model endpoint's (``WIRE_POINTS``): only a column in ``wire`` mode can meet it."""
+        return any(f.action == "wire" for f in self.faults)
 
     @property
     def user_inputs(self) -> tuple[str, ...]:

@@ -54,9 +54,10 @@ from harness.runner_side.runner import ColumnResult, run_column  # noqa: E402
 from harness.runner_side.table import LEGEND, WIDTH  # noqa: E402
 from harness.runner_side.table import compact as compact_table  # noqa: E402
 from harness.runner_side.table import wide as wide_table  # noqa: E402
+from harness.runner_side.wire.server import WireServer  # noqa: E402
 from harness.scenarios import SCENARIO_DIR, Scenario, load_expectations, load_scenarios, shown  # noqa: E402
 
-MODES = {"defaults": ["defaults"], "contract": ["contract"], "both": ["defaults", "contract"]}
+MODES = {"defaults": ["defaults"], "contract": ["contract"], "wire": ["wire"], "both": ["defaults", "contract"], "all": ["defaults", "contract", "wire"]}
 COMMITTED = (ROOT / "evidence").resolve()
 
 
@@ -64,7 +65,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     known = ", ".join(known_columns())
     parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--framework", action="append", metavar="NAME", help=f"column to run (repeatable; default: all; known: {known})")
-    parser.add_argument("--mode", choices=sorted(MODES), default="both", help="which modes of the third-party columns to run (default: both)")
+    parser.add_argument(
+        "--mode", choices=sorted(MODES), default="all",
+        help="which modes to run: defaults, contract, wire (the model over HTTP on the scripted server), both (defaults and contract) or all "
+        "(default: all); the handwritten reference runs contract, and wire when wire is asked for",
+    )  # fmt: skip
     parser.add_argument("--scenarios", type=Path, default=SCENARIO_DIR, help="directory of scenario files (default: scenarios/)")
     parser.add_argument(
         "--output", type=Path,
@@ -136,7 +141,7 @@ def run_all(
     started = time.perf_counter()
 
     def one(column: Column) -> ColumnResult:
-        column_modes = ["contract"] if column.name == REFERENCE else modes
+        column_modes = ["contract", *(["wire"] if "wire" in modes else [])] if column.name == REFERENCE else modes
         planned, done = [count], [0]
 
         def log(message: str) -> None:
@@ -151,14 +156,19 @@ def run_all(
             say(f"[{column.name}] {done[0]}/{total} {line} ({time.perf_counter() - started:.0f} s)")
 
         began = time.perf_counter() - started
-        result = run_column(column, column_modes, scenarios_dir, scratch, scenario_count=count, twice=twice, trace_glue=trace_glue, log=log, on_progress=on_progress)
+        result = run_column(column, column_modes, scenarios_dir, scratch, scenario_count=count, twice=twice, trace_glue=trace_glue, log=log,
+                            on_progress=on_progress, wire=wire)
         result.timings.update(started_at_s=began, finished_at_s=time.perf_counter() - started)
         if not stopping():  # a stopped run says so once, in main
             say(f"[{column.name}] {progress(result)}")
         return result
 
-    with ThreadPoolExecutor(max_workers=max(1, len(columns))) as pool:  # every column at once: the machine, not a cap, decides
-        return {r.column.name: r for r in pool.map(one, columns)}
+    # The scripted OpenAI-compatible server of the wire mode: the runner's, shared by every column (each its own token).
+    with WireServer(load_scenarios(scenarios_dir)) as wire, ThreadPoolExecutor(max_workers=max(1, len(columns))) as pool:
+        results = {r.column.name: r for r in pool.map(one, columns)}  # every column at once: the machine, not a cap, decides
+    if wire.errors:
+        raise AssertionError(f"harness bug: the scripted wire server raised: {wire.errors[:3]}")
+    return results
 
 
 def say(line: str) -> None:

@@ -4,7 +4,8 @@
 Each file is read by the same loader as the comparison: a bad file (scenarios/README.md,
 "Limits", lists what it refuses) is one line naming the file and the field, and the exit
 status is 2; nothing runs. Valid files then run through the hand-written
-column only, in its own sandboxed process (as `run_framework_comparison.py --framework
+column only (a file with a fault of the model's endpoint in its wire mode, over HTTP on the
+scripted server), in its own sandboxed process (as `run_framework_comparison.py --framework
 handwritten` runs it), in a temporary directory that is removed afterwards: nothing under
 evidence/ changes. Printed per driver step: the action, the status, any refusal and what the
 step added to the ledger per call id; then the final observables every column is compared on
@@ -30,9 +31,10 @@ sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 from harness.columns import REFERENCE, known_columns  # noqa: E402
 from harness.errors import ScenarioError  # noqa: E402
 from harness.runner_side.cli_parser import OneLineParser  # noqa: E402
-from harness.runner_side.observables import OBSERVABLES  # noqa: E402
+from harness.runner_side.observables import expected_names  # noqa: E402
 from harness.runner_side.runner import run_column  # noqa: E402
 from harness.runner_side.walkthrough import walkthrough  # noqa: E402
+from harness.runner_side.wire.server import WireServer  # noqa: E402
 from harness.scenarios import Scenario, load_expectations, load_scenario, shown  # noqa: E402
 
 
@@ -81,19 +83,21 @@ def main(argv: list[str] | None = None) -> int:
         expectations = load_expectations(directory)
         column = known_columns()[REFERENCE]
         log = lambda message: print(f"[{REFERENCE}] {message}", file=sys.stderr)  # noqa: E731
-        result = run_column(column, ["contract"], directory, scratch / "columns", scenario_count=len(scenarios), log=log)
+        # A scenario meeting a fault of the model's endpoint runs in wire mode, on the scripted server; the others in process.
+        modes = [m for m, wanted in (("contract", not all(s.uses_wire for s in scenarios)), ("wire", any(s.uses_wire for s in scenarios))) if wanted]
+        with WireServer(scenarios) as wire:
+            result = run_column(column, modes, directory, scratch / "columns", scenario_count=len(scenarios), log=log, wire=wire)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if result.status != "measured":
         print(f"error: the hand-written engine could not run: {result.reason}", file=sys.stderr)
         return 1
-    records = result.modes["contract"]
     failed = []
     for index, scenario in enumerate(scenarios):
-        record, expected = records[scenario.id], expectations.get(scenario.id)
+        record, expected = result.modes["wire" if scenario.uses_wire else "contract"][scenario.id], expectations.get(scenario.id)
         print(("\n" if index else "") + f"== {shown(args.files[index])}")
         print("\n".join(walkthrough(scenario, record, expected, trace=args.trace)))
-        missed = expected is not None and any(expected[n] != record["observables"][n] for n in OBSERVABLES)
+        missed = expected is not None and any(expected[n] != record["observables"][n] for n in expected_names(expected))
         if record["status"] != "ok" or missed:
             failed.append(scenario.id)
     if failed:

@@ -12,7 +12,9 @@ import pytest
 from adapters.handwritten.column import HandwrittenColumn
 from harness.column_side.column_main import run_raw
 from harness.runner_side.observation import observation
-from harness.scenarios import load_scenarios
+from harness.runner_side.runner import heard_on_wire
+from harness.runner_side.wire.server import WireServer
+from harness.scenarios import Scenario, load_scenarios
 
 # A column's in-environment tests import its framework: they run on its own interpreter (tests/in_env.py).
 collect_ignore_glob = ["*/in_env", "*/in_env/*"]
@@ -38,7 +40,16 @@ def handwritten_checks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Ha
     """Every committed scenario run once through the hand-written column (real worker processes): a test
     that uses it is marked ``slow``."""
     scratch = tmp_path_factory.mktemp("handwritten")
-    return {s.id: HandwrittenRun(observation(s, run_raw(HandwrittenColumn(), s, "contract", scratch / s.id))) for s in load_scenarios()}
+    scenarios = load_scenarios()
+    with WireServer(scenarios) as wire:  # a scenario meeting a fault of the model's endpoint runs in wire mode
+        base = wire.base_url(HandwrittenColumn.name)
+
+        def raw(s: Scenario) -> dict[str, Any]:
+            if not s.uses_wire:
+                return run_raw(HandwrittenColumn(), s, "contract", scratch / s.id)
+            return heard_on_wire(wire, HandwrittenColumn.name, s, run_raw(HandwrittenColumn(), s, "wire", scratch / s.id, wire=base), f"private/{s.id}")
+
+        return {s.id: HandwrittenRun(observation(s, raw(s))) for s in scenarios}
 
 
 TESTS = Path(__file__).resolve().parent

@@ -109,7 +109,7 @@ def test_cells() -> None:
 
 def test_an_errored_column_is_never_equal() -> None:
     observables = ["status", "step_statuses", "refusals", "side_effects", "model", "schema_failure_side_effects", "pre_approval_state", "idempotent_replay",
-                   "checkpoint_after_interrupt"]
+                   "checkpoint_after_interrupt", "wire"]
     ok = {"status": "ok", "error": None, "observables": dict.fromkeys(observables, "n/a")}
     errored = {**ok, "status": "error", "error": "TypeError: boom"}
     cells = compare_scenario(ok, errored)

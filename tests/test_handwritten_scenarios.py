@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 SCENARIO_IDS = [s.id for s in load_scenarios()]
 EXPECTED = load_expectations()
-COMMITTED = json.loads((ROOT / "evidence" / "handwritten.json").read_text(encoding="utf-8"))["modes"]["contract"]["scenarios"]
+_MODES = json.loads((ROOT / "evidence" / "handwritten.json").read_text(encoding="utf-8"))["modes"]
+COMMITTED = {**_MODES["wire"]["scenarios"], **_MODES["contract"]["scenarios"]}  # a wire fault's scenario is played in wire mode only
 
 
 @pytest.mark.parametrize("scenario_id", SCENARIO_IDS)

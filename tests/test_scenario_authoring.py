@@ -16,7 +16,7 @@ import pytest
 from harness.canonical_io import write_json
 from harness.columns import REFERENCE, known_columns
 from harness.runner_side.evidence import handwritten_document, validation_errors
-from harness.runner_side.observables import OBSERVABLES
+from harness.runner_side.observables import expected_names
 from harness.runner_side.runner import ColumnResult
 from harness.runner_side.walkthrough import walkthrough
 from harness.scenarios import SCENARIO_DIR, load_expectations, load_scenarios
@@ -32,11 +32,12 @@ def _result() -> ColumnResult:
     modes = {mode: {sid: {**r, "observables": r["actual"]} for sid, r in body["scenarios"].items()} for mode, body in COMMITTED["modes"].items()}
     return ColumnResult(column=known_columns()[REFERENCE], status=COMMITTED["status"], versions=COMMITTED["versions"], modes=modes,
                         network=COMMITTED["network_refused"], mechanisms=COMMITTED.get("mechanisms", {}),
-                        constants=COMMITTED.get("constants", {}))  # fmt: skip
+                        constants=COMMITTED.get("constants", {}),
+                        not_applicable={mode: body["not_applicable"] for mode, body in COMMITTED["modes"].items() if "not_applicable" in body})  # fmt: skip
 
 
 def _files() -> dict[str, str]:
-    return {sid: r["file"] for sid, r in COMMITTED["modes"]["contract"]["scenarios"].items()}
+    return {sid: r["file"] for body in COMMITTED["modes"].values() for sid, r in body["scenarios"].items()}
 
 
 def test_every_committed_scenario_has_an_expectation() -> None:
@@ -80,10 +81,10 @@ def test_the_walkthrough_of_every_committed_run_meets_its_expectation() -> None:
     """The walkthrough reads the same record the evidence holds: one line per driver step, every observable."""
     expectations = load_expectations()
     for scenario in load_scenarios():
-        record = COMMITTED["modes"]["contract"]["scenarios"][scenario.id]
+        record = COMMITTED["modes"]["wire" if scenario.uses_wire else "contract"]["scenarios"][scenario.id]
         lines = walkthrough(scenario, {**record, "observables": record["actual"]}, expectations[scenario.id], trace=True)
         assert [line.split("  ")[0] for line in lines if line.startswith("step ")] == [f"step {i}" for i in range(len(scenario.driver))]
-        assert lines[-1] == f"expected: met ({len(OBSERVABLES)} observables equal)", scenario.id
+        assert lines[-1] == f"expected: met ({len(expected_names(expectations[scenario.id]))} observables equal)", scenario.id
 
 
 @pytest.mark.slow  # the engine's column runs in its own process

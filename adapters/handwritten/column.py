@@ -22,14 +22,17 @@ from handwritten.checkpoint import AgentState, SqliteCheckpointStore
 from handwritten.engine import Engine, Hooks, ReconcileOutcome, RunResult
 from handwritten.events import Event
 from handwritten.idempotency import SqliteIdempotencyStore
+from handwritten.model import Model
 from handwritten.session_records import SessionRecords
 from handwritten.tools import ToolRegistry, ToolSpec
+from handwritten.wire_model import OpenAIWireModel
 from harness.canonical_io import canonical_line
 from harness.column_side.approver import APPROVAL_SECRET, TOKEN_TTL_S
 from harness.column_side.driver import trace_path
 from harness.column_side.protocol import ColumnAdapter, PendingCall, StepOutcome, StepRequest
 from harness.column_side.scripted_model import ScriptedModel
 from harness.column_side.trace_facts import facts_from_engine_events
+from harness.column_side.wire_kill import arm_wire_kills
 from harness.column_side.world import FixtureWorld
 from harness.records import ScenarioRun, StepFacts
 from harness.scenarios import Scenario
@@ -44,7 +47,7 @@ class HandwrittenColumn(ColumnAdapter):
     ``handwritten_mcp`` column overrides the hooks below to put an MCP server in between."""
 
     name = "handwritten"
-    modes = ("contract",)
+    modes = ("contract", "wire")  # wire: the same engine, its model over HTTP (handwritten.wire_model) on the runner's scripted server
     boundary = True
     idempotency_store = SqliteIdempotencyStore  # a test-only broken column swaps it for one that forgets
 
@@ -52,6 +55,22 @@ class HandwrittenColumn(ColumnAdapter):
         """Run one driver step in this (worker) process."""
         self.check_mode(mode)
         return _perform(self, scenario, scratch, request)
+
+    def prepare(self, mode: str) -> None:
+        """In ``wire`` mode, pay once in the column process what every forked worker would pay again: importing the
+        openai client and its platform headers (which ask ``platform.platform()``, cached from then on)."""
+        if mode == "wire":
+            import openai._base_client
+
+            openai._base_client.platform_headers(openai.__version__, platform=None)
+
+    def model(self, scenario: Scenario, scratch: Path, request: StepRequest, world: FixtureWorld) -> Model:
+        """The scripted model in process; in ``wire`` mode (``request.model_url``), the engine's own OpenAI-client model
+        on the runner's scripted server, whose kill faults fire as each answer arrives."""
+        if request.model_url is None:
+            return ScriptedModel.of(scenario, scratch, world.faults)
+        arm_wire_kills(world.faults)
+        return OpenAIWireModel(request.model_url, session_id=scenario.session_id)
 
     def facts(self, run: ScenarioRun, mode: str = "contract") -> list[StepFacts]:
         """What the engine's own trace says happened in each step."""
@@ -125,7 +144,7 @@ def _perform(column: HandwrittenColumn, scenario: Scenario, scratch: Path, reque
             return _boundary_outcome(status, reason, _require(checkpoints.load(session), session))
     with column.tools(scenario, scratch, request, world) as specs:
         engine = Engine(
-            model=ScriptedModel.of(scenario, scratch, world.faults),
+            model=column.model(scenario, scratch, request, world),
             registry=ToolRegistry(specs),
             checkpoints=checkpoints,
             idempotency=column.idempotency_store(engine_db),

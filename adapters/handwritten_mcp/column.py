@@ -43,6 +43,7 @@ class HandwrittenMcpColumn(HandwrittenColumn):
     """The engine over MCP: same loop and records as ``handwritten``, its tools on the far side of stdio."""
 
     name = "handwritten_mcp"
+    modes = ("contract",)  # its tools are over MCP, its model in process: the wire mode is the handwritten column's
     packages = ("mcp",)  # the MCP SDK the server and the engine's client ran on
     _forked: ForkedServer | None = None  # in a worker: the step's server, forked when the step began
 

@@ -19,6 +19,7 @@ import argparse
 import functools
 import importlib
 import importlib.metadata
+import platform
 import time
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ from harness.records import PROGRESS_PREFIX, SCENARIO_TIMEOUT_S, ScenarioRun, St
 from harness.scenarios import Scenario, load_scenarios
 
 NO_BOUNDARY = "calls the tool boundary directly (direct_call, grant): this column has no boundary outside its agent's loop"
+WIRE_ONLY = "meets a fault of the model's HTTP endpoint (model.http_*, model.stream_cut, model.bad_body): played in wire mode only"
 
 
 def run_raw(
@@ -46,11 +48,13 @@ def run_raw(
     timeout_s: float = SCENARIO_TIMEOUT_S,
     schedule: str | None = None,
     ledger: Binding | None = None,
+    wire: str | None = None,
 ) -> dict[str, Any]:
     """Run one scenario through one column; return the raw material of its observation.
 
-    ``ledger`` is the runner's ledger (address, run key); without it the driver keeps a private one."""
-    run = run_scenario(scenario, functools.partial(column.perform, mode=mode), scratch, timeout_s, schedule, ledger)
+    ``ledger`` is the runner's ledger (address, run key); without it the driver keeps a private one. ``wire``: the
+    column's base URL on the runner's scripted server, in ``wire`` mode (whose requests the runner records)."""
+    run = run_scenario(scenario, functools.partial(column.perform, mode=mode), scratch, timeout_s, schedule, ledger, wire if mode == "wire" else None)
     if ledger is not None:  # the column's own facts and explanations may quote counts; the runner reads its own
         client = LedgerClient(ledger)
         for step in run.steps:
@@ -93,12 +97,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--scenario-timeout", type=float, default=SCENARIO_TIMEOUT_S)
     parser.add_argument("--ledger", required=True, help="address of the runner's ledger server")
+    parser.add_argument("--wire", help="the column's base URL on the runner's scripted OpenAI-compatible server (wire mode)")
     parser.add_argument("--twice", action="store_true", help="run every scenario twice: the runner fails on any difference")
     parser.add_argument("--trace-lines", type=Path, help="with --twice: trace the second runs' lines under --trace-under into <dir>/<mode>.tsv")
     parser.add_argument("--trace-under", type=Path, help="the folder whose lines --trace-lines records (adapters/)")
     args = parser.parse_args(argv)
 
     args.scratch.mkdir(parents=True, exist_ok=True)
+    # Python's platform module asks ``uname -p`` for the processor once, then caches it. HTTP clients (openai's, in the
+    # wire mode) put it in their headers: asked here, before the guard refuses every program start, it never shows
+    # as a column's attempt to start a program.
+    platform.processor()
     install_network_guard(args.scratch / "network.jsonl")
     started = time.perf_counter()
     column = load_column(args.column)
@@ -114,18 +123,20 @@ def main(argv: list[str] | None = None) -> int:
     scenarios = load_scenarios(args.scenarios)
     results: dict[str, dict[str, Any]] = {}
     timings: dict[str, Any] = {"import_s": imported - started, "scenarios_s": {}}  # scenarios_s: "<mode>/<key>" -> seconds
-    modes = [m for m in args.mode if m in column.modes]
-    # A scenario with steps at a tool boundary needs a column that has one outside its agent's loop.
-    not_applicable = {s.id: NO_BOUNDARY for s in scenarios if s.uses_boundary and not column.boundary}
-    playable = [s for s in scenarios if s.id not in not_applicable]
-    built, build_failed = _built_constants(column, playable, args.scratch / "built_constants")
+    modes = [m for m in args.mode if m in column.modes and (m != "wire" or args.wire)]
+    # A scenario with steps at a tool boundary needs a column that has one outside its agent's loop; one with a fault
+    # of the model's HTTP endpoint, the wire mode.
+    not_applicable = {mode: {s.id: NO_BOUNDARY if s.uses_boundary and not column.boundary else WIRE_ONLY for s in scenarios
+                             if (s.uses_boundary and not column.boundary) or (s.uses_wire and mode != "wire")} for mode in modes}
+    playable = [s for s in scenarios if not (s.uses_boundary and not column.boundary)]
+    built, build_failed = _built_constants(column, [s for s in playable if not s.uses_wire], args.scratch / "built_constants")
     constants = built_constants(read_constants(column.constants), built)
-    print(f"{PROGRESS_PREFIX}plan {len(playable) * len(modes)}", flush=True)  # forced orderings (sub-cases) come on top
+    print(f"{PROGRESS_PREFIX}plan {sum(len(playable) - len(not_applicable[m]) for m in modes)}", flush=True)  # sub-cases come on top
     for mode in modes:
         column.prepare(mode)
         mode_started = time.perf_counter()
         records: dict[str, Any] = {}
-        for scenario in playable:
+        for scenario in (s for s in playable if s.id not in not_applicable[mode]):
             # One scenario's failure is that scenario's error, never the column's: its other scenarios are measured.
             failed: str | None = build_failed.get(scenario.id)
             try:
@@ -135,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
             for schedule in schedules or (None,):  # each forced ordering of a race is its own sub-case
                 key = f"{scenario.id}@{schedule}" if schedule else scenario.id
                 scenario_started = time.perf_counter()
-                run = functools.partial(_guarded_run, column, scenario, mode, args.scenario_timeout, schedule, failed)
+                run = functools.partial(_guarded_run, column, scenario, mode, args.scenario_timeout, schedule, failed, args.wire)
                 first = run_key(mode, key)
                 record = run(args.scratch / first, Binding(args.ledger, first, 0))
                 if args.twice:  # a difference between the two runs is a race nobody declared
@@ -153,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     versions = {name: importlib.metadata.version(name) for name in column.packages}
     document = {"column": column.name, "mechanisms": mechanisms, "constants": constants, "approval_fields": approval_fields,
                 "modes": results, "timings": timings, "versions": versions}
-    write_json(args.out, document | ({"not_applicable": dict(sorted(not_applicable.items()))} if not_applicable else {}))
+    not_applicable = {mode: dict(sorted(found.items())) for mode, found in not_applicable.items() if found}
+    write_json(args.out, document | ({"not_applicable": not_applicable} if not_applicable else {}))
     return 0
 
 
@@ -170,12 +182,13 @@ def _built_constants(column: ColumnAdapter, playable: list[Scenario], scratch: P
 
 
 def _guarded_run(
-    column: ColumnAdapter, scenario: Scenario, mode: str, timeout_s: float, schedule: str | None, failed: str | None, scratch: Path, ledger: Binding
+    column: ColumnAdapter, scenario: Scenario, mode: str, timeout_s: float, schedule: str | None, failed: str | None, wire: str | None,
+    scratch: Path, ledger: Binding,
 ) -> dict[str, Any]:
     """``run_raw``, with any exception out of it (a harness check of the supervisor's) recorded as the scenario's
     error, and ``failed`` (the scenario's agent could not be built outside its run) as its first error."""
     try:
-        record = run_raw(column, scenario, mode, scratch, timeout_s, schedule, ledger)
+        record = run_raw(column, scenario, mode, scratch, timeout_s, schedule, ledger, wire)
     except Exception as exc:
         return failed_record(scenario, scratch, exception_text(exc, "playing the scenario raised "))
     if failed is not None:

@@ -43,6 +43,7 @@ def run_scenario(
     timeout_s: float = SCENARIO_TIMEOUT_S,
     schedule: str | None = None,
     ledger: Binding | None = None,
+    wire: str | None = None,
 ) -> ScenarioRun:
     """Play every driver step of ``scenario`` through ``perform`` in worker processes.
 
@@ -51,12 +52,14 @@ def run_scenario(
     ``schedule`` names the ordering a column forces on a race it can pin (every request carries it).
     ``ledger`` is the runner's ledger (its address and this run's key): the steps' counts are then the
     runner's to read. Without it (a test driving a column directly) this process keeps a private
-    ledger server and fills in each step's counts itself.
+    ledger server and fills in each step's counts itself. ``wire`` (``wire`` mode) is the column's base URL on the
+    runner's scripted server: each step's request carries ``<wire>/<run>/<step>/v1`` as its ``model_url``.
     """
     if ledger is None:  # a run on the same scratch directory again continues the same private ledger
         with LedgerServer(scratch.parent / f"{scratch.name}.ledger.sqlite") as server:
-            return _play(scenario, perform, scratch, timeout_s, schedule, Binding(server.address, "private", 0), lambda: server.store.counts("private"))
-    return _play(scenario, perform, scratch, timeout_s, schedule, ledger, None)
+            private = Binding(server.address, f"private/{scenario.id}", 0)  # <mode>/<key>, as the runner's run keys
+            return _play(scenario, perform, scratch, timeout_s, schedule, private, lambda: server.store.counts(private.run), wire)
+    return _play(scenario, perform, scratch, timeout_s, schedule, ledger, None, wire)
 
 
 def _play(
@@ -67,6 +70,7 @@ def _play(
     schedule: str | None,
     ledger: Binding,
     measure: Callable[[], dict[str, dict[str, Any]]] | None,
+    wire: str | None = None,
 ) -> ScenarioRun:
     """The driver loop of ``run_scenario``; ``measure`` reads the ledger after each step when this process keeps it."""
     deadline = time.monotonic() + timeout_s
@@ -109,6 +113,7 @@ def _play(
             misuse=step.get("misuse"),
             made_for=made_for if action == "misuse_token" else None,
             boundary={k: step[k] for k in BOUNDARY_FIELDS if k in step} if action in BOUNDARY_ACTIONS else None,
+            model_url=f"{wire}/{ledger.run}/{index}/v1" if wire else None,
         )
         fired_before = set(fired_faults(str(scratch / FAULTS_FILE)))
         binding = dataclasses.replace(ledger, step=index)

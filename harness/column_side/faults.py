@@ -40,6 +40,10 @@ class FaultPlan:
         self._killing: set[int] = set()
         self._lock = threading.Lock()  # a framework may run tools in threads that share this connection
 
+    def has(self, point: str) -> bool:
+        """Whether the scenario schedules a fault at ``point`` (fired or not)."""
+        return any(f.point == point for f in self._faults)
+
     def on_kill(self, hook: Callable[[str | None], None]) -> None:
         """Call ``hook(call_id)`` right before a kill (``None`` for a kill before a model turn), in the order
         registered: a column that pins a race by schedule (whether a pending checkpoint write lands,

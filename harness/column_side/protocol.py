@@ -44,7 +44,9 @@ class StepRequest:
     in the same way;
     ``reason`` to ``reject``; ``outcome`` (``confirmed`` | ``not_executed``) to ``reconcile``;
     ``name`` to ``snapshot`` and ``restore``; ``boundary`` (the step's ``tool``, ``arguments``, ``key``, ``session``,
-    ``approval_meta``, ``ttl_s``) to ``direct_call`` and ``grant``, the steps at a column's tool boundary."""
+    ``approval_meta``, ``ttl_s``) to ``direct_call`` and ``grant``, the steps at a column's tool boundary.
+    ``model_url`` is, in ``wire`` mode only, the OpenAI-compatible base URL of this run and step on the runner's scripted
+    server (``harness.runner_side.wire``): the column builds its framework's own OpenAI-compatible model with it."""
 
     index: int
     action: Action
@@ -59,6 +61,7 @@ class StepRequest:
     boundary: dict[str, Any] | None = None
     misuse: str | None = None
     made_for: str | None = None
+    model_url: str | None = None
 
     @property
     def is_decision(self) -> bool:

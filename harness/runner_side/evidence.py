@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 from harness.columns import REFERENCE, ROOT
 from harness.runner_side.comparator import compare_scenario, run_of, summarize
 from harness.runner_side.glue import count_glue_lines
-from harness.runner_side.observables import OBSERVABLES
+from harness.runner_side.observables import expected_names
 from harness.runner_side.reasons import Case, reason_record, reasons
 from harness.runner_side.runner import ColumnResult
 from harness.scenarios import Scenario
@@ -26,6 +26,7 @@ from harness.scenarios import Scenario
 SCHEMA_VERSION = 1
 SCHEMA_PATH = ROOT / "evidence" / "evidence.schema.json"
 _RECORD_EXTRAS = ("steps", "facts", "trace", "model_requests", "detail")
+_WIRE_EXTRAS = ("wire_requests",)  # a wire run's requests, as the scripted server recorded them
 
 
 def _header(result: ColumnResult) -> dict[str, Any]:
@@ -57,7 +58,7 @@ def handwritten_document(result: ColumnResult, expectations: dict[str, dict[str,
         scenarios = {}
         for scenario_id, record in records.items():
             expected, actual = expectations.get(scenario_id), record["observables"]
-            mismatches = [name for name in OBSERVABLES if expected[name] != actual[name]] if expected is not None else []
+            mismatches = [name for name in expected_names(expected) if expected[name] != actual[name]] if expected is not None else []
             scenarios[scenario_id] = {
                 "file": files[scenario_id],
                 "status": record["status"],
@@ -67,6 +68,7 @@ def handwritten_document(result: ColumnResult, expectations: dict[str, dict[str,
                 "expected": expected,
                 "actual": actual,
                 **{k: record[k] for k in _RECORD_EXTRAS},
+                **{k: record[k] for k in _WIRE_EXTRAS if k in record},
             }
         summary = {
             "scenarios": len(scenarios),
@@ -77,17 +79,19 @@ def handwritten_document(result: ColumnResult, expectations: dict[str, dict[str,
         if unchecked:  # only then, so the committed evidence (every scenario checked) keeps its bytes
             summary["no_expectation"] = unchecked
         modes[mode] = {"summary": summary, "scenarios": scenarios}
+        if result.not_applicable.get(mode):  # left out, and said so
+            modes[mode]["not_applicable"] = result.not_applicable[mode]
     return {**_header(result), "modes": modes}
 
 
 def column_document(result: ColumnResult, reference: ColumnResult, scenarios_by_id: dict[str, Scenario]) -> dict[str, Any]:
     """Per mode and scenario: every observable beside the hand-written engine's measured value, each not-equal
     cell with the reasons the rule table derives from the two runs' facts."""
-    reference_records = reference.modes.get("contract", {})
     mechanisms = {role: m["ref"] for role, m in result.mechanisms.items()}
     modes = {}
     for mode, records in result.modes.items():
         scenarios = {}
+        reference_records = reference.modes.get("wire" if mode == "wire" else "contract", {})  # over the wire: the engine over the wire
         for key, record in records.items():  # a key is a scenario id, or <scenario>@<schedule> for a sub-case
             engine = reference_records.get(record["scenario"])
             scenario = scenarios_by_id[record["scenario"]]
@@ -102,10 +106,11 @@ def column_document(result: ColumnResult, reference: ColumnResult, scenarios_by_
                 "columns": compare_scenario(engine, record, found),
                 "reasons": [reason_record(r) for r in dict.fromkeys(found)],
                 **{k: record[k] for k in _RECORD_EXTRAS},
+                **{k: record[k] for k in _WIRE_EXTRAS if k in record},
             }
         modes[mode] = {"summary": summarize(scenarios), "scenarios": scenarios}
-        if result.not_applicable:  # left out, and said so: never counted as equal
-            modes[mode]["not_applicable"] = result.not_applicable
+        if result.not_applicable.get(mode):  # left out, and said so: never counted as equal
+            modes[mode]["not_applicable"] = result.not_applicable[mode]
     document = {**_header(result), "modes": modes}
     if result.column.environment == "isolated":  # third-party columns: defaults plus the least glue
         document["glue_lines"] = count_glue_lines(result.column.adapter_dir)

@@ -14,6 +14,7 @@ from handwritten.schema import ArgsValidator
 from handwritten.tools import RiskClass
 from harness.fixture_tools import FIXTURE_TOOLS
 from harness.records import ScenarioRun, StepFacts
+from harness.runner_side.wire.observable import wire_observable
 from harness.scenarios import Scenario
 
 NA = "n/a"
@@ -28,15 +29,26 @@ OBSERVABLES = (
     "pre_approval_state",
     "idempotent_replay",
     "checkpoint_after_interrupt",
+    "wire",
 )
+
+
+def expected_names(expected: dict[str, Any]) -> list[str]:
+    """The observables an ``expected`` block is checked on: all but ``wire``, which only a block that gives it (a
+    scenario meeting a fault of the model's endpoint, played in wire mode) is checked on; any other scenario's nine
+    hold on the wire too."""
+    return [n for n in OBSERVABLES if n != "wire" or "wire" in expected]
+
+
 DECISIONS = ("approve", "reject", "misuse_token")
 CONTRACT_COLUMNS = ("schema_failure_side_effects", "pre_approval_state", "idempotent_replay", "checkpoint_after_interrupt")
 
 _VALIDATORS = {name: ArgsValidator(tool.schema) for name, tool in FIXTURE_TOOLS.items()}
 
 
-def observe(run: ScenarioRun, facts: list[StepFacts], model: dict[str, Any]) -> dict[str, Any]:
-    """The observables of one scenario run, keyed as in ``OBSERVABLES``."""
+def observe(run: ScenarioRun, facts: list[StepFacts], model: dict[str, Any], wire: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The observables of one scenario run, keyed as in ``OBSERVABLES``; ``wire``: the scripted server's records of a
+    wire run's requests (``harness.runner_side.wire``), None for a run in process."""
     steps = run.steps
     final_ledger = steps[-1].ledger
     return {
@@ -49,6 +61,7 @@ def observe(run: ScenarioRun, facts: list[StepFacts], model: dict[str, Any]) -> 
         "pre_approval_state": _pre_approval(run, facts),
         "idempotent_replay": _replay(run, facts, final_ledger),
         "checkpoint_after_interrupt": _after_interrupt(run, facts),
+        "wire": wire_observable(wire, steps, run.scenario.tools),
     }
 
 

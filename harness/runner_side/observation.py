@@ -26,7 +26,7 @@ def observation(scenario: Scenario, raw: dict[str, Any], measured_exceptions: fr
     record whose column process failed on the scenario outside its steps (``harness.column_side.column_main``)."""
     steps = [_measured(StepRecord(**s), measured_exceptions) for s in raw["steps"]]
     run = ScenarioRun(scenario, Path("."), steps)
-    observables = observe(run, [StepFacts(**f) for f in raw["facts"]], raw["model"])
+    observables = observe(run, [StepFacts(**f) for f in raw["facts"]], raw["model"], raw.get("wire"))
     errors = [raw["error"]] if raw.get("error") else []  # the column process failed on this scenario outside its steps
     errors += [s.error for s in steps if s.error]
     errors += [f"adapter reported a status outside the closed set: {s.status!r}/{s.session_status!r}" for s in steps
@@ -40,7 +40,15 @@ def observation(scenario: Scenario, raw: dict[str, Any], measured_exceptions: fr
         "facts": step_facts(steps, [StepFacts(**f) for f in raw["facts"]]),
         "model_requests": compact_requests(raw["model"]["requests"]),
         "detail": raw["detail"],
-    }
+    } | ({"wire_requests": [wire_request(r) for r in raw["wire"]]} if raw.get("wire") is not None else {})
+
+
+WIRE_REQUEST_FIELDS = ("step", "turn", "api", "stream", "answer", "fault", "idempotency_key", "retry_count", "timeout", "bytes", "messages")
+
+
+def wire_request(request: dict[str, Any]) -> dict[str, Any]:
+    """One request of a wire run as the evidence keeps it (its messages and tools are in the observables)."""
+    return {k: request.get(k) for k in WIRE_REQUEST_FIELDS}
 
 
 LONG_RUN_REQUESTS = 64

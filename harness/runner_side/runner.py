@@ -8,6 +8,7 @@ column is ``not-measured`` with the reason: never silently equal.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import time
@@ -24,7 +25,9 @@ from harness.runner_side.glue_coverage import Coverage, coverage_of_traces, ende
 from harness.runner_side.observation import observation
 from harness.runner_side.processes import run_watched, stopping
 from harness.runner_side.sandbox import clean_environment, refused_attempts
+from harness.runner_side.wire.server import WireServer
 from harness.scenarios import Scenario, load_scenarios
+from harness.script_log import summarize_entries
 
 # -I ignores PYTHONPATH and the user site; the bootstrap puts the repository first on sys.path.
 BOOTSTRAP = (
@@ -55,8 +58,9 @@ class ColumnResult:
     """role -> a framework constant (``ref``, ``value``) read in the column's environment (a step limit, a retry count)."""
     undeclared_races: list[str] = field(default_factory=list)
     """``<column>/<mode>/<scenario>/<part>`` for every part of a record that differed between two runs."""
-    not_applicable: dict[str, str] = field(default_factory=dict)
-    """Scenarios the column does not play (in any of its modes), with why (a tool boundary it does not have)."""
+    not_applicable: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Per mode, the scenarios the column does not play there, with why (a tool boundary it does not have, a fault of
+    the model's HTTP endpoint outside the wire mode)."""
     glue_coverage: Coverage | None = None
     """With ``trace_glue``: the glue count against the lines the second runs played (``harness.runner_side.glue_coverage``)."""
     glue_coverage_problem: str | None = None
@@ -76,6 +80,7 @@ def run_column(
     scenario_timeout_s: float = SCENARIO_TIMEOUT_S,
     log: Callable[[str], None] = print,
     on_progress: Callable[[str], None] = lambda _: None,
+    wire: WireServer | None = None,
 ) -> ColumnResult:
     """Run every scenario of ``column`` in ``modes`` in one sandboxed process.
 
@@ -85,6 +90,8 @@ def run_column(
     the second runs of a column that has both modes are line-traced and checked against its glue count (a column that
     runs the contract alone traces nothing), so CI plays every scenario of the column twice in all, not three times.
     ``on_progress`` gets the column process's plan (``plan <n>``), then ``<mode>/<scenario>`` as each scenario finishes.
+    ``wire`` is the runner's scripted OpenAI-compatible server, for the ``wire`` mode: the column process gets a base URL
+    of its own on it, and every wire run's record gets the requests the server recorded for it (``harness.runner_side.wire``).
     """
     scratch = scratch_root / column.name
     scratch.mkdir(parents=True, exist_ok=True)
@@ -112,6 +119,7 @@ def run_column(
             str(python), "-I", "-c", BOOTSTRAP, ":".join(str(p) for p in [ROOT, *extra_sys_path]),
             "--column", column.entry, "--scenarios", str(scenarios_dir.resolve()), "--scratch", str(scratch), "--out", str(out),
             "--scenario-timeout", str(scenario_timeout_s), "--ledger", ledger.address,
+            *(["--wire", wire.base_url(column.name)] if wire is not None and "wire" in modes else []),
             *[a for m in modes for a in ("--mode", m)],
             *(["--twice"] if twice else []), *tracing,
         ]  # fmt: skip
@@ -133,9 +141,11 @@ def run_column(
             raised = measured_exceptions(column, mode)
             for key, raw in raws.items():
                 scenario, schedule = scenarios[raw["scenario"]], raw["schedule"]
-                record = _observed(scenario, schedule, _with_ledger(raw, ledger.store, run_key(mode, key)), raised)
+                heard = functools.partial(heard_on_wire, wire, column.name, scenario) if mode == "wire" and wire is not None else _as_it_is
+                record = _observed(scenario, schedule, heard(_with_ledger(raw, ledger.store, run_key(mode, key)), run_key(mode, key)), raised)
                 if "again" in raw:
-                    again = _observed(scenario, schedule, _with_ledger(raw["again"], ledger.store, run_key(mode, key, again=True)), raised)
+                    again_key = run_key(mode, key, again=True)
+                    again = _observed(scenario, schedule, heard(_with_ledger(raw["again"], ledger.store, again_key), again_key), raised)
                     races += [f"{column.name}/{mode}/{key}/{part}" for part in _differing_parts(record, again)]
                     if ended_in_error(raw["again"]):
                         traced_errors.setdefault(mode, []).append(key)
@@ -168,6 +178,17 @@ def _with_ledger(raw: dict[str, Any], store: LedgerStore, run: str) -> dict[str,
     """The column's raw record with each driver step's ledger counts, read from the runner's own ledger."""
     steps = [{**step, "ledger": store.counts(run, step["index"])} for step in raw["steps"]]
     return {**raw, "steps": steps}
+
+
+def heard_on_wire(wire: WireServer, column: str, scenario: Scenario, raw: dict[str, Any], run: str) -> dict[str, Any]:
+    """A wire run's raw record with the requests the scripted server recorded for it: what the model was sent is the
+    server's log there (the in-process scripted model never ran)."""
+    requests = wire.requests(column, run)
+    return {**raw, "wire": requests, "model": summarize_entries([r["log"] for r in requests], len(scenario.model_script))}
+
+
+def _as_it_is(raw: dict[str, Any], run: str) -> dict[str, Any]:
+    return raw
 
 
 def _observed(scenario: Scenario, schedule: str | None, raw: dict[str, Any], raised: frozenset[str]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import json
 import textwrap
 from typing import Any
 
-from harness.runner_side.observables import OBSERVABLES
+from harness.runner_side.observables import NA, OBSERVABLES, expected_names
 from harness.scenarios import Scenario
 
 _CUT = 90  # characters of an event's or driver step's value shown on a line; the rest is cut with an ellipsis
@@ -80,16 +80,18 @@ def _final(observables: dict[str, Any]) -> list[str]:
         ) or "none entered",
     }  # fmt: skip
     for name in OBSERVABLES:
-        lines += _whole(name, shown.get(name, observables[name]))
+        if name != "wire" or observables[name] != NA:  # a run in process has nothing on the wire
+            lines += _whole(name, shown.get(name, observables[name]))
     return lines
 
 
 def _verdict(observables: dict[str, Any], expected: dict[str, Any] | None, ok: bool) -> list[str]:
     if expected is None:
         return ["expected: no expectation given (the engine's run above is what every column is compared with)"]
-    differing = [name for name in OBSERVABLES if expected[name] != observables[name]]
+    names = expected_names(expected)
+    differing = [name for name in names if expected[name] != observables[name]]
     if not differing and ok:
-        return [f"expected: met ({len(OBSERVABLES)} observables equal)"]
+        return [f"expected: met ({len(names)} observables equal)"]
     lines = [f"expected: NOT met: {', '.join(differing) or 'the run ended in an error'}"]
     for name in differing:
         lines += _whole(f"{name} expected", expected[name]) + _whole(f"{name} engine", observables[name])

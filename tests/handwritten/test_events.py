@@ -32,6 +32,7 @@ INSTANCES = [
     ev.Reconciled("c1", "confirmed"),
     ev.Finished(""),
     ev.StoppedMaxSteps(2),
+    ev.ModelUnavailableStop(1, ("500", "reset"), "failed after 2 attempts"),
     ev.BoundaryCall("srv:1", "transfer_funds", "approval_required", "approval_required"),
 ]
 

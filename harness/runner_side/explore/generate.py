@@ -176,12 +176,16 @@ def _step(rng: random.Random, action: str, target: str | None, ids: list[str], t
     return step
 
 
+PROCESS_POINTS = sorted(p for p, (action, _) in FAULT_POINTS.items() if action != "wire")
+"""The points the generator draws from: the in-process ones (the wire mode's faults are not generated yet)."""
+
+
 def faults(rng: random.Random, script: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """None, one or two faults at any of the format's points, each selector naming a scripted call or turn."""
     ids = list(dict.fromkeys(c["id"] for t in script for c in t.get("tool_calls", ())))
     chosen: list[dict[str, Any]] = []
     for _ in range(rng.choice([0, 0, 1, 1, 2])):
-        point = rng.choice(sorted(FAULT_POINTS))
+        point = rng.choice(PROCESS_POINTS)
         selector = FAULT_POINTS[point][1]
         if selector == "turn":
             fault = {"point": point, "turn": rng.randrange(len(script))}

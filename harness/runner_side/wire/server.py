@@ -1,0 +1,267 @@
+"""The scripted OpenAI-compatible server of the ``wire`` mode: the runner's, out of every column's reach.
+
+It plays a scenario's ``model_script`` as the in-process scripted model does (the turn chosen from the request's
+messages, the same text past the end of the script), over ``POST .../v1/chat/completions`` and ``POST .../v1/responses``,
+plain and streamed, on 127.0.0.1 with an ephemeral port (uvicorn running a small ASGI app in a thread of the runner).
+Columns share it: each column process gets a base URL with an unguessable token of its own
+(``http://127.0.0.1:<port>/<token>``), and a worker asks under ``<token>/<mode>/<scenario key>/<driver step>/v1``, so
+one column can neither read nor answer another's runs; any other path, an unknown token among them, is a 404.
+
+Every request is recorded (``requests``): the turn, the API and whether it streamed, the headers that matter
+(``Idempotency-Key``, the openai client's ``x-stainless-retry-count`` and ``x-stainless-read-timeout``), the tools as sent,
+the messages judged as the scripted model judges them (``harness.script_log``), its size, and what was answered.
+The runner reads the records after the column process ends, as it reads the ledger.
+
+Wire faults (``harness.scenarios.WIRE_POINTS``) are applied here, by turn, in the order the scenario lists them: a
+``once`` fault takes the first request of its turn that no earlier fault took, an ``always`` fault every one. Every
+answer carries ``x-scripted-turn``, from which a worker fires a ``model.kill_before_turn`` fault before its framework
+reads the answer (``harness.column_side.wire_kill``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import threading
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from handwritten.canonical import canonical_json
+from harness.scenarios import SLOW_DELAY_S, Fault, Scenario
+from harness.script_log import ScriptJudge
+
+from . import formats
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+HEADERS = {"idempotency_key": "idempotency-key", "retry_count": "x-stainless-retry-count", "timeout": "x-stainless-read-timeout"}
+"""What a request's record keeps of its headers: the idempotency key, and the openai client's attempt number and timeout."""
+API_PATHS = {"chat/completions": "chat", "responses": "responses"}
+
+
+@dataclass
+class _Run:
+    """One run's recorded requests and the state of its wire faults."""
+
+    judge: ScriptJudge
+    faults: list[Fault]
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    taken: set[int] = field(default_factory=set)  # the ``once`` faults that fired
+
+
+class WireServer:
+    """A context manager: the server runs from ``__enter__`` to ``__exit__``; ``base_url(column)`` grants a column its
+    base URL and ``requests(column, run)`` reads a run's records."""
+
+    def __init__(self, scenarios: Sequence[Scenario], model: str = "scripted-model") -> None:
+        self._scenarios = {s.id: s for s in scenarios}
+        self._model = model
+        self._columns: dict[str, str] = {}  # token -> column
+        self._runs: dict[tuple[str, str], _Run] = {}
+        self._lock = threading.Lock()
+        self.errors: list[str] = []
+        """Exceptions the app raised (a harness bug, never a column's doing): the runner fails a run that has any."""
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+        self.port = 0
+
+    def __enter__(self) -> WireServer:
+        import uvicorn  # the MCP SDK brings it (the mcp extra)
+
+        config = uvicorn.Config(self._app, host="127.0.0.1", port=0, http="h11", interface="asgi3", lifespan="off",
+                                log_config=None, log_level="critical", access_log=False)
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, name="wire-server", daemon=True)
+        self._thread.start()
+        while not self._server.started:
+            if not self._thread.is_alive():
+                raise RuntimeError("the scripted wire server did not start")
+            threading.Event().wait(0.01)
+        self.port = self._server.servers[0].sockets[0].getsockname()[1]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._server is not None and self._thread is not None:
+            self._server.should_exit = True
+            self._thread.join(10)
+
+    def base_url(self, column: str) -> str:
+        """A new unguessable base URL for one column process (``<base>/<mode>/<key>/<step>/v1`` is a worker's)."""
+        token = secrets.token_urlsafe(24)
+        with self._lock:
+            self._columns[token] = column
+        return f"http://127.0.0.1:{self.port}/{token}"
+
+    def requests(self, column: str, run: str) -> list[dict[str, Any]]:
+        """The requests recorded for ``run`` (``<mode>/<key>``) of ``column``, in the order they arrived."""
+        with self._lock:
+            found = self._runs.get((column, run))
+            return [dict(r) for r in found.requests] if found else []
+
+    # -- the ASGI app ------------------------------------------------------------------------------------------------
+
+    async def _app(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        try:
+            await self._serve(scope, receive, send)
+        except Exception as exc:
+            with self._lock:
+                self.errors.append(f"{scope.get('path')}: {type(exc).__name__}: {exc}")
+            raise
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        found = self._route(scope)
+        if found is None:
+            await _send_json(send, 404, {"error": {"message": "not found", "type": "not_found"}})
+            return
+        column, run, step, api = found
+        try:
+            request = json.loads(body)
+            if not isinstance(request, dict):
+                raise ValueError("not an object")
+        except ValueError:
+            await _send_json(send, 400, {"error": {"message": "the body is not a JSON object", "type": "invalid_request_error"}})
+            return
+        await self._answer(column, run, step, api, request, len(body), _headers(scope), receive, send)
+
+    def _route(self, scope: Scope) -> tuple[str, str, int, str] | None:
+        """``(column, run, step, api)`` of a request's path, or None for any other path or method."""
+        parts = scope["path"].strip("/").split("/")
+        if scope["method"] != "POST" or len(parts) < 6 or parts[4] != "v1":
+            return None
+        token, mode, key, step, api = parts[0], parts[1], parts[2], parts[3], "/".join(parts[5:])
+        with self._lock:
+            column = self._columns.get(token)
+        scenario_id = key.removesuffix(".again").split("@")[0]
+        if column is None or api not in API_PATHS or not step.isdigit() or scenario_id not in self._scenarios:
+            return None
+        run = f"{mode}/{key}"
+        with self._lock:
+            if (column, run) not in self._runs:
+                s = self._scenarios[scenario_id]
+                judge = ScriptJudge(s.model_script, user_inputs=s.user_inputs, system_prompt=s.system_prompt)
+                self._runs[(column, run)] = _Run(judge, [f for f in s.faults if f.action == "wire"])
+        return column, run, int(step), API_PATHS[api]
+
+    async def _answer(self, column: str, run_key: str, step: int, api: str, request: dict[str, Any], size: int,
+                      headers: dict[str, str], receive: Receive, send: Send) -> None:  # fmt: skip
+        run = self._runs[(column, run_key)]
+        messages = formats.chat_messages(request) if api == "chat" else formats.responses_messages(request)
+        tools = formats.chat_tools(request) if api == "chat" else formats.responses_tools(request)
+        turn = run.judge.turn_of(messages)
+        fault = self._fault_for(run, turn)
+        stream = request.get("stream") is True
+        record: dict[str, Any] = {
+            "step": step, "api": api, "stream": stream, "turn": turn, "fault": fault.point if fault else None,
+            **{name: headers.get(header) for name, header in HEADERS.items()},
+            "bytes": size, "messages": len(messages), "log": run.judge.entry(turn, messages), "tools": tools,
+        }  # fmt: skip
+        with self._lock:
+            run.requests.append(record)
+        reply, model = run.judge.reply(turn), str(request.get("model") or self._model)
+        extra = [(b"x-scripted-turn", str(turn).encode())]
+        point = fault.point if fault else None
+        if point == "model.http_slow":
+            await asyncio.sleep(SLOW_DELAY_S)
+            record["waited"] = not await _disconnected(receive)
+        if point == "model.http_reset":
+            record["answer"] = "reset"
+            _abort(send)
+            return
+        if point == "model.http_status":
+            assert fault is not None and fault.status is not None
+            retry = [(b"retry-after", f"{fault.retry_after:g}".encode())] if fault.retry_after is not None else []
+            record["answer"] = fault.status
+            await _send_json(send, fault.status, {"error": {"message": f"scripted status {fault.status}", "type": "scripted_fault"}}, extra + retry)
+            return
+        if point == "model.bad_body":
+            record["answer"] = "bad_body"
+            await _send_raw(send, 200, b"this is not JSON", "application/json", extra)
+            return
+        cut = point == "model.stream_cut"
+        record["answer"] = "cut" if cut else 200
+        if not stream:
+            answer = formats.chat_completion(reply, turn, model) if api == "chat" else formats.response_object(reply, turn, model)
+            await _send_raw(send, 200, canonical_json(answer).encode(), "application/json", extra, cut=cut)
+            return
+        events = _chat_stream(reply, turn, model) if api == "chat" else _responses_stream(reply, turn, model)
+        await _send_stream(send, events, extra, cut=cut)
+
+    @staticmethod
+    def _fault_for(run: _Run, turn: int) -> Fault | None:
+        """The wire fault that takes this request of ``turn``: the first listed that applies (a ``once`` fault not fired yet)."""
+        for index, fault in enumerate(run.faults):
+            if fault.turn != turn or index in run.taken:
+                continue
+            if fault.repeat != "always":
+                run.taken.add(index)
+            return fault
+        return None
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+
+
+def _chat_stream(reply: Any, turn: int, model: str) -> Iterator[bytes]:
+    for chunk in formats.chat_chunks(reply, turn, model):
+        yield f"data: {canonical_json(chunk)}\n\n".encode()
+    yield b"data: [DONE]\n\n"
+
+
+def _responses_stream(reply: Any, turn: int, model: str) -> Iterator[bytes]:
+    for event in formats.response_events(reply, turn, model):
+        yield f"event: {event['type']}\ndata: {canonical_json(event)}\n\n".encode()
+
+
+async def _send_json(send: Send, status: int, body: dict[str, Any], extra: list[tuple[bytes, bytes]] = ()) -> None:  # type: ignore[assignment]
+    await _send_raw(send, status, canonical_json(body).encode(), "application/json", list(extra))
+
+
+async def _send_raw(send: Send, status: int, body: bytes, content_type: str, extra: list[tuple[bytes, bytes]], cut: bool = False) -> None:
+    """A whole answer; with ``cut``, its headers promise the whole body and the connection drops after half of it."""
+    headers = [(b"content-type", content_type.encode()), (b"content-length", str(len(body)).encode()), *extra]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    if cut:
+        await send({"type": "http.response.body", "body": body[: len(body) // 2], "more_body": True})
+        _abort(send)
+        return
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _send_stream(send: Send, events: Iterator[bytes], extra: list[tuple[bytes, bytes]], cut: bool) -> None:
+    """A server-sent-event stream; with ``cut``, the connection drops after its first event."""
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"), *extra]})
+    for event in events:
+        await send({"type": "http.response.body", "body": event, "more_body": True})
+        if cut:
+            _abort(send)
+            return
+    await send({"type": "http.response.body", "body": b""})
+
+
+def _abort(send: Send) -> None:
+    """Drop the connection now (a reset, or an answer cut short): uvicorn's h11 cycle holds the transport."""
+    transport = getattr(getattr(send, "__self__", None), "transport", None)
+    if transport is None:
+        raise RuntimeError("the wire server cannot reach the connection's transport to drop it")
+    transport.abort()
+
+
+async def _disconnected(receive: Receive) -> bool:
+    """Whether the client closed the connection (it gave up before the answer): a pending ``http.disconnect``."""
+    try:
+        message = await asyncio.wait_for(receive(), timeout=0.05)
+    except TimeoutError:
+        return False
+    return message.get("type") == "http.disconnect"
