@@ -89,7 +89,7 @@ def schedules(scenario: Any, mode: str) -> tuple[str, ...]:
       ``harness.column_side.sibling_order``): in both modes, when a kill inside a tool shares its turn with other
       calls (``ToolNode`` runs a turn's calls in threads, ``create_agent`` one task per call).
     """
-    writes = WRITE_ORDERS if mode == "defaults" and any(f.point in REACHABLE_KILLS for f in scenario.faults) else ()
+    writes = WRITE_ORDERS if mode != "contract" and any(f.point in REACHABLE_KILLS for f in scenario.faults) else ()
     siblings = sibling_orders(scenario)
     if writes and siblings:
         return tuple(f"{w}+{s}" for w in writes for s in siblings)

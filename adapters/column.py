@@ -43,6 +43,7 @@ from harness.column_side.driver import trace_path
 from harness.column_side.implicit_decisions import contract_answer
 from harness.column_side.protocol import ColumnAdapter, Decision, PendingCall, StepOutcome, StepRequest
 from harness.column_side.trace_facts import facts_from_column_trace
+from harness.column_side.wire_kill import arm_wire_kills
 from harness.column_side.world import FixtureWorld
 from harness.records import ScenarioRun, StepFacts
 from harness.scenarios import BINDINGS, Scenario
@@ -119,7 +120,9 @@ class FrameworkColumn(ColumnAdapter):
     ``open_session``; ``mechanisms`` names where the framework keeps its loop, tool dispatch, message
     assembly, approval and persistence (``module:qualname``, checked in its environment)."""
 
-    modes: ClassVar[tuple[str, ...]] = ("defaults", "contract")
+    modes: ClassVar[tuple[str, ...]] = ("defaults", "contract", "wire")
+    """``wire``: ``defaults`` with the framework's own OpenAI-compatible model on the runner's scripted server
+    (``request.model_url``), every client and framework setting left at its default."""
     batched_decisions: ClassVar[bool] = False
     approval_fields: ClassVar[dict[str, str]] = {}
     """The bindings its approval object carries: binding (``call``, ``arguments``, ``session``, ``expiry``, ``single_use``,
@@ -143,6 +146,8 @@ class FrameworkColumn(ColumnAdapter):
         world = FixtureWorld(scratch, list(scenario.faults), may_kill=True)
         trace = Trace(trace_path(scratch), request.index)
         contract = _contract(scenario, scratch, world, trace) if mode == "contract" else None
+        if request.model_url is not None:  # wire mode: a model.kill_before_turn fires as the answer to its turn arrives
+            arm_wire_kills(world.faults)
         context = SessionContext(scenario, scratch, mode, request, world, trace, contract)
         try:
             with asyncio.Runner() as loop:

@@ -37,8 +37,8 @@ class ModelUnavailable(Exception):
     """The model could not be reached within the model's own attempt budget (see ``handwritten.wire_model``).
 
     The engine ends the run ``model_unavailable`` with ``reason``; its checkpoint stays at the last completed turn,
-    so ``resume`` asks again with a fresh budget. ``attempts`` is what each attempt met (an HTTP status, or a named
-    transport failure such as ``reset``, ``timeout``, ``bad_body``)."""
+    so ``resume`` asks again with a fresh budget. ``attempts`` is what each attempt met (an HTTP status, ``timeout``,
+    ``bad_body``, or ``connection (<cause>)`` for a connection dropped before or during the answer)."""
 
     def __init__(self, reason: str, attempts: tuple[str, ...] = ()) -> None:
         super().__init__(reason)

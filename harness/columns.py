@@ -54,10 +54,13 @@ def measured_exceptions(column: Column, mode: str) -> frozenset[str]:
     """Exception types (``module.Name``; builtins bare) that the column's ``MAPPING.md`` lists for ``mode``, each
     with the documentation page that describes the framework raising it, in the table under
     ``## Exceptions that end a run`` (exception | modes | raised when | documentation). A run that ends in one
-    of them is a measured outcome (status ``error``); any other exception is an adapter failure."""
+    of them is a measured outcome (status ``error``); any other exception is an adapter failure. A row listing
+    ``defaults`` holds in ``wire`` too (``defaults`` with the framework's OpenAI-compatible model)."""
     mapping = column.adapter_dir / "MAPPING.md"
     if not mapping.exists():
         return frozenset()
     section = mapping.read_text(encoding="utf-8").partition(MEASURED_EXCEPTIONS_HEADING)[2].split("\n## ", 1)[0]
     rows = [m for line in section.splitlines() if (m := _ROW.match(line.strip()))]
-    return frozenset(m.group(1) for m in rows if mode in {w.strip() for w in m.group(2).split(",")})
+    # The wire mode is defaults with the framework's own OpenAI-compatible model: what ends a defaults run ends it too.
+    modes = {mode, "defaults"} if mode == "wire" else {mode}
+    return frozenset(m.group(1) for m in rows if modes & {w.strip() for w in m.group(2).split(",")})

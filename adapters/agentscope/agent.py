@@ -23,15 +23,18 @@ from harness.column_side.scripted_model import ScriptedModel
 from harness.scenarios import Scenario
 
 from .model import ScriptedChatModel
+from .wire import wire_model
 
 AGENT_NAME = "assistant"
 
 
 def build_agent(
-    scenario: Scenario, scratch: Path, state: AgentState, faults: FaultPlan, tools: list[ToolBase], middlewares: list[MiddlewareBase], **options: Any
+    scenario: Scenario, scratch: Path, state: AgentState, faults: FaultPlan, tools: list[ToolBase], middlewares: list[MiddlewareBase],
+    model_url: str | None = None, **options: Any,
 ) -> Agent:
-    """The agent over ``state`` with the scenario's scripted model (its model faults from ``faults``), ``tools`` and ``middlewares``."""
-    model = ScriptedChatModel(ScriptedModel.of(scenario, scratch, faults))
+    """The agent over ``state`` with the scenario's scripted model (its model faults from ``faults``), ``tools`` and ``middlewares``;
+    with ``model_url`` (wire mode), AgentScope's own OpenAI chat model on the runner's scripted server instead."""
+    model = wire_model(model_url) if model_url else ScriptedChatModel(ScriptedModel.of(scenario, scratch, faults))
     return Agent(
         name=AGENT_NAME,
         system_prompt=scenario.system_prompt or "",

@@ -56,14 +56,6 @@ class HandwrittenColumn(ColumnAdapter):
         self.check_mode(mode)
         return _perform(self, scenario, scratch, request)
 
-    def prepare(self, mode: str) -> None:
-        """In ``wire`` mode, pay once in the column process what every forked worker would pay again: importing the
-        openai client and its platform headers (which ask ``platform.platform()``, cached from then on)."""
-        if mode == "wire":
-            import openai._base_client
-
-            openai._base_client.platform_headers(openai.__version__, platform=None)
-
     def model(self, scenario: Scenario, scratch: Path, request: StepRequest, world: FixtureWorld) -> Model:
         """The scripted model in process; in ``wire`` mode (``request.model_url``), the engine's own OpenAI-client model
         on the runner's scripted server, whose kill faults fire as each answer arrives."""

@@ -21,6 +21,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from adapters import checkpoint_schedule
 from adapters.langchain_tools import SessionUser, fixture_tools
 from adapters.scripted_chat_model import ScriptedChatModel
+from adapters.wire_chat_openai import wire_model
 from handwritten.tools import RiskClass
 from harness.column_side.scripted_model import ScriptedModel
 from harness.column_side.world import FixtureWorld
@@ -44,9 +45,10 @@ def gated_tools(scenario: Scenario) -> list[str]:
     return [name for name in scenario.tools if FIXTURE_TOOLS[name].risk is RiskClass.HIGH_RISK]
 
 
-def build_agent(scenario: Scenario, world: FixtureWorld, scratch: Path, saver: Any, glue: Any = None) -> Any:
-    """The compiled agent; ``glue`` (the contract's middleware, ``glue.ContractMiddleware``) is None in ``defaults``."""
-    model = ScriptedChatModel(scripted=ScriptedModel.of(scenario, scratch, world.faults))
+def build_agent(scenario: Scenario, world: FixtureWorld, scratch: Path, saver: Any, glue: Any = None, model_url: str | None = None) -> Any:
+    """The compiled agent; ``glue`` (the contract's middleware, ``glue.ContractMiddleware``) is None in ``defaults``; with
+    ``model_url`` (wire mode) the model is LangChain's ``ChatOpenAI`` on the runner's scripted server."""
+    model = wire_model(model_url) if model_url else ScriptedChatModel(scripted=ScriptedModel.of(scenario, scratch, world.faults))
     interrupt_on: dict[str, Any] = {name: True for name in gated_tools(scenario)}
     middleware: list[AgentMiddleware] = []
     if glue is not None:

@@ -95,7 +95,7 @@ class LangChainColumn(FrameworkColumn):
 
             glue, options = ContractMiddleware(context.contract), options | SYNC_WRITES
             # contract glue: end
-        agent = build_agent(context.scenario, context.world, context.scratch, saver, glue)
+        agent = build_agent(context.scenario, context.world, context.scratch, saver, glue, context.request.model_url)
         scenario = context.scenario
         return AgentSession(agent, scenario.session_id, gated_tools(scenario), context.trace.emit, context.scratch / "head.json", options, context.contract)
 

@@ -25,6 +25,7 @@ from adapters.column import SessionContext
 from adapters.glue_blocks import Contract
 from adapters.langchain_tools import SessionUser, fixture_tools
 from adapters.scripted_chat_model import ScriptedChatModel
+from adapters.wire_chat_openai import wire_model
 from handwritten.canonical import args_hash
 from handwritten.tools import RiskClass
 from harness.column_side.protocol import Decision, PendingCall, StepOutcome
@@ -44,11 +45,12 @@ def _high_risk(names: list[str]) -> set[str]:
 
 
 def build(
-    scenario: Scenario, scratch: Path, world: FixtureWorld | None, contract: Contract | None, mode: str = ""
+    scenario: Scenario, scratch: Path, world: FixtureWorld | None, contract: Contract | None, mode: str = "", model_url: str | None = None
 ) -> StateGraph[MessagesState, SessionUser, MessagesState, MessagesState]:
-    """The scenario's graph, not yet compiled (``world`` None: for drawing only, no tool is ever called)."""
+    """The scenario's graph, not yet compiled (``world`` None: for drawing only, no tool is ever called); with
+    ``model_url`` (wire mode) its model is LangChain's ``ChatOpenAI`` on the runner's scripted server."""
     scripted = ScriptedModel.of(scenario, scratch, world.faults if world else None)  # type: ignore[arg-type]
-    model, tools = ScriptedChatModel(scripted=scripted), fixture_tools(world, list(scenario.tools))
+    model, tools = wire_model(model_url) if model_url else ScriptedChatModel(scripted=scripted), fixture_tools(world, list(scenario.tools))
     if contract is None and mode != "contract":
         risky = _high_risk(list(scenario.tools))
         return agent_graph(model, tools, lambda call: call["name"] in risky, scenario.system_prompt)
@@ -63,7 +65,7 @@ def open_session(context: SessionContext) -> LangGraphSession:
     connection = sqlite3.connect(str(context.scratch / "langgraph.sqlite"), check_same_thread=False)  # async writes use a thread
     saver = checkpoint_schedule.checkpointer(connection, context.request.schedule, context.world.faults)  # a schedule pins the async write
     context.world.know_dispatch(checkpoint_schedule.dispatched_calls)  # ... and orders a kill's siblings among the calls dispatched
-    graph = build(context.scenario, context.scratch, context.world, context.contract).compile(checkpointer=saver)
+    graph = build(context.scenario, context.scratch, context.world, context.contract, model_url=context.request.model_url).compile(checkpointer=saver)
     return LangGraphSession(context, graph, connection)
 
 

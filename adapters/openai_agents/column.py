@@ -30,6 +30,7 @@ from .glue_session import ContractSession
 from .model import ScriptedAgentsModel
 from .session import STATE, AgentSession
 from .tools import fixture_tools
+from .wire import wire_model
 
 
 class OpenAIAgentsColumn(FrameworkColumn):
@@ -60,7 +61,7 @@ class OpenAIAgentsColumn(FrameworkColumn):
         (``harness.column_side.sibling_order``), forced where the tool enters the world. The contract glue runs a
         turn's calls one at a time (``glue_session.one_call_at_a_time``): no sibling of a killed call has started,
         so there is nothing to order. Nothing else races: the SDK writes nothing in the background."""
-        return sibling_orders(scenario) if mode == "defaults" else ()
+        return sibling_orders(scenario) if mode != "contract" else ()
 
     def open_session(self, context: SessionContext) -> AgentSession:
         agents.set_tracing_disabled(True)  # inherited from prepare() in the column; set again for a direct caller
@@ -84,7 +85,8 @@ def build_agent(context: SessionContext, tools: Sequence[Tool]) -> Agent[Any]:
     """The agent as the docs build one with a custom model: the model object passed explicitly (an agent without
     one would default to a hosted model), the tools, the scenario's instructions; every other setting the SDK's."""
     scenario = context.scenario
-    model = ScriptedAgentsModel(ScriptedModel.of(scenario, context.scratch, context.world.faults))
+    url = context.request.model_url  # wire mode: the SDK's default model on the runner's scripted server
+    model = wire_model(url) if url else ScriptedAgentsModel(ScriptedModel.of(scenario, context.scratch, context.world.faults))
     return Agent(name="support", instructions=scenario.system_prompt, model=model, tools=list(tools))
 
 

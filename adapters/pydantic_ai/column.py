@@ -19,6 +19,7 @@ from .glue import contract_tools
 from .model import scripted_function_model
 from .session import PydanticAISession, answers, load_history
 from .tools import SessionUser, fixture_tools
+from .wire import wire_model
 
 
 class PydanticAIColumn(FrameworkColumn):
@@ -65,7 +66,8 @@ class PydanticAIColumn(FrameworkColumn):
         statuses: dict[str, str] = {}
         names = list(scenario.tools)
         tools = fixture_tools(world, names) if contract is None else contract_tools(world, names, contract, statuses, context.scratch)
-        agent = Agent(scripted_function_model(scripted), output_type=[str, DeferredToolRequests], tools=tools, system_prompt=scenario.system_prompt or (),
+        model = wire_model(url) if (url := context.request.model_url) else scripted_function_model(scripted)  # wire: its OpenAI model
+        agent = Agent(model, output_type=[str, DeferredToolRequests], tools=tools, system_prompt=scenario.system_prompt or (),
                       deps_type=SessionUser)  # every run passes the session's user as its deps (PydanticAISession)
         return PydanticAISession(agent, context, statuses)
 

@@ -31,6 +31,7 @@ from harness.column_side.mechanisms import built_constants, locate, locate_appro
 from harness.column_side.network_guard import install_network_guard
 from harness.column_side.protocol import ColumnAdapter
 from harness.column_side.scripted_model import summarize_log
+from harness.column_side.wire_warmup import warm_openai_client
 from harness.errors import HarnessError
 from harness.ledger import Binding, LedgerClient
 from harness.records import PROGRESS_PREFIX, SCENARIO_TIMEOUT_S, ScenarioRun, StepFacts, StepRecord, raw_record, run_key
@@ -134,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{PROGRESS_PREFIX}plan {sum(len(playable) - len(not_applicable[m]) for m in modes)}", flush=True)  # sub-cases come on top
     for mode in modes:
         column.prepare(mode)
+        if mode == "wire" and args.wire and playable:
+            warm_openai_client(args.wire, playable[0].id)
         mode_started = time.perf_counter()
         records: dict[str, Any] = {}
         for scenario in (s for s in playable if s.id not in not_applicable[mode]):

@@ -18,6 +18,7 @@ from harness.columns import ROOT, known_columns
 from harness.runner_side.environments import direct_pins
 from harness.runner_side.probes import Probe
 from harness.runner_side.reasons import CONSEQUENCES, TITLES, UNEXPLAINED, claimed, differing_paths
+from harness.runner_side.wire_rules import TITLES as WIRE_TITLES
 from harness.scenarios import BINDINGS
 
 Entry = tuple[str, list[str], str, list[tuple[str, ...]]]
@@ -91,7 +92,49 @@ def render(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> str:
         rules = [r for r in TITLES if r in found and len(found[r]) in sharing]
         lines += ["", f"## {heading}", ""]
         lines += [line for rule in rules for line in _finding(rule, found[rule], probes)] or ["(none)"]
-    return "\n".join(lines + ["", *_unexplained(documents), "", *_contract(documents)]) + "\n"
+    return "\n".join(lines + ["", *_wire(documents, probes), "", *_unexplained(documents), "", *_contract(documents)]) + "\n"
+
+
+def _wire(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> list[str]:
+    """The wire mode's own findings (``harness.runner_side.wire_rules``): what each framework's model client does with an
+    OpenAI-compatible endpoint, measured against the engine's client on the same scripted server. Every scenario of the
+    scenario directory runs over the wire; the wire's scenarios (the ones with a fault of the endpoint) are listed with
+    their reasons, the others counted."""
+    measured = sorted(n for n, d in documents.items() if d.get("status") == "measured" and "wire" in d.get("modes", {}) and n in _third_party())
+    found = collect(documents, "wire")
+    lines = ["## On the wire", "",
+             "Measured in `wire` mode: `defaults` with each framework's own OpenAI-compatible model (every client setting at its default) "
+             "against the runner's scripted OpenAI-compatible server, beside the engine's own client on the same server "
+             "(`docs/contract.md`, \"The model's endpoint\"): " + (", ".join(measured) or "no framework") + ". "
+             "The findings above hold over the wire as well; these are the ones only the wire shows."]
+    wire_rules = [r for r in WIRE_TITLES if r in found and r not in CONSEQUENCES]
+    for rule in wire_rules:
+        lines += ["", f"### {TITLES[rule]} (`{rule}`)", ""]
+        for framework, entries in sorted(found[rule].items()):
+            links = ", ".join(f"[{p.file.rsplit('/', 1)[-1]}](../{p.file})" for p in probes_for(probes, framework, entries)) or "**no probe**"
+            lines.append(f"- **{framework}**, wire (probe: {links}):")
+            lines += _grouped(entries)
+    return lines if wire_rules else [*lines, "", "(none)"]
+
+
+def _grouped(entries: list[Entry]) -> list[str]:
+    """One line per distinct reason: the scenarios that gave it (the wire's own, the ones with a fault of the endpoint,
+    by name; the others counted), the observables it explains there, and the reason."""
+    texts: dict[str, list[Entry]] = defaultdict(list)
+    for entry in entries:
+        texts[entry[2]].append(entry)
+    lines = []
+    for text, group in texts.items():
+        keys = list(dict.fromkeys(k for k, _, _, _ in group))
+        named = [k for k in keys if k.startswith("wire_")] or keys[:1]
+        others = len(keys) - len(named)
+        cells = ", ".join(sorted({c for _, cs, _, _ in group for c in cs}))
+        lines.append(f"  - {', '.join(f'`{k}`' for k in named)}{f' and {others} other scenarios' if others else ''} ({cells}): {text}")
+    return lines
+
+
+def _third_party() -> set[str]:
+    return {name for name, column in known_columns().items() if column.environment == "isolated"}
 
 
 def _bindings(documents: dict[str, dict[str, Any]], measured: list[str]) -> list[str]:

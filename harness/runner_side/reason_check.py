@@ -97,13 +97,15 @@ class Report:
 def load(evidence: FilePath, scenarios: dict[str, Scenario]) -> Iterator[tuple[str, str, str, dict[str, Any], Case]]:
     """(column, mode, key, record, case) for every measured record of every column document, the case built as the
     comparison built it: the engine's run from ``handwritten.json``, the framework's observables from the cells."""
-    engine = json.loads((evidence / f"{_REFERENCE}.json").read_text(encoding="utf-8"))["modes"]["contract"]["scenarios"]
+    modes = json.loads((evidence / f"{_REFERENCE}.json").read_text(encoding="utf-8"))["modes"]
+    engines = {mode: body["scenarios"] for mode, body in modes.items()}  # a wire run is compared with the engine's wire run
     for path in sorted(evidence.glob("*.json")):
         if path.name in _NOT_COLUMNS:
             continue
         document = json.loads(path.read_text(encoding="utf-8"))
         mechanisms = {role: m["ref"] for role, m in document.get("mechanisms", {}).items()}
         for mode, body in sorted(document.get("modes", {}).items()):
+            engine = engines.get("wire" if mode == "wire" else "contract", {})
             for key, record in sorted(body["scenarios"].items()):
                 reference = engine.get(record["scenario"])
                 if record["status"] != "ok" or reference is None or reference["status"] != "ok":

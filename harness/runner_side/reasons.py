@@ -19,6 +19,7 @@ from harness.runner_side import approval_rules as a
 from harness.runner_side import argument_rules as g
 from harness.runner_side import event_rules as e
 from harness.runner_side import rules as r
+from harness.runner_side import wire_rules as w
 from harness.runner_side.rule_facts import Case, Path, Reason, Run
 
 __all__ = ["CONSEQUENCES", "RULES", "TITLES", "UNEXPLAINED", "Case", "Reason", "Run", "claimed", "differing_paths", "explain", "reason_record", "reasons"]
@@ -53,6 +54,7 @@ RULES: tuple[Rule, ...] = (
     a.decision_reached_other_call, a.decision_raised, a.held_for_turn, r.tool_error_not_retried, r.fault_ended_run, r.step_refused, r.ran_less_often,
     r.repeat_not_answered,
     r.stopped_by_own_bound, r.model_asked_again, r.model_turns_differ, a.decisions_met_other_effects, r.deduplicated_by_glue,
+    *w.RULES,
 )
 
 
@@ -155,11 +157,12 @@ TITLES: dict[str, str] = {
     "decision_for_unasked_call": "A decision names a call the framework never asked about (it paused for another)",
     "refused_decision_taken": "A decision the engine refuses goes in, and the framework's run goes on",
     "fault_ended_run": "A fault injected into a call the engine never ran raises out of the framework's run and ends it",
+    **w.TITLES,
 }
 """Every rule id the table yields, with the behaviour it names (the headings of ``evidence/FINDINGS.md``)."""
 CONSEQUENCES = frozenset({"approval_not_carried", "decision_raised", "held_for_turn", "ran_less_often", "ran_at_other_steps", "results_differ",
                           "turns_never_asked", "turns_asked_only_here", "model_asked_less", "step_refused", "paused_at_other_steps",
                           "invalid_call_held", "redelivery_refused_not_deduplicated", "decision_for_unasked_call",
-                          "refused_decision_taken", "fault_ended_run"})
+                          "refused_decision_taken", "fault_ended_run"}) | w.CONSEQUENCES
 """Rules that describe what followed from another behaviour (a run that ended early ran less): they explain
 cells and are kept in the evidence, but ``evidence/FINDINGS.md`` does not list them as findings."""

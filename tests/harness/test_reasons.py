@@ -25,8 +25,8 @@ def _document(name: str) -> dict[str, Any]:
 
 
 def _case(framework: str, mode: str, key: str) -> Case:
-    """The case the comparison built for one committed record (the engine's record from handwritten.json)."""
-    document, engine = _document(framework), _document("handwritten")["modes"]["contract"]["scenarios"]
+    """The case the comparison built for one committed record (the engine's record from handwritten.json: its wire run for a wire record)."""
+    document, engine = _document(framework), _document("handwritten")["modes"]["wire" if mode == "wire" else "contract"]["scenarios"]
     record = document["modes"][mode]["scenarios"][key]
     reference = engine[record["scenario"]]
     observables = {name: c["framework"] for name, c in record["columns"].items()}

@@ -6,7 +6,10 @@ Counts and diffs only, never wall times (those go to ``timings.json``), so two r
   attempts met (``"200"``, an error status such as ``"500"``, ``"reset"``, ``"cut"``, ``"bad_body"``; a slow answer is
   ``"slow:waited"`` when the client waited the whole delay, ``"slow:gave_up"`` when it closed the connection first)
   and whether its attempts carried one idempotency key (``same``), several (``varied``) or none (``none``);
-- ``attempts``: the requests in all; ``idempotency_key_sent``: whether every request carried an ``Idempotency-Key``;
+- ``attempts``: the requests in all; ``client_retries``: how many of them the HTTP client sent as its own retries (an
+  ``x-stainless-retry-count`` above 0: the openai client's retry layer, under whatever layer the framework adds);
+  ``idempotency_key_sent``: whether every request carried an ``Idempotency-Key``; ``read_timeout``: the read timeouts
+  the client announced (``x-stainless-read-timeout``, seconds as sent; ``none`` for a request without one);
 - ``gave_up``: each call whose last attempt did not get an answer, with its attempts and the status its driver step
   ended in;
 - ``schema_diff``: per tool offered, how the tool's parameters as sent differ from the fixture registry's strict schema
@@ -17,6 +20,7 @@ Counts and diffs only, never wall times (those go to ``timings.json``), so two r
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -48,7 +52,9 @@ def wire_observable(requests: Sequence[Mapping[str, Any]] | None, steps: Sequenc
     return {
         "calls": calls,
         "attempts": len(requests),
+        "client_retries": sum(1 for r in requests if str(r.get("retry_count") or "0") != "0"),
         "idempotency_key_sent": bool(requests) and all(r.get("idempotency_key") for r in requests),
+        "read_timeout": sorted({str(r.get("timeout") or "none") for r in requests}),
         "gave_up": gave_up,
         "schema_diff": schema_diffs(tools, sent),
     }
@@ -113,9 +119,14 @@ def _moved_to_text(registry: Mapping[str, Any], sent: Mapping[str, Any], dropped
         if keyword not in CONSTRAINTS:
             continue
         value, description = _at(registry, path), str(_at(sent, f"{parent}/description") or "")
-        if keyword in description or (value is not None and str(value) in description):
+        if any(_word_in(word, description) for word in (keyword, *([str(value)] if value is not None else []))):
             moved.append(path)
     return moved
+
+
+def _word_in(word: str, text: str) -> bool:
+    """Whether ``word`` occurs in ``text`` as a whole word or number (not the ``1`` of ``2014``)."""
+    return re.search(rf"(?<![\w.]){re.escape(word)}(?![\w]|\.\d)", text) is not None
 
 
 def _at(document: Any, pointer: str) -> Any:

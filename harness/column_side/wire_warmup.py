@@ -1,0 +1,40 @@
+"""The wire mode's warm-up: one round of requests in the column process before any worker forks.
+
+The openai client, which the engine's wire model and every framework's OpenAI-compatible model are built on, imports
+its API resources and builds its response types' validators on first use. Done in each forked worker, that is paid
+again for every driver step of every scenario; done once here, every worker inherits it. The requests go to the
+runner's scripted server under the run ``warmup/<scenario>``, which the runner never reads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+
+WARMUP_RUN = "warmup"
+
+
+def warm_openai_client(base_url: str, scenario_id: str) -> None:
+    """A chat completion and a Responses API call, plain and streamed, with the sync and the async client (no retries)."""
+    if importlib.util.find_spec("openai") is None:
+        return
+    import openai
+
+    url = f"{base_url}/{WARMUP_RUN}/{scenario_id}/0/v1"
+    chat = {"model": "warm-up", "messages": [{"role": "user", "content": "warm-up"}]}
+    with openai.OpenAI(base_url=url, api_key="warm-up", max_retries=0) as client:
+        client.chat.completions.create(**chat)  # type: ignore[call-overload]
+        for _ in client.chat.completions.create(**chat, stream=True):  # type: ignore[call-overload]
+            pass
+        client.responses.create(model="warm-up", input="warm-up")
+
+    async def in_loop() -> None:
+        async with openai.AsyncOpenAI(base_url=url, api_key="warm-up", max_retries=0) as client:
+            await client.chat.completions.create(**chat)  # type: ignore[call-overload]
+            async for _ in await client.chat.completions.create(**chat, stream=True):  # type: ignore[call-overload]
+                pass
+            await client.responses.create(model="warm-up", input="warm-up")
+            async for _ in await client.responses.create(model="warm-up", input="warm-up", stream=True):
+                pass
+
+    asyncio.run(in_loop())

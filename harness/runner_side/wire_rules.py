@@ -1,0 +1,190 @@
+"""The rules of the wire mode: what a framework's model client does on the wire where the engine's keeps the contract
+(``docs/contract.md``, "The model's endpoint"). Each reads the ``wire`` observable of both runs (the scripted server's
+own records, ``harness.runner_side.wire.observable``) and the step statuses, and states the values of every leaf it
+claims, so a changed value changes its text (``harness.runner_side.reason_check``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from handwritten.wire_model import WirePolicy
+from harness.runner_side.rule_facts import Case, Path, Reason, Run, mechanism, stated_after, status_claim
+
+MAX_ATTEMPTS = WirePolicy().max_attempts
+"""The contract's attempts per logical model call, in all (read from the engine's own policy)."""
+SUCCESS = frozenset({"200", "slow:waited"})
+NOT_RETRIED = {str(status) for status in range(400, 500)} - {"408", "429"}
+"""What the contract gives up on at once: a client error other than 408 and 429."""
+
+
+def _wire(run: Run) -> dict[str, Any] | None:
+    wire = run.observables.get("wire")
+    return wire if isinstance(wire, dict) else None
+
+
+def _calls(calls: list[dict[str, Any]]) -> str:
+    """Every logical call with what each attempt met: ``driver step 0 turn 1: 500, 500, 500 (no idempotency key)``."""
+    keys = {"same": "", "none": " (no idempotency key)", "varied": " (a new idempotency key per attempt)"}
+    return "; ".join(f"driver step {c['step']} turn {c['turn']}: {', '.join(c['answers'])}{keys.get(c['keys'], ' (keys ' + str(c['keys']) + ')')}"
+                     for c in calls) or "none"
+
+
+def _gave_up(entries: list[dict[str, Any]]) -> str:
+    return "; ".join(f"driver step {g['step']} turn {g['turn']} after {g['attempts']} attempts, the step ended {g['status']}" for g in entries) or "none"
+
+
+def _retried(mine: dict[str, Any] | None, theirs: dict[str, Any]) -> bool:
+    """Whether the framework's call got an answer after more attempts than the engine's same call, which gave up."""
+    return mine is not None and mine["answers"][-1] in SUCCESS and len(mine["answers"]) > len(theirs["answers"])
+
+
+def _by_call(wire: dict[str, Any]) -> dict[tuple[int, int], dict[str, Any]]:
+    return {(c["step"], c["turn"]): c for c in wire["calls"]}
+
+
+def model_calls_differ(case: Case) -> Iterator[Reason]:
+    """The logical model calls on the wire (what each attempt met) differ: both sides stated in full."""
+    fw, engine = _wire(case.framework), _wire(case.engine)
+    if fw is None or engine is None:
+        return
+    if fw["calls"] != engine["calls"] or fw["attempts"] != engine["attempts"]:
+        yield Reason("model_calls_differ", (
+            f"on the wire the framework made {fw['attempts']} requests: {_calls(fw['calls'])} (engine, {engine['attempts']} requests: {_calls(engine['calls'])})"
+            f"{mechanism(case, 'loop')}"
+        ), (("wire", "calls"), ("wire", "attempts")))
+    if fw["gave_up"] != engine["gave_up"]:
+        yield Reason("gave_up_differently", (
+            f"the framework's model calls that got no answer in the end: {_gave_up(fw['gave_up'])} (engine: {_gave_up(engine['gave_up'])})"
+        ), (("wire", "gave_up"),))
+
+
+def no_idempotency_key(case: Case) -> Iterator[Reason]:
+    """The framework's requests carry no Idempotency-Key: a retried model call cannot be told from a new one."""
+    fw, engine = _wire(case.framework), _wire(case.engine)
+    if fw is not None and engine is not None and engine["idempotency_key_sent"] and fw["idempotency_key_sent"] is False:
+        yield Reason("no_idempotency_key", (
+            "none of the framework's requests carried an Idempotency-Key, so a server cannot tell a retried model call from a new one (the engine "
+            "sends <session>/turn-<n> on every attempt of a call)"
+        ), (("wire", "idempotency_key_sent"),))
+
+
+def retries_stacked(case: Case) -> Iterator[Reason]:
+    """More requests for one logical model call than the contract's attempts in all, or retries the client made itself."""
+    fw, engine = _wire(case.framework), _wire(case.engine)
+    if fw is None or engine is None or fw["client_retries"] == engine["client_retries"]:
+        return
+    over = [c for c in fw["calls"] if len(c["answers"]) > MAX_ATTEMPTS]
+    retried = f"{fw['client_retries']} of its requests were the HTTP client's own retries (x-stainless-retry-count above 0; engine: {engine['client_retries']})"
+    if over:
+        said = "; ".join(f"driver step {c['step']} turn {c['turn']}: {len(c['answers'])} requests" for c in over)
+        yield Reason("retries_stacked", (
+            f"retry layers stacked: {said} for one model call, where the contract allows {MAX_ATTEMPTS} attempts in all; {retried}, "
+            f"under the framework's own attempts{mechanism(case, 'loop')}"
+        ), (("wire", "client_retries"),))
+    else:
+        yield Reason("retried_by_client", f"{retried}, within the contract's {MAX_ATTEMPTS} attempts per model call", (("wire", "client_retries"),))
+
+
+def read_timeout(case: Case) -> Iterator[Reason]:
+    """The read timeout the framework's client announced: none, or a longer one than the engine's."""
+    fw, engine = _wire(case.framework), _wire(case.engine)
+    if fw is None or engine is None or fw["read_timeout"] == engine["read_timeout"] or not fw["read_timeout"]:
+        return
+    theirs = ", ".join(engine["read_timeout"])
+    if fw["read_timeout"] == ["none"]:
+        yield Reason("no_read_timeout", (
+            f"its requests announced no read timeout (no x-stainless-read-timeout header; engine: {theirs} s): nothing but the scenario's "
+            "budget bounds how long it waits for the model"
+        ), (("wire", "read_timeout"),))
+    elif (longest := _longest(fw["read_timeout"])) is not None and longest > (_longest(engine["read_timeout"]) or 0.0):
+        yield Reason("long_read_timeout", (
+            f"its requests announced a read timeout of {', '.join(fw['read_timeout'])} s (x-stainless-read-timeout; engine: {theirs} s): a model "
+            "that stops answering holds the run that long, per attempt"
+        ), (("wire", "read_timeout"),))
+
+
+def _longest(timeouts: list[str]) -> float | None:
+    """The longest of the announced read timeouts, or None when one of them is not a number (``none``)."""
+    try:
+        return max(float(t) for t in timeouts)
+    except ValueError:
+        return None
+
+
+def schema_rewritten(case: Case) -> Iterator[Reason]:
+    """The tools' parameters as sent differ from the registry's strict schemas (the engine sends them verbatim)."""
+    fw, engine = _wire(case.framework), _wire(case.engine)
+    if fw is None or engine is None:
+        return
+    for tool, diff in sorted(fw["schema_diff"].items()):
+        if diff == engine["schema_diff"].get(tool):
+            continue
+        parts = [f"{key} {', '.join(value) if isinstance(value, list) else value}" for key, value in sorted(diff.items())]
+        yield Reason("schema_rewritten", (
+            f"{tool}'s parameters as sent differ from its registry schema: {'; '.join(parts)}{mechanism(case, 'tool_dispatch')}"
+        ), (("wire", "schema_diff", tool),))
+        if diff.get("moved_to_text"):
+            yield Reason("constraint_moved_to_text", (
+                f"{tool}: the constraints {', '.join(diff['moved_to_text'])} were dropped from the schema as sent and stated in a description, "
+                "where nothing enforces them"
+            ), (("wire", "schema_diff", tool, "moved_to_text"),))
+
+
+def model_failure_ended_run(case: Case) -> Iterator[Reason]:
+    """Where the engine stopped ``model_unavailable`` (its checkpoint at the last completed turn), the framework's run
+    raised out of its step; or where the engine gave up, the framework retried; or it did not retry what the engine did."""
+    fw, engine = _wire(case.framework), _wire(case.engine)
+    if fw is None or engine is None:
+        return
+    mine, theirs = _by_call(fw), _by_call(engine)
+    for i, (f_step, e_step) in enumerate(zip(case.framework.steps, case.engine.steps, strict=False)):
+        f_status, e_status = f_step["status"], e_step["status"]
+        if f_status == e_status:
+            continue
+        f_calls = [c for (s, _), c in mine.items() if s == i]
+        e_calls = [c for (s, _), c in theirs.items() if s == i]
+        if e_status == "model_unavailable" and f_status == "error" and f_calls and f_calls[-1]["answers"][-1] not in SUCCESS:
+            raised = next((f.get("raised") for f in case.framework.facts if f["step"] == i and f.get("raised")), None)
+            tail, after = stated_after(case, i + 1)
+            yield Reason("model_failure_raised", (
+                f"driver step {i}: the model's endpoint failed ({_calls(f_calls)}); the engine stopped model_unavailable with its checkpoint at the "
+                f"last completed turn ({_calls(e_calls)}), the framework's run raised {raised or 'an exception'} and the step ended {f_status}{tail}"
+            ), (*status_claim(case, i, "error"), *after))
+        elif e_status == "model_unavailable" and e_calls and _retried(mine.get((i, e_calls[-1]["turn"])), e_calls[-1]):
+            tail, after = stated_after(case, i + 1)
+            yield Reason("retried_past_contract", (
+                f"driver step {i}: the engine gave up ({_calls(e_calls)}: a client error, or a Retry-After over {WirePolicy().max_retry_after_s:g} s, is "
+                f"not retried), the framework retried ({_calls(f_calls)}) and the step ended {f_status}{tail}"
+            ), (*status_claim(case, i, f_status), *after))
+        elif f_status == "error" and f_calls and (last := f_calls[-1])["answers"][-1] not in SUCCESS | NOT_RETRIED:
+            same = theirs.get((last["step"], last["turn"]))
+            if same is not None and len(same["answers"]) > len(last["answers"]):
+                tail, after = stated_after(case, i + 1)
+                yield Reason("model_failure_not_retried", (
+                    f"driver step {i} turn {last['turn']}: the answer met {last['answers'][-1]} after {len(last['answers'])} attempts and the framework "
+                    f"did not try again (engine: {', '.join(same['answers'])}); the step ended {f_status}{tail}"
+                ), (*status_claim(case, i, "error"), *after))
+
+
+RULES = (model_calls_differ, no_idempotency_key, retries_stacked, read_timeout, schema_rewritten, model_failure_ended_run)
+TITLES: dict[str, str] = {
+    "retries_stacked": "Stacks retry layers: more requests for one model call than the contract's 3 attempts in all",
+    "retried_by_client": "Leaves the model call's retries to the HTTP client",
+    "no_idempotency_key": "Sends no Idempotency-Key: a retried model call cannot be told from a new one",
+    "no_read_timeout": "Sets no read timeout on its model requests",
+    "long_read_timeout": "Waits far longer than the contract for a model answer",
+    "schema_rewritten": "Sends the model tool schemas other than the tools' own",
+    "constraint_moved_to_text": "Moves schema constraints into description text, where nothing enforces them",
+    "model_failure_raised": "Ends the run in an exception when the model's endpoint fails, where the engine stops model_unavailable",
+    "retried_past_contract": "Retries a model call the contract gives up on (a client error, a long Retry-After)",
+    "model_failure_not_retried": "Does not retry a model call the contract retries",
+    "model_calls_differ": "The model calls on the wire differ from the engine's",
+    "gave_up_differently": "Model calls end without an answer elsewhere than in the engine's run",
+}
+CONSEQUENCES = frozenset({"model_calls_differ", "gave_up_differently", "retried_by_client"})
+"""Statements of the wire's counts in full: they explain cells, and the findings above say why."""
+WIRE_RULES = frozenset(TITLES)
+"""The rule ids of the wire mode (FINDINGS.md's section for the wire lists their findings)."""
+
+__all__ = ["CONSEQUENCES", "RULES", "TITLES", "WIRE_RULES", "Path"]
