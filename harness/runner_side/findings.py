@@ -52,20 +52,24 @@ def collect(documents: dict[str, dict[str, Any]], mode: str) -> Findings:
     return found
 
 
-def probes_for(probes: list[Probe], framework: str, entries: list[Entry]) -> list[Probe]:
+def probes_for(probes: list[Probe], framework: str, entries: list[Entry], mode: str = "defaults") -> list[Probe]:
     """The probes of ``framework`` that reproduce one of these scenarios and print a value that differs there and that the
     finding's reason accounts for (or a value holding one)."""
     def shows(probe: Probe, leaves: list[tuple[str, ...]]) -> bool:  # a printed value holding a differing leaf, or inside one
         paths = [tuple(path.split(".")) for path in probe.shows]
         return any(path[: len(leaf)] == leaf or leaf[: len(path)] == path for path in paths for leaf in leaves)
 
-    return [p for p in probes if p.framework == framework and any(p.scenario == key and shows(p, leaves) for key, _, _, leaves in entries)]
+    return [p for p in probes if p.framework == framework and p.mode == mode and any(p.scenario == key and shows(p, leaves) for key, _, _, leaves in entries)]
 
 
 def missing_probes(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> list[str]:
-    """``<framework>/<rule>`` for every defaults finding no probe stands behind."""
-    found = collect(documents, "defaults")
-    return sorted(f"{fw}/{rule}" for rule, by_fw in found.items() for fw, entries in by_fw.items() if not probes_for(probes, fw, entries))
+    """``<framework>/<rule>`` for every defaults finding, and every finding of the wire's own rules, no probe stands behind."""
+    missing = []
+    for mode in ("defaults", "wire"):
+        found = collect(documents, mode)
+        missing += [f"{fw}/{rule}" + ("" if mode == "defaults" else " (wire)") for rule, by_fw in found.items() for fw, entries in by_fw.items()
+                    if (mode == "defaults" or (rule in WIRE_TITLES and rule not in CONSEQUENCES)) and not probes_for(probes, fw, entries, mode)]
+    return sorted(missing)
 
 
 def render(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> str:
@@ -111,7 +115,7 @@ def _wire(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> list[str
     for rule in wire_rules:
         lines += ["", f"### {TITLES[rule]} (`{rule}`)", ""]
         for framework, entries in sorted(found[rule].items()):
-            links = ", ".join(f"[{p.file.rsplit('/', 1)[-1]}](../{p.file})" for p in probes_for(probes, framework, entries)) or "**no probe**"
+            links = ", ".join(f"[{p.file.rsplit('/', 1)[-1]}](../{p.file})" for p in probes_for(probes, framework, entries, "wire")) or "**no probe**"
             lines.append(f"- **{framework}**, wire (probe: {links}):")
             lines += _grouped(entries)
     return lines if wire_rules else [*lines, "", "(none)"]

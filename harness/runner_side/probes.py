@@ -1,5 +1,6 @@
 """The probes behind the findings: declared in ``probes/<framework>/*.py``, run in the framework's pinned
-environment, their printed counts compared with the column's ``defaults`` evidence.
+environment, their printed counts compared with the column's ``defaults`` evidence (``wire`` for a probe that
+declares ``MODE = "wire"``: the framework's OpenAI-compatible model against a plain loopback server).
 
 A probe declares ``SCENARIO`` and ``SHOWS`` as literals (read here with ``ast``: the framework is not
 importable from the project's environment) and prints ``{"scenario", "counts"}`` as its last line (``harness/column_side/probe_kit.py``).
@@ -35,7 +36,7 @@ class Probe:
     file: str
     scenario: str
     shows: tuple[str, ...]
-
+    mode: str = "defaults"  # ``wire``: a probe of the framework's model client against a plain loopback server
 
 class ProbeError(ValueError):
     """A probe file that does not declare what it shows."""
@@ -46,13 +47,15 @@ def declared_probes(root: Path = PROBES_DIR) -> list[Probe]:
     probes = []
     for path in sorted(root.glob("*/*.py")):
         names = _literals(path)
-        scenario, shows = names.get("SCENARIO"), names.get("SHOWS")
+        scenario, shows, mode = names.get("SCENARIO"), names.get("SHOWS"), names.get("MODE", "defaults")
         where = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
         if not isinstance(scenario, str) or not isinstance(shows, tuple) or not shows or any(
             not isinstance(path, str) or path.split(".")[0] not in OBSERVABLES for path in shows
         ):
             raise ProbeError(f"{where}: SCENARIO must be a string and SHOWS a non-empty tuple of the paths it prints, each starting with an observable")
-        probes.append(Probe(path.parent.name, where, scenario, shows))
+        if mode not in ("defaults", "wire"):
+            raise ProbeError(f"{where}: MODE must be 'defaults' (the default) or 'wire'")
+        probes.append(Probe(path.parent.name, where, scenario, shows, mode))
     return probes
 
 
@@ -84,10 +87,10 @@ def run_probe(probe: Probe, python: Path) -> dict[str, Any]:
 
 
 def disagreements(probe: Probe, measured: dict[str, Any], evidence: dict[str, Any]) -> list[str]:
-    """Where the probe's counts differ from the column's defaults evidence (empty when they all agree)."""
-    record = evidence["modes"].get("defaults", {}).get("scenarios", {}).get(probe.scenario)
+    """Where the probe's counts differ from the column's evidence in the probe's mode (empty when they all agree)."""
+    record = evidence["modes"].get(probe.mode, {}).get("scenarios", {}).get(probe.scenario)
     if record is None:
-        return [f"no defaults record for {probe.scenario} in the evidence"]
+        return [f"no {probe.mode} record for {probe.scenario} in the evidence"]
     found = []
     for path, value in sorted(measured.items()):
         observable, *keys = path.split(".")

@@ -60,7 +60,7 @@ def test_every_defaults_finding_links_a_probe() -> None:
 def test_every_probe_reproduces_a_scenario_whose_cells_it_shows_differ() -> None:
     documents = _documents()
     for probe in declared_probes():
-        record = documents[probe.framework]["modes"]["defaults"]["scenarios"].get(probe.scenario)
+        record = documents[probe.framework]["modes"][probe.mode]["scenarios"].get(probe.scenario)
         assert record is not None, probe
         assert any(record["columns"][path.split(".")[0]]["equal"] is False for path in probe.shows), probe
 

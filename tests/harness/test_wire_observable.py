@@ -24,9 +24,10 @@ from handwritten.wire_model import OpenAIWireModel, WirePolicy
 from harness.column_side.world import FixtureWorld
 from harness.fixture_tools import FIXTURE_TOOLS
 from harness.records import StepRecord
-from harness.runner_side.wire.observable import answer_label, schema_diff, schema_diffs, wire_observable
+from harness.runner_side.wire.observable import answer_label, wire_observable
 from harness.runner_side.wire.server import WireServer
 from harness.scenarios import SLOW_DELAY_S, Fault, Scenario, load_scenarios
+from harness.schema_diff import schema_diff, schema_diffs
 
 WEATHER = {s.id: s for s in load_scenarios()}["wire_http_500_once"]  # tools: get_weather; turn 0: c1 get_weather; turn 1: text
 MODE = "wire"

@@ -29,10 +29,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from handwritten.canonical import canonical_json
+from harness import wire_formats as formats
 from harness.scenarios import SLOW_DELAY_S, Fault, Scenario
 from harness.script_log import ScriptJudge
-
-from . import formats
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]

@@ -1,0 +1,96 @@
+"""How a tool's parameters as sent to a model differ from the fixture registry's strict schema.
+
+Shared by the runner's ``wire`` observable (``harness.runner_side.wire.observable``) and the wire probes' counts
+(``harness.column_side.probe_wire``): keys ``added``, ``dropped`` or ``changed`` (JSON pointers), properties made
+``required``, constraints ``moved_to_text`` (dropped where they were, their keyword or value now a whole word of the
+same property's description), and ``strict`` when the request marks the tool strict; a tool never sent is ``not_sent``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from harness.fixture_tools import FIXTURE_TOOLS
+
+CONSTRAINTS = ("minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "pattern", "enum", "const",
+               "minItems", "maxItems", "format", "multipleOf", "uniqueItems")  # fmt: skip
+
+
+def schema_diffs(offered: Sequence[str], sent: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Per offered fixture tool, what differs between its registry schema and its parameters as sent (empty: nothing)."""
+    by_name = {t.get("name"): t for t in sent}
+    out: dict[str, Any] = {}
+    for name in offered:
+        tool = by_name.get(name)
+        if tool is None:
+            out[name] = {"not_sent": True}
+            continue
+        diff = schema_diff(FIXTURE_TOOLS[name].schema, tool.get("parameters") or {})
+        if tool.get("strict"):
+            diff["strict"] = True
+        if diff:
+            out[name] = diff
+    return out
+
+
+def schema_diff(registry: Mapping[str, Any], sent: Mapping[str, Any]) -> dict[str, Any]:
+    """``added``, ``dropped`` and ``changed`` JSON pointers, ``required`` properties added, ``moved_to_text`` constraints."""
+    added: list[str] = []
+    dropped: list[str] = []
+    changed: list[str] = []
+
+    def walk(a: Any, b: Any, where: str) -> None:
+        if isinstance(a, dict) and isinstance(b, dict):
+            for key in sorted(set(a) | set(b)):
+                path = f"{where}/{_escape(key)}"
+                if key not in b:
+                    dropped.append(path)
+                elif key not in a:
+                    added.append(path)
+                else:
+                    walk(a[key], b[key], path)
+        elif a != b and not (where.endswith("/required") and isinstance(a, list) and isinstance(b, list)):
+            changed.append(where)
+
+    walk(dict(registry), dict(sent), "")
+    diff: dict[str, Any] = {"added": added, "dropped": dropped, "changed": changed}
+    made_required = sorted(set(_list(sent.get("required"))) - set(_list(registry.get("required"))))
+    diff["required"] = made_required
+    diff["moved_to_text"] = _moved_to_text(registry, sent, dropped)
+    return {k: v for k, v in diff.items() if v}
+
+
+def _moved_to_text(registry: Mapping[str, Any], sent: Mapping[str, Any], dropped: list[str]) -> list[str]:
+    """Dropped constraints whose keyword or value now appears in the sent description of the same property."""
+    moved = []
+    for path in dropped:
+        parent, _, keyword = path.rpartition("/")
+        if keyword not in CONSTRAINTS:
+            continue
+        value, description = _at(registry, path), str(_at(sent, f"{parent}/description") or "")
+        if any(_word_in(word, description) for word in (keyword, *([str(value)] if value is not None else []))):
+            moved.append(path)
+    return moved
+
+
+def _word_in(word: str, text: str) -> bool:
+    """Whether ``word`` occurs in ``text`` as a whole word or number (not the ``1`` of ``2014``)."""
+    return re.search(rf"(?<![\w.]){re.escape(word)}(?![\w]|\.\d)", text) is not None
+
+
+def _at(document: Any, pointer: str) -> Any:
+    for part in pointer.split("/")[1:]:
+        if not isinstance(document, dict):
+            return None
+        document = document.get(part.replace("~1", "/").replace("~0", "~"))
+    return document
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
