@@ -21,6 +21,7 @@ import importlib
 import importlib.metadata
 import platform
 import time
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -109,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     # wire mode) put it in their headers: asked here, before the guard refuses every program start, it never shows
     # as a column's attempt to start a program.
     platform.processor()
-    install_network_guard(args.scratch / "network.jsonl")
+    wire_port = urllib.parse.urlsplit(args.wire).port if args.wire else None  # the wire mode reaches that loopback port only
+    install_network_guard(args.scratch / "network.jsonl", frozenset({wire_port}) if wire_port else None)
     started = time.perf_counter()
     column = load_column(args.column)
     imported = time.perf_counter()

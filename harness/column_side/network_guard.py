@@ -56,6 +56,13 @@ def _remote_address(sock: Any, address: Any) -> str | None:
     return None if _is_loopback_host(host) else f"{host}:{port}"
 
 
+def _other_loopback_port(sock: Any, address: Any, ports: frozenset[int]) -> bool:
+    """Whether a TCP connection goes to a loopback port not in ``ports``."""
+    if getattr(sock, "family", None) not in (socket.AF_INET, socket.AF_INET6) or not (isinstance(address, tuple) and len(address) > 1):
+        return False
+    return _is_loopback_host(address[0]) and address[1] not in ports
+
+
 def _remote_name(host: Any, *_: Any) -> str | None:
     """The quoted host name or address looked up, None for loopback."""
     return None if _is_loopback_host(host) else repr(host)
@@ -123,10 +130,12 @@ def _audit_fork_exec() -> None:
     _posixsubprocess.fork_exec = audited
 
 
-def install_network_guard(log_path: Path) -> None:
+def install_network_guard(log_path: Path, loopback_ports: frozenset[int] | None = None) -> None:
     """Guard this process and its forks (irreversibly): refuse every non-loopback connection,
     datagram or lookup and every program start or exec not of ALLOWED_PROGRAMS, appending
-    each attempt, refused or allowed, to ``log_path`` (a worker's memory dies with it)."""
+    each attempt, refused or allowed, to ``log_path`` (a worker's memory dies with it). With
+    ``loopback_ports`` (the wire mode: the runner's scripted server), a TCP connection on loopback
+    is allowed to those ports only (recorded without the port, which is ephemeral)."""
 
     def record(verdict: str, what: str) -> None:
         with open(log_path, "a", encoding="utf-8") as log:
@@ -141,6 +150,8 @@ def install_network_guard(log_path: Path) -> None:
             verb, remote = NETWORK_EVENTS[event]
             if (where := remote(*args)) is not None:
                 refuse(f"{verb} {where}")
+            if event == "socket.connect" and loopback_ports is not None and _other_loopback_port(args[0], args[1], loopback_ports):
+                refuse("connect to a loopback port other than the scripted model server's")
         elif event in PROGRAM_EVENTS:
             verb, parts = PROGRAM_EVENTS[event]
             program, argv = parts(*args)

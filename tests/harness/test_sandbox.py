@@ -187,3 +187,35 @@ def test_only_the_harness_programs_are_allowed() -> None:
     assert allowed_program(server, [server, "--stdio"])
     assert not allowed_program(sys.executable, [sys.executable, "-c", "print(1)", server])
     assert not allowed_program("/bin/sh", ["sh", "-c", f"python {server}"])
+
+
+def test_with_the_wire_servers_port_the_guard_lets_loopback_through_to_that_port_only(tmp_path: Path) -> None:
+    """The wire mode's column process reaches the runner's scripted server on loopback, and no other loopback port."""
+    log = tmp_path / "network.jsonl"
+    done = subprocess.run([sys.executable, "-I", "-c", WIRE_PORT_PROBE, str(ROOT), str(log)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"wire": "allowed", "other": "refused", "unix": "allowed"}
+    assert refused_attempts(log) == ["connect to a loopback port other than the scripted model server's"]
+
+
+WIRE_PORT_PROBE = """
+import json, socket, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from harness.column_side.network_guard import install_network_guard
+wire, other = socket.create_server(("127.0.0.1", 0)), socket.create_server(("127.0.0.1", 0))
+log = Path(sys.argv[2])
+unix_server = socket.socket(socket.AF_UNIX)
+unix_server.bind(str(log.parent / "s"))
+unix_server.listen()
+install_network_guard(log, frozenset({wire.getsockname()[1]}))
+def outcome(attempt):
+    try:
+        attempt()
+    except PermissionError:
+        return "refused"
+    return "allowed"
+print(json.dumps({"wire": outcome(lambda: socket.create_connection(wire.getsockname()).close()),
+                  "other": outcome(lambda: socket.create_connection(other.getsockname()).close()),
+                  "unix": outcome(lambda: socket.socket(socket.AF_UNIX).connect(str(log.parent / "s")))}))
+"""
