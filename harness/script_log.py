@@ -10,6 +10,7 @@ is that judgement, shared by both sides.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -18,6 +19,9 @@ from handwritten.model import ModelReply, ToolCall
 from harness.fixture_tools import INJECTION_MARKER
 
 EXHAUSTED_TEXT = "[scripted model: no scripted turn left]"
+WALL_CLOCK = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\b")
+"""A date and time of day (ISO 8601): a framework that tells the model the time (AgentScope's runtime reminder) would
+make the recorded injected text differ from run to run; it is recorded as ``(wall clock)``."""
 
 
 class ScriptJudge:
@@ -58,7 +62,7 @@ class ScriptJudge:
             return None
         if role == "assistant" and _message_key(message) in self._own_turns:
             return None
-        return f"{role}: {text}"
+        return f"{role}: {WALL_CLOCK.sub('(wall clock)', text)}"
 
 
 def reply_for(turn: Mapping[str, Any]) -> ModelReply:
