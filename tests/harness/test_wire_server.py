@@ -427,3 +427,22 @@ def test_a_client_that_times_out_before_a_slow_answer_is_recorded_as_not_waiting
         record = _settled(server, RUN, 0)
     assert (record["fault"], record["waited"], record["timeout"]) == ("model.http_slow", False, "1.0")
     assert 1.0 <= elapsed < SLOW_DELAY_S, elapsed  # it gave up before the answer came
+
+
+def test_an_oversized_or_too_deeply_nested_body_is_refused_and_nothing_is_recorded() -> None:
+    """A column is not the server's to exhaust: a body over MAX_BODY_BYTES is a 413, JSON nested past the parser's depth a 400,
+    and neither is recorded or counted as the server's own error."""
+    import urllib.error
+    import urllib.request
+
+    from harness.runner_side.wire.server import MAX_BODY_BYTES
+
+    with WireServer(load_scenarios()) as server:
+        url = f"{server.base_url('col')}/wire/basic_react_loop/0/v1/chat/completions"
+        answers = []
+        for body in (b"x" * (MAX_BODY_BYTES + 1), b"[" * 100_000 + b"]" * 100_000):
+            try:
+                urllib.request.urlopen(urllib.request.Request(url, data=body, headers={"content-type": "application/json"}), timeout=30)
+            except urllib.error.HTTPError as exc:
+                answers.append(exc.code)
+        assert (answers, server.requests("col", "wire/basic_react_loop"), server.errors) == ([413, 400], [], [])

@@ -39,6 +39,8 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 HEADERS = {"idempotency_key": "idempotency-key", "retry_count": "x-stainless-retry-count", "timeout": "x-stainless-read-timeout"}
 """What a request's record keeps of its headers: the idempotency key, and the openai client's attempt number and timeout."""
 API_PATHS = {"chat/completions": "chat", "responses": "responses"}
+MAX_BODY_BYTES = 8 << 20
+"""A request body over this is refused (413) before it is parsed: the committed scenarios' largest is a few kilobytes."""
 
 
 @dataclass
@@ -113,22 +115,25 @@ class WireServer:
             raise
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
         found = self._route(scope)
         if found is None:
             await _send_json(send, 404, {"error": {"message": "not found", "type": "not_found"}})
             return
+        body = bytearray()
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if len(body) > MAX_BODY_BYTES:  # a client is not the server's to exhaust: refused, and nothing recorded
+                await _send_json(send, 413, {"error": {"message": f"a request body over {MAX_BODY_BYTES} bytes", "type": "invalid_request_error"}})
+                return
+            if not message.get("more_body"):
+                break
         column, run, step, api = found
         try:
             request = json.loads(body)
             if not isinstance(request, dict):
                 raise ValueError("not an object")
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: JSON nested deeper than the parser goes
             await _send_json(send, 400, {"error": {"message": "the body is not a JSON object", "type": "invalid_request_error"}})
             return
         await self._answer(column, run, step, api, request, len(body), _headers(scope), receive, send)
