@@ -8,7 +8,8 @@ The contract's rules for a model endpoint that fails (``docs/contract.md``, "The
   and a 200 whose body is not a chat completion; any other 4xx ends the call at once;
 - ``Retry-After`` is honoured up to ``max_retry_after_s`` (2 s); a longer one means giving up at once; otherwise the
   wait before retry ``n`` (0-based) is ``backoff_s * 2**n`` (0.1 s, 0.2 s), with no jitter;
-- timeouts: ``connect_timeout_s`` (1 s) to connect, ``read_timeout_s`` (5 s) to read;
+- timeouts: ``connect_timeout_s`` (1 s) to connect, ``read_timeout_s`` (5 s) to read; redirects are not followed (an
+  attempt is one HTTP request: a 3xx is a status that is not retried);
 - every attempt of one logical call carries the same ``Idempotency-Key: <session>/turn-<n>`` (``n``: the turn, the
   number of assistant messages so far), so a server can tell a retry from a new call.
 
@@ -20,7 +21,9 @@ checkpoint at the last completed turn, and a ``resume`` asks again with a fresh 
 
 from __future__ import annotations
 
+import email.utils
 import json
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -66,18 +69,21 @@ class OpenAIWireModel:
         api_key: str = "not-a-key",
         policy: WirePolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         import openai  # the wire extra: the engine's core never imports it
 
         self._openai = openai
         self._policy = policy or WirePolicy()
+        timeout = openai.Timeout(self._policy.read_timeout_s, connect=self._policy.connect_timeout_s)
         self._client = openai.OpenAI(
-            base_url=base_url, api_key=api_key, max_retries=0,
-            timeout=openai.Timeout(self._policy.read_timeout_s, connect=self._policy.connect_timeout_s),
+            base_url=base_url, api_key=api_key, max_retries=0, timeout=timeout,
+            http_client=openai.DefaultHttpxClient(timeout=timeout, follow_redirects=False),
         )  # fmt: skip
         self._session_id = session_id
         self._model = model
         self._sleep = sleep
+        self._clock = clock  # reads a Retry-After given as an HTTP date
 
     def complete(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> ModelReply:
         turn = sum(1 for m in messages if m.get("role") == "assistant")
@@ -109,7 +115,7 @@ class OpenAIWireModel:
         except openai.APIStatusError as exc:
             status = exc.status_code
             if status in (408, 429) or status >= 500:
-                raise _Retry(str(status), _retry_after(exc.response.headers.get("retry-after"))) from None
+                raise _Retry(str(status), _retry_after(exc.response.headers.get("retry-after"), self._clock)) from None
             raise _GiveUp(str(status)) from None
         except openai.APITimeoutError:
             raise _Retry("timeout") from None
@@ -117,7 +123,7 @@ class OpenAIWireModel:
             raise _Retry(f"connection ({type(exc.__cause__).__name__ if exc.__cause__ else 'closed'})") from None
         try:
             return _reply(json.loads(raw.http_response.text))
-        except (ValueError, KeyError, IndexError, TypeError):
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):  # not JSON, or not a chat completion
             raise _Retry("bad_body") from None
 
 
@@ -131,9 +137,16 @@ def _reply(body: Mapping[str, Any]) -> ModelReply:
     return ModelReply(text=text if isinstance(text, str) else None, tool_calls=calls)
 
 
-def _retry_after(value: str | None) -> float | None:
-    """Seconds from a ``Retry-After`` header given in seconds (a date, or nonsense, is treated as absent)."""
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:
+def _retry_after(value: str | None, clock: Callable[[], float]) -> float | None:
+    """Seconds from a ``Retry-After`` header: a number of seconds, or an HTTP date (RFC 9110) counted from ``clock``;
+    anything else, and a number that is not finite, is treated as absent."""
+    if value is None:
         return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            seconds = email.utils.parsedate_to_datetime(value).timestamp() - clock()
+        except (TypeError, ValueError, IndexError):
+            return None
+    return max(0.0, seconds) if math.isfinite(seconds) else None

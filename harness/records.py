@@ -40,6 +40,7 @@ class StepRecord:
     refusal: str | None = None
     error: str | None = None
     raised: str | None = None  # the type of the exception that ended the step (``module.Name``, builtins bare)
+    raised_bases: list[str] = field(default_factory=list)  # its base classes, so MAPPING.md may declare a family
     killed: bool = False  # the worker died by a kill fault (a column may also report ``crashed`` of a state it finds)
     pending: list[dict[str, Any]] = field(default_factory=list)
     ledger: dict[str, dict[str, Any]] = field(default_factory=dict)

@@ -104,5 +104,5 @@ def summarize_entries(entries: Sequence[Mapping[str, Any]], script_length: int) 
         "unused_turns": sorted(set(range(script_length)) - asked),
         "injected": sorted({t for e in entries for t in e["injected"]}),
         "marker_roles": sorted({r for e in entries for r in e["marker_roles"]}),
-        "requests": [" ".join(e["roles"]) for e in entries],
+        "requests": [" ".join(str(r) for r in e["roles"]) for e in entries],
     }

@@ -9,6 +9,8 @@ answer are derived from the turn (never random, never the clock), so two runs ex
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -19,8 +21,9 @@ Json = dict[str, Any]
 
 
 def chat_messages(body: Mapping[str, Any]) -> list[Json]:
-    """A chat completions request's messages, each content made text where it is only text parts."""
-    return [{**m, "content": _plain(m.get("content"))} if isinstance(m, dict) else {"role": None} for m in body.get("messages") or []]
+    """A chat completions request's messages in the neutral shape (``_message``), whatever a client sent."""
+    messages = body.get("messages")
+    return [_message(m) for m in messages] if isinstance(messages, list) else []
 
 
 def responses_messages(body: Mapping[str, Any]) -> list[Json]:
@@ -35,44 +38,95 @@ def responses_messages(body: Mapping[str, Any]) -> list[Json]:
     open_turn = False  # the last message is an assistant turn that a function_call may still join
     for item in items if isinstance(items, list) else []:
         kind = item.get("type", "message") if isinstance(item, dict) else None
-        if kind == "function_call":
-            call = {"id": item.get("call_id"), "type": "function", "function": {"name": item.get("name"), "arguments": item.get("arguments")}}
+        if not isinstance(item, dict):
+            messages.append({"role": "item:invalid", "content": _plain(item)})
+            open_turn = False
+        elif kind == "function_call":
+            call = {"id": _text(item.get("call_id")), "type": "function", "function": {"name": _text(item.get("name")), "arguments": item.get("arguments")}}
             if not open_turn:
                 messages.append({"role": "assistant", "content": None})
             messages[-1].setdefault("tool_calls", []).append(call)
             open_turn = True
         elif kind == "function_call_output":
-            messages.append({"role": "tool", "tool_call_id": item.get("call_id"), "content": _plain(item.get("output"))})
+            messages.append({"role": "tool", "tool_call_id": _text(item.get("call_id")), "content": _plain(item.get("output"))})
             open_turn = False
         elif kind == "message":
-            role = item.get("role")
+            role = _text(item.get("role"))
             messages.append({"role": role, "content": _plain(item.get("content"))})
             open_turn = role == "assistant"
         else:  # reasoning and other items the scripted model never produces: kept, so the judge sees them
-            messages.append({"role": f"item:{kind}", "content": canonical_json(item)})
+            messages.append({"role": f"item:{_text(kind)}", "content": _plain(item)})
             open_turn = False
     return messages
 
 
+def _message(message: Any) -> Json:
+    """A chat message as the judge reads it: a text role, text content (or None), tool calls as ``{id, function: {name,
+    arguments}}`` with text ids and names. Whatever else a client sends (a number for a message, a list of calls that are
+    not objects) is kept as text, never a reason for the server to fail."""
+    if not isinstance(message, dict):
+        return {"role": "invalid", "content": _plain(message)}
+    out: Json = {"role": _text(message.get("role")), "content": _plain(message.get("content"))}
+    calls = message.get("tool_calls")
+    if calls:
+        out["tool_calls"] = [_call(c) for c in (calls if isinstance(calls, list) else [calls])]
+    if "tool_call_id" in message:
+        out["tool_call_id"] = _text(message["tool_call_id"])
+    return out
+
+
+def _call(call: Any) -> Json:
+    """A tool call of an assistant message: ``{id, type, function: {name, arguments}}`` with a text id and name."""
+    if not isinstance(call, dict):
+        return {"id": None, "type": "invalid", "function": {"name": _plain(call), "arguments": None}}
+    function = call["function"] if isinstance(call.get("function"), dict) else {}
+    return {"id": _text(call.get("id")), "type": "function", "function": {"name": _text(function.get("name")), "arguments": function.get("arguments")}}
+
+
 def chat_tools(body: Mapping[str, Any]) -> list[Json]:
     """The tools of a chat completions request, as sent, in one neutral shape."""
-    return [_tool(t.get("function") or {}) for t in body.get("tools") or [] if isinstance(t, dict)]
+    tools = body.get("tools")
+    return [_tool(t.get("function")) for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
 
 
 def responses_tools(body: Mapping[str, Any]) -> list[Json]:
     """The function tools of a Responses API request, as sent, in one neutral shape."""
-    return [_tool(t) for t in body.get("tools") or [] if isinstance(t, dict) and t.get("type", "function") == "function"]
+    tools = body.get("tools")
+    return [_tool(t) for t in tools if isinstance(t, dict) and t.get("type", "function") == "function"] if isinstance(tools, list) else []
 
 
-def _tool(spec: Mapping[str, Any]) -> Json:
-    return {k: spec[k] for k in ("name", "description", "parameters", "strict") if k in spec}
+def _tool(spec: Any) -> Json:
+    """``{name, description, parameters, strict}``: a name as text, parameters an object (anything else as text)."""
+    spec = spec if isinstance(spec, dict) else {}
+    out: Json = {k: spec[k] for k in ("description", "strict") if k in spec}
+    if "name" in spec:
+        out["name"] = _text(spec["name"])
+    if "parameters" in spec:
+        out["parameters"] = _finite(spec["parameters"]) if isinstance(spec["parameters"], dict) else {"(not an object)": _plain(spec["parameters"])}
+    return out
+
+
+def _text(value: Any) -> str | None:
+    """A role, an id or a name as text (None stays None): a client may send anything there."""
+    return value if isinstance(value, str) or value is None else _plain(value)
+
+
+def _finite(value: Any) -> Any:
+    """JSON with every non-finite number as its text (``NaN``, ``Infinity``), so a record can always be written."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): _finite(v) for k, v in value.items()}
+    return [_finite(v) for v in value] if isinstance(value, list) else value
 
 
 def _plain(content: Any) -> Any:
-    """Content made of text parts only, as one text (parts joined with nothing between them); anything else as it is."""
+    """Content as text: text parts joined with nothing between them, any other value as its JSON (None stays None)."""
+    if content is None or isinstance(content, str):
+        return content
     if isinstance(content, list) and all(isinstance(p, dict) and isinstance(p.get("text"), str) for p in content):
         return "".join(p["text"] for p in content)
-    return content
+    return json.dumps(_finite(content), sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def _arguments(arguments: Any) -> str:

@@ -20,6 +20,7 @@ import functools
 import importlib
 import importlib.metadata
 import platform
+import sys
 import time
 import urllib.parse
 from pathlib import Path
@@ -99,11 +100,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--scenario-timeout", type=float, default=SCENARIO_TIMEOUT_S)
     parser.add_argument("--ledger", required=True, help="address of the runner's ledger server")
-    parser.add_argument("--wire", help="the column's base URL on the runner's scripted OpenAI-compatible server (wire mode)")
+    parser.add_argument("--wire", help="the column's base URL on the runner's scripted OpenAI-compatible server (wire mode); '-': read it from stdin")
     parser.add_argument("--twice", action="store_true", help="run every scenario twice: the runner fails on any difference")
     parser.add_argument("--trace-lines", type=Path, help="with --twice: trace the second runs' lines under --trace-under into <dir>/<mode>.tsv")
     parser.add_argument("--trace-under", type=Path, help="the folder whose lines --trace-lines records (adapters/)")
     args = parser.parse_args(argv)
+    if args.wire == "-":  # the runner hands the URL (its token) over stdin, where no other process can read it
+        args.wire = sys.stdin.readline().strip() or None
 
     args.scratch.mkdir(parents=True, exist_ok=True)
     # Python's platform module asks ``uname -p`` for the processor once, then caches it. HTTP clients (openai's, in the
@@ -137,8 +140,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{PROGRESS_PREFIX}plan {sum(len(playable) - len(not_applicable[m]) for m in modes)}", flush=True)  # sub-cases come on top
     for mode in modes:
         column.prepare(mode)
-        if mode == "wire" and args.wire and playable:
-            warm_openai_client(args.wire, playable[0].id)
+        if mode == "wire" and args.wire:
+            try:
+                warm_openai_client(args.wire)
+            except Exception as exc:  # only a cost: every worker then pays the client's first use itself
+                print(f"the wire warm-up failed ({type(exc).__name__}: {exc}); the workers pay the client's first use", file=sys.stderr)
         mode_started = time.perf_counter()
         records: dict[str, Any] = {}
         for scenario in (s for s in playable if s.id not in not_applicable[mode]):

@@ -163,7 +163,7 @@ def _in_worker(perform: Perform, scenario: Scenario, scratch: Path, request: Ste
         why = "; ".join(schedule_failures(str(scratch / FAULTS_FILE))) or "no reason recorded"
         return StepRecord(index, action, "error", "error", error=f"schedule {request.schedule} not forced: {why}")
     if kind == "raised":
-        return StepRecord(index, action, "error", "error", error=payload["error"], raised=payload["type"])
+        return StepRecord(index, action, "error", "error", error=payload["error"], raised=payload["type"], raised_bases=payload["bases"])
     return StepRecord(index, action, "error", "error", error=f"worker died with exit code {worker.exitcode}")
 
 
@@ -173,7 +173,8 @@ def _worker_main(sender: Any, perform: Perform, scenario: Scenario, scratch: Pat
     try:
         outcome = perform(scenario, scratch, request)
     except BaseException as exc:  # reported to the supervisor: the runner decides whether it is a measured outcome
-        sender.send(("raised", {"type": exception_type(exc), "error": exception_text(exc)}))
+        bases = [_type_name(base) for base in type(exc).__mro__[1:] if issubclass(base, BaseException)]
+        sender.send(("raised", {"type": exception_type(exc), "bases": bases, "error": exception_text(exc)}))
         sender.close()
         os._exit(1)
     sender.send(("ok", outcome))
@@ -182,7 +183,10 @@ def _worker_main(sender: Any, perform: Perform, scenario: Scenario, scratch: Pat
 
 def exception_type(exc: BaseException) -> str:
     """The exception's type as a ``MAPPING.md`` declares it: ``module.Name``, builtins bare."""
-    kind = type(exc)
+    return _type_name(type(exc))
+
+
+def _type_name(kind: type) -> str:
     return kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
 
 

@@ -3,7 +3,8 @@
 The openai client, which the engine's wire model and every framework's OpenAI-compatible model are built on, imports
 its API resources and builds its response types' validators on first use. Done in each forked worker, that is paid
 again for every driver step of every scenario; done once here, every worker inherits it. The requests go to the
-runner's scripted server under the run ``warmup/<scenario>``, which the runner never reads.
+runner's scripted server under the mode ``warmup``, which it answers with a fixed text and no fault, and which the
+runner never reads.
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ import importlib.util
 WARMUP_RUN = "warmup"
 
 
-def warm_openai_client(base_url: str, scenario_id: str) -> None:
+def warm_openai_client(base_url: str) -> None:
     """A chat completion and a Responses API call, plain and streamed, with the sync and the async client (no retries)."""
     if importlib.util.find_spec("openai") is None:
         return
     import openai
 
-    url = f"{base_url}/{WARMUP_RUN}/{scenario_id}/0/v1"
+    url = f"{base_url}/{WARMUP_RUN}/client/0/v1"
     chat = {"model": "warm-up", "messages": [{"role": "user", "content": "warm-up"}]}
     with openai.OpenAI(base_url=url, api_key="warm-up", max_retries=0) as client:
         client.chat.completions.create(**chat)  # type: ignore[call-overload]

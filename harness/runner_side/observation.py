@@ -43,7 +43,7 @@ def observation(scenario: Scenario, raw: dict[str, Any], measured_exceptions: fr
     } | ({"wire_requests": [wire_request(r) for r in raw["wire"]]} if raw.get("wire") is not None else {})
 
 
-WIRE_REQUEST_FIELDS = ("step", "turn", "api", "stream", "answer", "fault", "idempotency_key", "retry_count", "timeout", "bytes", "messages")
+WIRE_REQUEST_FIELDS = ("step", "turn", "api", "stream", "answer", "retry_after", "fault", "idempotency_key", "retry_count", "timeout", "bytes", "messages")
 
 
 def wire_request(request: dict[str, Any]) -> dict[str, Any]:
@@ -107,6 +107,7 @@ def step_facts(steps: list[StepRecord], facts: list[StepFacts]) -> list[dict[str
 
 
 def _measured(step: StepRecord, measured_exceptions: frozenset[str]) -> StepRecord:
-    if step.raised is None or step.raised not in measured_exceptions:
+    """A step ended by an exception MAPPING.md declares (the type itself, or a class it derives from) is a measured outcome."""
+    if step.raised is None or not measured_exceptions & {step.raised, *step.raised_bases}:
         return step
     return dataclasses.replace(step, error=None)  # status and session status stay "error": the run failed

@@ -44,12 +44,22 @@ class Stopped(Exception):
         self.signum = signum
 
 
-def run_watched(command: Sequence[str], *, env: dict[str, str], cwd: Path, timeout_s: float, on_progress: Callable[[str], None]) -> Finished:
+def run_watched(
+    command: Sequence[str], *, env: dict[str, str], cwd: Path, timeout_s: float, on_progress: Callable[[str], None], stdin_text: str = ""
+) -> Finished:
     """Run one column process in a new session, forwarding its progress lines, killing its whole group at
-    ``timeout_s`` or when ``stop_all`` is called."""
+    ``timeout_s`` or when ``stop_all`` is called. ``stdin_text`` is written to its standard input, which is then closed:
+    what other processes must not read goes there, not on the command line (``/proc/<pid>/cmdline`` is world-readable)."""
     if _stopping.is_set():
         return Finished(-signal.SIGKILL, False, ["stopped before it started"])
-    process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    process = subprocess.Popen(command, env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               start_new_session=True)  # fmt: skip
+    assert process.stdin is not None
+    try:
+        process.stdin.write(stdin_text)
+        process.stdin.close()
+    except BrokenPipeError:  # the process died at once: its exit status says why
+        pass
     with _lock:
         _running.add(process)
     timed_out = threading.Event()

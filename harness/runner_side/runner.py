@@ -119,11 +119,12 @@ def run_column(
             str(python), "-I", "-c", BOOTSTRAP, ":".join(str(p) for p in [ROOT, *extra_sys_path]),
             "--column", column.entry, "--scenarios", str(scenarios_dir.resolve()), "--scratch", str(scratch), "--out", str(out),
             "--scenario-timeout", str(scenario_timeout_s), "--ledger", ledger.address,
-            *(["--wire", wire.base_url(column.name)] if wire is not None and "wire" in modes else []),
+            *(["--wire", "-"] if wire is not None and "wire" in modes else []),  # its base URL comes on stdin: never on a command line
             *[a for m in modes for a in ("--mode", m)],
             *(["--twice"] if twice else []), *tracing,
         ]  # fmt: skip
-        done = run_watched(command, env=clean_environment(home), cwd=scratch, timeout_s=budget, on_progress=on_progress)
+        secret = wire.base_url(column.name) + "\n" if wire is not None and "wire" in modes else ""
+        done = run_watched(command, env=clean_environment(home), cwd=scratch, timeout_s=budget, on_progress=on_progress, stdin_text=secret)
         if stopping():
             return ColumnResult(column, "not-measured", reason="stopped by a signal", versions=versions)
         if done.timed_out:

@@ -25,6 +25,7 @@ SHORT = {
     "pre_approval_state": "approval",
     "idempotent_replay": "replay",
     "checkpoint_after_interrupt": "resume",
+    "wire": "wire",
 }
 """Short names of the observables, kept readable; the legend spells out each one."""
 LEGEND = [
@@ -68,11 +69,11 @@ def compact(documents: dict[str, dict[str, Any]], races: Sequence[str] = ()) -> 
     names = list(documents)
     columns = ", ".join(f"{i}={n}{' (vs expected)' if n == REFERENCE else ''}" for i, n in enumerate(names, 1))
     lines = textwrap.wrap(f"columns: {columns}", WIDTH, subsequent_indent="  ")
-    for mode in ("contract", "defaults"):
+    for mode in ("contract", "defaults", "wire"):
         in_mode = [n for n in names if mode in documents[n].get("modes", {}) or documents[n].get("status") != "measured"]
-        if not any(mode in documents[n].get("modes", {}) for n in in_mode):
-            continue
         keys = sorted({k for n in in_mode for k in documents[n].get("modes", {}).get(mode, {}).get("scenarios", {})})
+        if not keys:  # no column ran this mode, or every scenario of the set is not applicable in it
+            continue
         width = min(max(len(k) for k in keys), KEY_WIDTH) + 2
         lines += ["", f"{mode:<{width}}" + "".join(f"{names.index(n) + 1:>5}" for n in in_mode)]
         notes: list[str] = []

@@ -34,6 +34,16 @@ def _gave_up(entries: list[dict[str, Any]]) -> str:
     return "; ".join(f"driver step {g['step']} turn {g['turn']} after {g['attempts']} attempts, the step ended {g['status']}" for g in entries) or "none"
 
 
+def _why_given_up(call: dict[str, Any]) -> str:
+    """Why the engine's client gave up on a call, read from what its attempts met."""
+    last, attempts = call["answers"][-1], len(call["answers"])
+    if attempts >= MAX_ATTEMPTS:
+        return f"its {MAX_ATTEMPTS} attempts in all were spent"
+    if last in NOT_RETRIED:
+        return f"a {last} is a client error, not retried"
+    return f"the {last} came with a Retry-After over {WirePolicy().max_retry_after_s:g} s, which means giving up at once"
+
+
 def _retried(mine: dict[str, Any] | None, theirs: dict[str, Any]) -> bool:
     """Whether the framework's call got an answer after more attempts than the engine's same call, which gave up."""
     return mine is not None and mine["answers"][-1] in SUCCESS and len(mine["answers"]) > len(theirs["answers"])
@@ -72,17 +82,18 @@ def no_idempotency_key(case: Case) -> Iterator[Reason]:
 def retries_stacked(case: Case) -> Iterator[Reason]:
     """More requests for one logical model call than the contract's attempts in all, or retries the client made itself."""
     fw, engine = _wire(case.framework), _wire(case.engine)
-    if fw is None or engine is None or fw["client_retries"] == engine["client_retries"]:
+    if fw is None or engine is None:
         return
     over = [c for c in fw["calls"] if len(c["answers"]) > MAX_ATTEMPTS]
-    retried = f"{fw['client_retries']} of its requests were the HTTP client's own retries (x-stainless-retry-count above 0; engine: {engine['client_retries']})"
+    retried = (f"{fw['client_retries']} of its {fw['attempts']} requests were the HTTP client's own retries (x-stainless-retry-count above 0; "
+               f"engine: {engine['client_retries']})")
     if over:
         said = "; ".join(f"driver step {c['step']} turn {c['turn']}: {len(c['answers'])} requests" for c in over)
         yield Reason("retries_stacked", (
-            f"retry layers stacked: {said} for one model call, where the contract allows {MAX_ATTEMPTS} attempts in all; {retried}, "
-            f"under the framework's own attempts{mechanism(case, 'loop')}"
-        ), (("wire", "client_retries"),))
-    else:
+            f"retry layers stacked: {said} for one model call, where the contract allows {MAX_ATTEMPTS} attempts in all; {retried}"
+            f"{mechanism(case, 'loop')}"
+        ), (("wire", "attempts"), ("wire", "client_retries")))
+    elif fw["client_retries"] != engine["client_retries"]:
         yield Reason("retried_by_client", f"{retried}, within the contract's {MAX_ATTEMPTS} attempts per model call", (("wire", "client_retries"),))
 
 
@@ -94,8 +105,8 @@ def read_timeout(case: Case) -> Iterator[Reason]:
     theirs = ", ".join(engine["read_timeout"])
     if fw["read_timeout"] == ["none"]:
         yield Reason("no_read_timeout", (
-            f"its requests announced no read timeout (no x-stainless-read-timeout header; engine: {theirs} s): nothing but the scenario's "
-            "budget bounds how long it waits for the model"
+            f"its requests carried no x-stainless-read-timeout header, which the openai client sends whenever a read timeout is set (engine: "
+            f"{theirs} s): no read timeout bounds its wait for the model"
         ), (("wire", "read_timeout"),))
     elif (longest := _longest(fw["read_timeout"])) is not None and longest > (_longest(engine["read_timeout"]) or 0.0):
         yield Reason("long_read_timeout", (
@@ -154,8 +165,8 @@ def model_failure_ended_run(case: Case) -> Iterator[Reason]:
         elif e_status == "model_unavailable" and e_calls and _retried(mine.get((i, e_calls[-1]["turn"])), e_calls[-1]):
             tail, after = stated_after(case, i + 1)
             yield Reason("retried_past_contract", (
-                f"driver step {i}: the engine gave up ({_calls(e_calls)}: a client error, or a Retry-After over {WirePolicy().max_retry_after_s:g} s, is "
-                f"not retried), the framework retried ({_calls(f_calls)}) and the step ended {f_status}{tail}"
+                f"driver step {i}: the engine gave up ({_calls(e_calls)}: {_why_given_up(e_calls[-1])}), the framework retried "
+                f"({_calls(f_calls)}) and the step ended {f_status}{tail}"
             ), (*status_claim(case, i, f_status), *after))
         elif f_status == "error" and f_calls and (last := f_calls[-1])["answers"][-1] not in SUCCESS | NOT_RETRIED:
             same = theirs.get((last["step"], last["turn"]))
@@ -177,7 +188,7 @@ TITLES: dict[str, str] = {
     "schema_rewritten": "Sends the model tool schemas other than the tools' own",
     "constraint_moved_to_text": "Moves schema constraints into description text, where nothing enforces them",
     "model_failure_raised": "Ends the run in an exception when the model's endpoint fails, where the engine stops model_unavailable",
-    "retried_past_contract": "Retries a model call the contract gives up on (a client error, a long Retry-After)",
+    "retried_past_contract": "Retries a model call the contract gives up on (a long Retry-After, or past its 3 attempts)",
     "model_failure_not_retried": "Does not retry a model call the contract retries",
     "model_calls_differ": "The model calls on the wire differ from the engine's",
     "gave_up_differently": "Model calls end without an answer elsewhere than in the engine's run",

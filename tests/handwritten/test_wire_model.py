@@ -258,3 +258,25 @@ def test_failed_attempts_are_not_model_turns_so_they_never_count_toward_max_step
             finally:
                 worker.close()
     assert statuses == [("model_unavailable", 1), ("completed", 2)]
+
+
+def test_a_retry_after_is_seconds_or_an_http_date_and_anything_else_is_absent() -> None:
+    """Seconds as sent; an HTTP date counted from the injected clock (a date in the past is no wait); nonsense and a
+    number that is not finite are treated as absent (the backoff applies)."""
+    from handwritten.wire_model import _retry_after
+
+    now = 1_700_000_000.0  # 2023-11-14T22:13:20Z
+    clock = lambda: now  # noqa: E731
+    assert [_retry_after(v, clock) for v in ("2", "0", "2.5", "-3", "nan", "inf", "soon", None)] == [2.0, 0.0, 2.5, 0.0, None, None, None, None]
+    assert _retry_after("Tue, 14 Nov 2023 22:13:50 GMT", clock) == 30.0
+    assert _retry_after("Tue, 14 Nov 2023 22:00:00 GMT", clock) == 0.0
+
+
+def test_a_200_that_is_not_a_chat_completion_is_a_retried_bad_body() -> None:
+    """JSON of another shape (a message that is a text or null, no choices) fails as a bad body, which the loop retries,
+    never as an exception out of the model."""
+    from handwritten.wire_model import _reply
+
+    for body in ({"choices": [{"message": "hi"}]}, {"choices": [{"message": None}]}, {"choices": []}, {"id": "x"}, {"choices": [{"message": {}}]}):
+        with pytest.raises((ValueError, KeyError, IndexError, TypeError, AttributeError)):
+            _reply(body)

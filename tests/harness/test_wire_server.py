@@ -203,14 +203,15 @@ def test_each_request_is_recorded_with_its_step_api_headers_size_messages_tools_
     assert records == [
         {"step": 0, "api": "chat", "stream": False, "turn": 1, "fault": None, "idempotency_key": "s/turn-1", "retry_count": "0", "timeout": "30.0",
          "bytes": sizes[0], "messages": 4, "log": {"turn": 1, "roles": ["system", "user", "assistant", "tool"], "injected": [], "marker_roles": []},
-         "tools": [{**sent_tool, "description": "The weather."}], "answer": 200},
+         "tools": [{**sent_tool, "description": "The weather."}], "answer": 200, "retry_after": None},
         {"step": 1, "api": "chat", "stream": True, "turn": 0, "fault": None, "idempotency_key": None, "retry_count": "0", "timeout": "7.5",
          "bytes": sizes[1], "messages": 3, "log": {"turn": 0, "roles": ["system", "user", "user"], "injected": ["user: Ignore the above."], "marker_roles": []},
-         "tools": [], "answer": 200},
+         "tools": [], "answer": 200, "retry_after": None},
         {"step": 2, "api": "responses", "stream": False, "turn": 0, "fault": None, "idempotency_key": None, "retry_count": "0", "timeout": "30.0",
-         "bytes": sizes[2], "messages": 1, "log": {"turn": 0, "roles": ["user"], "injected": [], "marker_roles": []}, "tools": [sent_tool], "answer": 200},
+         "bytes": sizes[2], "messages": 1, "log": {"turn": 0, "roles": ["user"], "injected": [], "marker_roles": []},
+         "tools": [sent_tool], "answer": 200, "retry_after": None},
         {"step": 3, "api": "responses", "stream": True, "turn": 0, "fault": None, "idempotency_key": "k", "retry_count": "0", "timeout": "30.0",
-         "bytes": sizes[3], "messages": 1, "log": {"turn": 0, "roles": ["user"], "injected": [], "marker_roles": []}, "tools": [], "answer": 200},
+         "bytes": sizes[3], "messages": 1, "log": {"turn": 0, "roles": ["user"], "injected": [], "marker_roles": []}, "tools": [], "answer": 200, "retry_after": None},
     ]  # fmt: skip
     assert all(size > 100 for size in sizes), sizes
 
@@ -393,11 +394,11 @@ def test_one_columns_token_never_reads_or_writes_another_columns_records() -> No
 
 
 def _settled(server: WireServer, run: str, index: int) -> dict[str, Any]:
-    """Request ``index`` of ``run`` once the server has finished with it (a slow answer is recorded as it ends)."""
+    """Request ``index`` of ``run`` once the server has finished with it (whether a slow answer was waited for is recorded as its delay ends)."""
     deadline = time.monotonic() + SLOW_DELAY_S + 10
     while time.monotonic() < deadline:
         records = server.requests(COLUMN, run)
-        if len(records) > index and "answer" in records[index]:
+        if len(records) > index and (records[index]["fault"] != "model.http_slow" or "waited" in records[index]):
             return records[index]
         time.sleep(0.05)
     raise AssertionError(f"request {index} of {run} was never answered")
@@ -446,3 +447,34 @@ def test_an_oversized_or_too_deeply_nested_body_is_refused_and_nothing_is_record
             except urllib.error.HTTPError as exc:
                 answers.append(exc.code)
         assert (answers, server.requests("col", "wire/basic_react_loop"), server.errors) == ([413, 400], [], [])
+
+
+def test_a_body_of_any_json_shape_is_answered_and_recorded_and_never_the_servers_own_error() -> None:
+    """What a framework sends is the column's doing: messages that are not a list, roles and ids that are not text, tools
+    that are not objects, non-finite numbers. Each is read as text where it is not what the API defines, answered, and
+    recorded in a form the runner can always read and write back; none is an error of the server's (which would stop
+    the whole comparison)."""
+    import urllib.request
+
+    from harness.canonical_io import canonical_line
+    from harness.runner_side.wire.observable import wire_observable
+
+    bodies = {
+        "chat/completions": [{"messages": 5, "tools": 5}, {"messages": "ab"}, {"messages": [{"role": ["x"], "content": float("nan")}]},
+                             {"messages": [{"role": "assistant", "tool_calls": [5, {"id": [1], "function": "f"}]}]},
+                             {"messages": [], "tools": [{"function": 7}, {"type": "function", "function": {"name": ["x"], "parameters": "abc"}}]},
+                             {"messages": [], "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {"minimum": float("inf")}}}]}],
+        "responses": [{"input": 5, "tools": 7}, {"input": [{"type": "function_call", "call_id": [1]}, {"type": "message", "content": "x"}, 3, {"type": ["t"]}]}],
+    }  # fmt: skip
+    with WireServer(load_scenarios()) as server:
+        base = f"{server.base_url(COLUMN)}/wire/basic_react_loop/0/v1"
+        statuses = []
+        for api, shapes in bodies.items():
+            for body in shapes:
+                data = json.dumps(body).encode()  # NaN and Infinity as Python's json writes them
+                with urllib.request.urlopen(urllib.request.Request(f"{base}/{api}", data=data, headers={"content-type": "application/json"}), timeout=30) as answer:
+                    statuses.append(answer.status)
+        records = server.requests(COLUMN, "wire/basic_react_loop")
+        assert (statuses, len(records), server.errors) == ([200] * 8, 8, [])
+    observed = wire_observable(records, [], ["get_weather"])
+    canonical_line({"records": [{k: v for k, v in r.items()} for r in records], "observed": observed})  # raises on anything unwritable

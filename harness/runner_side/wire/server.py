@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import secrets
 import threading
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -39,6 +40,9 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 HEADERS = {"idempotency_key": "idempotency-key", "retry_count": "x-stainless-retry-count", "timeout": "x-stainless-read-timeout"}
 """What a request's record keeps of its headers: the idempotency key, and the openai client's attempt number and timeout."""
 API_PATHS = {"chat/completions": "chat", "responses": "responses"}
+WARMUP = "warmup"
+"""The mode of a column process's warm-up requests (``harness.column_side.wire_warmup``): answered with a fixed text,
+never a scenario's faults, and never read by the runner."""
 MAX_BODY_BYTES = 8 << 20
 """A request body over this is refused (413) before it is parsed: the committed scenarios' largest is a few kilobytes."""
 
@@ -51,6 +55,7 @@ class _Run:
     faults: list[Fault]
     requests: list[dict[str, Any]] = field(default_factory=list)
     taken: set[int] = field(default_factory=set)  # the ``once`` faults that fired
+    unreadable: list[str] = field(default_factory=list)  # requests the server answered 400 as unreadable, and why
 
 
 class WireServer:
@@ -136,7 +141,14 @@ class WireServer:
         except (ValueError, RecursionError):  # RecursionError: JSON nested deeper than the parser goes
             await _send_json(send, 400, {"error": {"message": "the body is not a JSON object", "type": "invalid_request_error"}})
             return
-        await self._answer(column, run, step, api, request, len(body), _headers(scope), receive, send)
+        try:
+            await self._answer(column, run, step, api, request, len(body), _headers(scope), receive, send)
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError) as exc:
+            # What a client sent that the normalisation could still not read: the client's doing, so a 400 for it, and
+            # the run records it (a server error would stop the whole comparison as the harness's own bug).
+            with self._lock:
+                self._runs[(column, run)].unreadable.append(f"{type(exc).__name__}: {exc}")
+            await _send_json(send, 400, {"error": {"message": "the scripted server could not read this request", "type": "invalid_request_error"}})
 
     def _route(self, scope: Scope) -> tuple[str, str, int, str] | None:
         """``(column, run, step, api)`` of a request's path, or None for any other path or method."""
@@ -147,11 +159,14 @@ class WireServer:
         with self._lock:
             column = self._columns.get(token)
         scenario_id = key.removesuffix(".again").split("@")[0]
-        if column is None or api not in API_PATHS or not step.isdigit() or scenario_id not in self._scenarios:
+        known = scenario_id in self._scenarios or mode == WARMUP
+        if column is None or api not in API_PATHS or not re.fullmatch(r"[0-9]{1,6}", step) or not known:
             return None
         run = f"{mode}/{key}"
         with self._lock:
-            if (column, run) not in self._runs:
+            if (column, run) not in self._runs and mode == WARMUP:  # a column's warm-up: a fixed answer, no faults
+                self._runs[(column, run)] = _Run(ScriptJudge([{"text": "warm-up"}], user_inputs=(), system_prompt=None), [])
+            elif (column, run) not in self._runs:
                 s = self._scenarios[scenario_id]
                 judge = ScriptJudge(s.model_script, user_inputs=s.user_inputs, system_prompt=s.system_prompt)
                 self._runs[(column, run)] = _Run(judge, [f for f in s.faults if f.action == "wire"])
@@ -164,42 +179,39 @@ class WireServer:
         tools = formats.chat_tools(request) if api == "chat" else formats.responses_tools(request)
         turn = run.judge.turn_of(messages)
         fault = self._fault_for(run, turn)
-        stream = request.get("stream") is True
+        point, stream = (fault.point if fault else None), request.get("stream") is True
         record: dict[str, Any] = {
-            "step": step, "api": api, "stream": stream, "turn": turn, "fault": fault.point if fault else None,
+            "step": step, "api": api, "stream": stream, "turn": turn, "fault": point,
             **{name: headers.get(header) for name, header in HEADERS.items()},
-            "bytes": size, "messages": len(messages), "log": run.judge.entry(turn, messages), "tools": tools,
+            "bytes": size, "messages": len(messages), "log": run.judge.entry(turn, messages), "tools": tools, "retry_after": None,
         }  # fmt: skip
-        with self._lock:
-            run.requests.append(record)
-        reply, model = run.judge.reply(turn), str(request.get("model") or self._model)
-        extra = [(b"x-scripted-turn", str(turn).encode())]
-        point = fault.point if fault else None
-        if point == "model.http_slow":
-            await asyncio.sleep(SLOW_DELAY_S)
-            record["waited"] = not await _disconnected(receive)
-        if point == "model.http_reset":
-            record["answer"] = "reset"
-            _abort(send)
-            return
+        record["answer"] = {"model.http_reset": "reset", "model.bad_body": "bad_body", "model.stream_cut": "cut"}.get(point or "", 200)
         if point == "model.http_status":
             assert fault is not None and fault.status is not None
+            record["answer"], record["retry_after"] = fault.status, fault.retry_after
+        with self._lock:  # in the order the requests arrived (a slow answer's retry may come before it is sent)
+            run.requests.append(record)
+        if point == "model.http_slow":
+            await asyncio.sleep(SLOW_DELAY_S)
+            waited = not await _disconnected(receive)
+            with self._lock:
+                record["waited"] = waited
+        reply, model = run.judge.reply(turn), str(request.get("model") or self._model)
+        extra = [(b"x-scripted-turn", str(turn).encode())]
+        if point == "model.http_reset":
+            _abort(send)
+        elif point == "model.http_status":
+            assert fault is not None and fault.status is not None
             retry = [(b"retry-after", f"{fault.retry_after:g}".encode())] if fault.retry_after is not None else []
-            record["answer"] = fault.status
             await _send_json(send, fault.status, {"error": {"message": f"scripted status {fault.status}", "type": "scripted_fault"}}, extra + retry)
-            return
-        if point == "model.bad_body":
-            record["answer"] = "bad_body"
+        elif point == "model.bad_body":
             await _send_raw(send, 200, b"this is not JSON", "application/json", extra)
-            return
-        cut = point == "model.stream_cut"
-        record["answer"] = "cut" if cut else 200
-        if not stream:
+        elif not stream:
             answer = formats.chat_completion(reply, turn, model) if api == "chat" else formats.response_object(reply, turn, model)
-            await _send_raw(send, 200, canonical_json(answer).encode(), "application/json", extra, cut=cut)
-            return
-        events = _chat_stream(reply, turn, model) if api == "chat" else _responses_stream(reply, turn, model)
-        await _send_stream(send, events, extra, cut=cut)
+            await _send_raw(send, 200, canonical_json(answer).encode(), "application/json", extra, cut=point == "model.stream_cut")
+        else:
+            events = _chat_stream(reply, turn, model) if api == "chat" else _responses_stream(reply, turn, model)
+            await _send_stream(send, events, extra, cut=point == "model.stream_cut")
 
     @staticmethod
     def _fault_for(run: _Run, turn: int) -> Fault | None:
