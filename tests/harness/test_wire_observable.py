@@ -283,3 +283,14 @@ def test_a_digit_of_another_number_in_the_description_is_not_the_dropped_constra
         "added": ["/properties/city/description"],
         "dropped": ["/properties/city/minLength"],
     }
+
+
+def test_a_turn_asked_again_after_an_answer_is_another_call_not_a_retry() -> None:
+    """Only failed attempts belong to one logical call: a framework that asks for a turn it already got (a re-ask) makes a
+    new call, so re-asks never read as retries stacked past the contract's 3 attempts."""
+    def request(turn: int, answer: object) -> dict[str, object]:
+        return {"step": 0, "turn": turn, "answer": answer, "fault": None, "idempotency_key": None, "retry_count": "0", "timeout": None, "tools": []}
+
+    sent = [request(0, 500), request(0, 200), request(1, 200), request(1, 200), request(1, 503), request(1, 200)]
+    calls = wire_observable(sent, [], [])["calls"]
+    assert [(c["turn"], c["answers"]) for c in calls] == [(0, ["500", "200"]), (1, ["200"]), (1, ["200"]), (1, ["503", "200"])]

@@ -2,8 +2,9 @@
 
 Counts and diffs only, never wall times (those go to ``timings.json``), so two runs give the same bytes:
 
-- ``calls``: each logical model call (the requests of one driver step for one turn, in order), with what each of its
-  attempts met (``"200"``, an error status such as ``"500"``, ``"reset"``, ``"cut"``, ``"bad_body"``; a slow answer is
+- ``calls``: each logical model call (the requests of one driver step for one turn up to the first that got an answer:
+  a turn asked again after an answer is another call, a re-ask rather than a retry), with what each of its attempts
+  met (``"200"``, an error status such as ``"500"``, ``"reset"``, ``"cut"``, ``"bad_body"``; a slow answer is
   ``"slow:waited"`` when the client waited the whole delay, ``"slow:gave_up"`` when it closed the connection first)
   and whether its attempts carried one idempotency key (``same``), several (``varied``) or none (``none``);
 - ``attempts``: the requests in all; ``client_retries``: how many of them the HTTP client sent as its own retries (an
@@ -32,12 +33,19 @@ def wire_observable(requests: Sequence[Mapping[str, Any]] | None, steps: Sequenc
     """The observable of one run (``"n/a"`` outside the wire mode: no requests were recorded for it)."""
     if requests is None:
         return NA
-    groups: dict[tuple[int, int], list[Mapping[str, Any]]] = {}
+    groups: list[tuple[int, int, list[Mapping[str, Any]]]] = []  # logical calls, in the order each began
+    open_calls: dict[tuple[int, int], list[Mapping[str, Any]]] = {}  # per (step, turn): the call a failed attempt leaves open
     for request in requests:
-        groups.setdefault((request["step"], request["turn"]), []).append(request)
+        where = (request["step"], request["turn"])
+        if where not in open_calls:  # the first request for the turn in this step, or one after an answer: a new call
+            open_calls[where] = []
+            groups.append((*where, open_calls[where]))
+        open_calls[where].append(request)
+        if answer_label(request) in SUCCESS:  # answered: the turn asked again later is another call (a re-ask, not a retry)
+            del open_calls[where]
     status = {s.index: s.status for s in steps}
     calls, gave_up = [], []
-    for (step, turn), attempts in groups.items():
+    for step, turn, attempts in groups:
         answers = [answer_label(r) for r in attempts]
         keys = {r.get("idempotency_key") for r in attempts}
         calls.append({"step": step, "turn": turn, "answers": answers, "keys": "none" if keys == {None} else "same" if len(keys) == 1 else "varied"})
