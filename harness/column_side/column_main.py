@@ -33,7 +33,7 @@ from harness.column_side.mechanisms import built_constants, locate, locate_appro
 from harness.column_side.network_guard import install_network_guard
 from harness.column_side.protocol import ColumnAdapter
 from harness.column_side.scripted_model import summarize_log
-from harness.column_side.wire_warmup import warm_openai_client
+from harness.column_side.wire_warmup import share_default_ssl_context, warm_openai_client
 from harness.errors import HarnessError
 from harness.ledger import Binding, LedgerClient
 from harness.records import PROGRESS_PREFIX, SCENARIO_TIMEOUT_S, ScenarioRun, StepFacts, StepRecord, raw_record, run_key
@@ -142,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         column.prepare(mode)
         if mode == "wire" and args.wire:
             try:
+                share_default_ssl_context()
                 warm_openai_client(args.wire)
             except Exception as exc:  # only a cost: every worker then pays the client's first use itself
                 print(f"the wire warm-up failed ({type(exc).__name__}: {exc}); the workers pay the client's first use", file=sys.stderr)

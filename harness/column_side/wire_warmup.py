@@ -15,6 +15,21 @@ import importlib.util
 WARMUP_RUN = "warmup"
 
 
+def share_default_ssl_context() -> None:
+    """Build httpx's default SSL context once, here, and hand that one to every client a worker builds.
+
+    httpcore2 builds a new default context, loading the certificate bundle (about 25 ms), for every HTTP client; the
+    frameworks build one or two clients per driver step (LangChain's ``ChatOpenAI`` a sync and an async one), so a wire
+    column paid it a hundred times and more a run. The scripted server speaks plain HTTP on loopback: no context is ever
+    used for a handshake, so sharing one changes nothing a run does, only what it costs."""
+    if importlib.util.find_spec("httpcore2") is None:
+        return
+    import httpcore2
+
+    shared = httpcore2.default_ssl_context()
+    httpcore2.default_ssl_context = lambda **_: shared
+
+
 def warm_openai_client(base_url: str) -> None:
     """A chat completion and a Responses API call, plain and streamed, with the sync and the async client (no retries)."""
     if importlib.util.find_spec("openai") is None:
