@@ -30,7 +30,7 @@ AGENT_NAME = "assistant"
 
 def build_agent(
     scenario: Scenario, scratch: Path, state: AgentState, faults: FaultPlan, tools: list[ToolBase], middlewares: list[MiddlewareBase],
-    model_url: str | None = None, **options: Any,
+    *, model_url: str | None = None, **options: Any,
 ) -> Agent:
     """The agent over ``state`` with the scenario's scripted model (its model faults from ``faults``), ``tools`` and ``middlewares``;
     with ``model_url`` (wire mode), AgentScope's own OpenAI chat model on the runner's scripted server instead."""

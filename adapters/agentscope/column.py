@@ -88,7 +88,8 @@ class AgentScopeColumn(FrameworkColumn):
             agent = build_agent(scenario, scratch, state, world.faults, fixture_tools(executor, names, scenario.user), [CallIdObserver(emit), middleware], **OPTIONS)
             return ContractSession(agent, scratch, scenario, emit, context.contract, executor)
             # contract glue: end
-        agent = build_agent(scenario, scratch, state, world.faults, fixture_tools(world, names, scenario.user), [CallIdObserver(emit)], context.request.model_url)
+        agent = build_agent(scenario, scratch, state, world.faults, fixture_tools(world, names, scenario.user), [CallIdObserver(emit)],
+                            model_url=context.request.model_url)
         return AgentSession(agent, scratch, scenario, emit)
 
     def facts(self, run: ScenarioRun, mode: str) -> list[StepFacts]:

@@ -37,7 +37,7 @@ from handwritten.canonical import canonical_json
 
 from .tools import World
 
-OPTIONS = {"injection_config": InjectionConfig(inject_runtime_state=False)}  # the model sees only script, input, results
+OPTIONS: dict[str, Any] = {"injection_config": InjectionConfig(inject_runtime_state=False)}  # the model sees only script, input, results
 _STATUS = {Ok: "ok", Replay: "replayed", Reconciled: "reconciled", Failed: "error", Uncertain: "uncertain"}
 
 

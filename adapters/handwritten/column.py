@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from handwritten.approvals import ApprovalAuthority
 from handwritten.boundary import ToolBoundary
@@ -47,7 +47,7 @@ class HandwrittenColumn(ColumnAdapter):
     ``handwritten_mcp`` column overrides the hooks below to put an MCP server in between."""
 
     name = "handwritten"
-    modes = ("contract", "wire")  # wire: the same engine, its model over HTTP (handwritten.wire_model) on the runner's scripted server
+    modes: ClassVar[tuple[str, ...]] = ("contract", "wire")  # wire: the same engine, its model over HTTP (handwritten.wire_model) on the runner's scripted server
     boundary = True
     idempotency_store = SqliteIdempotencyStore  # a test-only broken column swaps it for one that forgets
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from adapters.handwritten.column import HandwrittenColumn, Sink
 from handwritten.checkpoint import PendingCall
@@ -43,7 +43,7 @@ class HandwrittenMcpColumn(HandwrittenColumn):
     """The engine over MCP: same loop and records as ``handwritten``, its tools on the far side of stdio."""
 
     name = "handwritten_mcp"
-    modes = ("contract",)  # its tools are over MCP, its model in process: the wire mode is the handwritten column's
+    modes: ClassVar[tuple[str, ...]] = ("contract",)  # its tools are over MCP, its model in process: the wire mode is the handwritten column's
     packages = ("mcp",)  # the MCP SDK the server and the engine's client ran on
     _forked: ForkedServer | None = None  # in a worker: the step's server, forked when the step began
 
