@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from harness.runner_side.explore.search import run_batch
-from harness.runner_side.observables import OBSERVABLES
+from harness.runner_side.observables import expected_names
 from harness.scenarios import load_expectations
 
 pytestmark = pytest.mark.slow  # the reference columns' processes through the runner
@@ -39,4 +39,4 @@ def test_the_engine_meets_each_expected_block(tmp_path: Path) -> None:
     result = run_column(known_columns()["handwritten"], ["contract"], FOUND, tmp_path, scenario_count=1)
     for scenario_id, expected in load_expectations(FOUND).items():
         actual = result.modes["contract"][scenario_id]["observables"]
-        assert {n: actual[n] for n in OBSERVABLES} == expected, scenario_id
+        assert {n: actual[n] for n in expected_names(expected)} == expected, scenario_id

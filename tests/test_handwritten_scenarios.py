@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from harness.runner_side.observables import expected_names
 from harness.scenarios import load_expectations, load_scenarios
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,7 +23,8 @@ COMMITTED = {**_MODES["wire"]["scenarios"], **_MODES["contract"]["scenarios"]}  
 def test_observables_equal_the_contract(handwritten_checks: dict[str, Any], scenario_id: str) -> None:
     check = handwritten_checks[scenario_id]
     assert check.status == "ok", check.record["steps"]
-    assert check.actual == EXPECTED[scenario_id]
+    expected = EXPECTED[scenario_id]  # wire only where the block gives it (a scenario with a fault of the model's endpoint)
+    assert {name: check.actual[name] for name in expected_names(expected)} == expected
 
 
 @pytest.mark.parametrize("scenario_id", SCENARIO_IDS)

@@ -19,25 +19,33 @@ INJECTED = {
 FAILED_RUNS = {s.id: INJECTED[f.point] for s in load_scenarios(ROOT / "scenarios") for f in s.faults if f.point in INJECTED}
 # Both modes: a model turn whose arguments are JSON but not an object cannot become an AIMessage (tests/chat_model_parsing.py).
 PARSE_FAILED = {"args_not_an_object": "ValidationError: 1 validation error for AIMessage"}
+# Wire: defaults' own failures, and a failing model endpoint raising ChatOpenAI's errors out of the run (MAPPING.md, "Wire mode").
+WIRE_FAILED = {
+    "wire_bad_body": ["JSONDecodeError: Expecting value: line 1 column 1 (char 0)"],
+    "wire_client_error": ["OpenAIInvalidRequestError: Error code: 400 - scripted status 400"],
+    "wire_http_500_always": ["OpenAIAPIError: Error code: 500 - scripted status 500"] * 2,  # the run, and its resume
+    "wire_unavailable_then_resume": ["OpenAIAPIError: Error code: 503 - scripted status 503"],
+}
 
 
 def test_the_kill_scenarios_of_defaults_are_recorded_once_per_forced_ordering() -> None:
-    """A kill inside the model or a tool races the asynchronous checkpoint write only in defaults: each such
-    scenario is two deterministic sub-cases, one per schedule, and nothing else is split."""
+    """A kill inside the model or a tool races the asynchronous checkpoint write only in defaults (and in wire, which is
+    defaults over HTTP): each such scenario is two deterministic sub-cases, one per schedule, and nothing else is split."""
     document = json.loads(EVIDENCE.read_text(encoding="utf-8"))
     reachable = ("model.kill_before_turn", "tool.kill_before_effect", "tool.kill_after_effect")
     kills = {s.id for s in load_scenarios(ROOT / "scenarios") if any(f.point in reachable for f in s.faults)}
     split = {mode: {key for key in body["scenarios"] if "@" in key} for mode, body in document["modes"].items()}
-    assert split == {"defaults": {f"{sid}@{schedule}" for sid in kills for schedule in ("write_held", "write_landed")}, "contract": set()}
-    assert not kills & set(document["modes"]["defaults"]["scenarios"])
+    forced = {f"{sid}@{schedule}" for sid in kills for schedule in ("write_held", "write_landed")}
+    assert split == {"defaults": forced, "wire": forced, "contract": set()}
+    assert not kills & (set(document["modes"]["defaults"]["scenarios"]) | set(document["modes"]["wire"]["scenarios"]))
 
 
 def test_only_the_explained_runs_fail() -> None:
     document = json.loads(EVIDENCE.read_text(encoding="utf-8"))
     for mode, body in document["modes"].items():
         failed = {sid: [e["error"].splitlines()[0] for e in s["trace"] if e["kind"] == "run_failed"] for sid, s in body["scenarios"].items()}
-        explained = {**(FAILED_RUNS if mode == "defaults" else {}), **PARSE_FAILED}
-        assert {sid: f for sid, f in failed.items() if f} == {sid: [why] for sid, why in explained.items()}
+        explained = {sid: [why] for sid, why in {**(FAILED_RUNS if mode != "contract" else {}), **PARSE_FAILED}.items()}
+        assert {sid: f for sid, f in failed.items() if f} == explained | (WIRE_FAILED if mode == "wire" else {}), mode
 
 
 def test_contract_cells_are_equal_or_say_why() -> None:

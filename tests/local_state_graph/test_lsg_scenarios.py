@@ -19,7 +19,7 @@ from harness.scenarios import Scenario, load_scenarios
 
 adapter = LocalStateGraphColumn()
 
-SCENARIOS = {s.id: s for s in load_scenarios() if not s.uses_boundary}  # direct calls need a tool boundary it lacks
+SCENARIOS = {s.id: s for s in load_scenarios() if not s.uses_boundary and not s.uses_wire}  # no tool boundary, its model in process
 
 
 def play(scenario: Scenario, scratch: Path) -> tuple[ScenarioRun, dict[str, Any]]:

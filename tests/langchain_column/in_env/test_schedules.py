@@ -20,7 +20,7 @@ def test_only_kills_inside_the_model_or_a_tool_race_and_only_with_the_default_as
     killed = ("crash_resume", "decision_after_kill", "kill_before_effect", "side_effect_before_checkpoint", "snapshot_after_kill_before_first_turn",
               "snapshot_after_kill_between_turns",
               "snapshot_of_crashed_run")
-    assert schedules == {"defaults": dict.fromkeys(killed, BOTH), "contract": {}}
+    assert schedules == {"defaults": dict.fromkeys(killed, BOTH), "wire": dict.fromkeys(killed, BOTH), "contract": {}}
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,7 @@ def test_schedules_only_where_a_kill_inside_the_framework_races_the_async_write(
     killed = ("crash_resume", "decision_after_kill", "kill_before_effect", "side_effect_before_checkpoint", "snapshot_after_kill_before_first_turn",
               "snapshot_after_kill_between_turns",
               "snapshot_of_crashed_run")
-    assert schedules == {"defaults": dict.fromkeys(killed, BOTH), "contract": {}}
+    assert schedules == {"defaults": dict.fromkeys(killed, BOTH), "wire": dict.fromkeys(killed, BOTH), "contract": {}}
 
 
 @pytest.fixture(scope="module")
