@@ -236,8 +236,8 @@ def compare(args: argparse.Namespace, scenarios: list[Scenario], expectations: d
         else:
             documents[name] = column_document(result, reference, {s.id: s for s in scenarios})
     shown = dict(documents)  # what this run measured: the table and the summaries show only that
-    if args.whole:  # evidence of the committed scenarios stays whole: keep each column's modes not run
-        documents = {n: merge_modes(d, before.get(f"{n}.json")) if n != REFERENCE else d for n, d in documents.items()}
+    if args.whole:  # evidence of the committed scenarios stays whole: keep each column's modes not run (the engine's wire too)
+        documents = {n: merge_modes(d, before.get(f"{n}.json")) for n, d in documents.items()}
     previous = before.get("availability.json") or {"columns": {}}
     entries = {n: e for n, e in previous["columns"].items() if n in known_columns()}
     entries.update({n: availability_entry(r) for n, r in results.items()})

@@ -231,11 +231,11 @@ def test_an_exception_is_a_measured_outcome_only_when_the_columns_mapping_docume
     cli = _load_cli()
     scenarios = _scenarios(tmp_path, "basic_react_loop")
 
-    assert cli.main(["--framework", "raises_undocumented", "--scenarios", str(scenarios), "--output", str(tmp_path / "a")]) == 1
+    assert cli.main(["--framework", "raises_undocumented", "--mode", "contract", "--scenarios", str(scenarios), "--output", str(tmp_path / "a")]) == 1
     err = " ".join(capsys.readouterr().err.split())  # the closing lines wrap at 100 characters
     assert "!!! raises_undocumented/contract/basic_react_loop could not be measured: TimeoutError: the framework gave up" in err
     assert "1 scenario runs could not be measured" in err
 
-    assert cli.main(["--framework", "raises_documented", "--scenarios", str(scenarios), "--output", str(tmp_path / "b")]) == 0
+    assert cli.main(["--framework", "raises_documented", "--mode", "contract", "--scenarios", str(scenarios), "--output", str(tmp_path / "b")]) == 0
     record = json.loads((tmp_path / "b" / "raises_documented.json").read_text(encoding="utf-8"))["modes"]["contract"]["scenarios"]["basic_react_loop"]
     assert (record["status"], record["columns"]["status"]["framework"]) == ("ok", "error")
