@@ -10,10 +10,10 @@ from typing import Any
 
 from handwritten.wire_model import WirePolicy
 from harness.runner_side.rule_facts import Case, Path, Reason, Run, mechanism, stated_after, status_claim
+from harness.runner_side.wire.observable import SUCCESS
 
 MAX_ATTEMPTS = WirePolicy().max_attempts
 """The contract's attempts per logical model call, in all (read from the engine's own policy)."""
-SUCCESS = frozenset({"200", "slow:waited"})
 NOT_RETRIED = {str(status) for status in range(400, 500)} - {"408", "429"}
 """What the contract gives up on at once: a client error other than 408 and 429."""
 

@@ -26,7 +26,8 @@ from harness.records import StepRecord
 from harness.schema_diff import schema_diffs
 
 NA = "n/a"
-SUCCESS = ("200", "slow:waited")
+SUCCESS = frozenset({"200", "slow:waited"})
+"""What an attempt that got an answer met."""
 
 
 def wire_observable(requests: Sequence[Mapping[str, Any]] | None, steps: Sequence[StepRecord], tools: Sequence[str]) -> Any:

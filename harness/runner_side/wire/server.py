@@ -240,7 +240,7 @@ def _responses_stream(reply: Any, turn: int, model: str) -> Iterator[bytes]:
         yield f"event: {event['type']}\ndata: {canonical_json(event)}\n\n".encode()
 
 
-async def _send_json(send: Send, status: int, body: dict[str, Any], extra: list[tuple[bytes, bytes]] = ()) -> None:  # type: ignore[assignment]
+async def _send_json(send: Send, status: int, body: dict[str, Any], extra: Sequence[tuple[bytes, bytes]] = ()) -> None:
     await _send_raw(send, status, canonical_json(body).encode(), "application/json", list(extra))
 
 
