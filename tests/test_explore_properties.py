@@ -1,6 +1,8 @@
-"""The contract's properties hold on the engine's real runs of committed scenarios, and each one fails when the
-measured facts it reads are changed the way a broken engine would change them (an effect repeated, one not approved
-or with other arguments, an always-denied tool entered, a rejected call run, a step that raised)."""
+"""The contract's properties hold on the engine's real runs of committed scenarios, in process and with its model
+over HTTP (the committed ``wire_*`` scenarios), and each one
+fails when the measured facts it reads are changed the way a broken engine would change them (an effect repeated, one
+not approved or with other arguments, an always-denied tool entered, a rejected call run, a step that raised, a fourth
+attempt, a retry the contract forbids or one it asks for left out, a call given up without ``model_unavailable``)."""
 
 from __future__ import annotations
 
@@ -15,11 +17,13 @@ from harness.ledger import EFFECT, EXECUTOR_ENTRY, TOOL_ENTRY, LedgerStore
 from harness.records import run_key
 from harness.runner_side.explore.properties import check_run
 from harness.runner_side.runner import run_column
+from harness.runner_side.wire.server import WireServer
 from harness.scenarios import Scenario, load_scenarios
 
 pytestmark = pytest.mark.slow  # the engine's column process through the runner
 
 NAMES = ("high_risk_approved", "high_risk_rejected", "uncertain_after_timeout", "approval_misuse_other_args", "always_deny")
+WIRE_NAMES = ("wire_http_500_once", "wire_http_500_always", "wire_client_error", "wire_retry_after_too_long", "wire_unavailable_then_resume")
 Run = tuple[Scenario, dict[str, Any], list[dict[str, Any]]]
 
 
@@ -34,6 +38,24 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
     store = LedgerStore(root / "columns" / "handwritten.ledger.sqlite")
     try:
         return {s.id: (s, result.modes["contract"][s.id], store.entries(run_key("contract", s.id))) for s in load_scenarios(root / "scenarios")}
+    finally:
+        store.close()
+
+
+@pytest.fixture(scope="module")
+def wire_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
+    """The engine's wire runs of the committed wire scenarios (but the slow one: it costs 3 s)."""
+    root = tmp_path_factory.mktemp("wire-properties")
+    (root / "scenarios").mkdir()
+    for name in WIRE_NAMES:
+        shutil.copy(ROOT / "scenarios" / f"{name}.json", root / "scenarios")
+    scenarios = load_scenarios(root / "scenarios")
+    with WireServer(scenarios) as wire:
+        result = run_column(known_columns()["handwritten"], ["wire"], root / "scenarios", root / "columns", scenario_count=len(scenarios), wire=wire)
+    assert result.status == "measured" and not wire.errors, result.reason
+    store = LedgerStore(root / "columns" / "handwritten.ledger.sqlite")
+    try:
+        return {s.id: (s, result.modes["wire"][s.id], store.entries(run_key("wire", s.id))) for s in scenarios}
     finally:
         store.close()
 
@@ -103,3 +125,59 @@ def test_a_step_that_raised_or_an_unnamed_status_fails(runs: dict[str, Run]) -> 
     driver_could_not["steps"][1] |= {"status": "error", "error": "driver: misuse 'reused' needs a token the column accepted earlier"}
     driver_could_not["observables"]["status"] = "error"
     assert "named_status" not in _failed(run, record=driver_could_not)
+
+
+def test_every_property_holds_on_the_engines_wire_runs(wire_runs: dict[str, Run]) -> None:
+    assert len(wire_runs) == len(WIRE_NAMES)
+    for name, run in wire_runs.items():
+        assert check_run(*run) == [], name
+    statuses = {run[1]["observables"]["status"] for run in wire_runs.values()}
+    assert "model_unavailable" in statuses  # a named status the run may end in, resumable
+
+
+def _attempts(run: Run, call: int, answers: list[Any], retry_after: float | None = None) -> dict[str, Any]:
+    """``run``'s record with the attempts of its ``call``-th logical model call changed to meet ``answers``, as the
+    scripted server would have recorded them (the observable's call and each request)."""
+    record = copy.deepcopy(run[1])
+    wire = record["observables"]["wire"]
+    target = wire["calls"][call]
+    where = (target["step"], target["turn"])
+    before = sum(len(c["answers"]) for c in wire["calls"][:call] if (c["step"], c["turn"]) == where)
+    mine = [i for i, r in enumerate(record["wire_requests"]) if (r["step"], r["turn"]) == where][before : before + len(target["answers"])]
+    template = record["wire_requests"][mine[0]]
+    requests = [{**template, "answer": a if not str(a).isdigit() else int(a), "retry_after": retry_after} for a in answers]
+    record["wire_requests"][mine[0] : mine[-1] + 1] = requests
+    target["answers"] = [str(a) for a in answers]
+    return record
+
+
+def _failed_wire(run: Run, record: dict[str, Any]) -> set[str]:
+    return {f.property for f in check_run(run[0], record, run[2])}
+
+
+def test_a_fourth_attempt_or_attempts_under_other_keys_fail(wire_runs: dict[str, Run]) -> None:
+    run = wire_runs["wire_http_500_always"]  # turn 1 of step 0: 500, 500, 500, then model_unavailable
+    assert _failed_wire(run, _attempts(run, 1, [500, 500, 500, 500])) == {"bounded_model_attempts"}
+    varied = copy.deepcopy(run[1])
+    varied["observables"]["wire"]["calls"][1]["keys"] = "varied"
+    assert _failed_wire(run, varied) == {"bounded_model_attempts"}
+
+
+def test_a_retry_the_contract_forbids_or_asks_for_fails(wire_runs: dict[str, Run]) -> None:
+    once = wire_runs["wire_http_500_once"]  # turn 0: 500 then 200
+    assert _failed_wire(once, _attempts(once, 0, [400, 200])) == {"bounded_model_attempts"}  # asked again after a 400
+    assert _failed_wire(once, _attempts(once, 0, [503, 200], retry_after=30)) == {"bounded_model_attempts"}  # after a long Retry-After
+    assert _failed_wire(once, _attempts(once, 0, [429, 200], retry_after=2)) == set()  # a 429 with a Retry-After it may wait
+    given_up = wire_runs["wire_http_500_always"]
+    assert "bounded_model_attempts" in _failed_wire(given_up, _attempts(given_up, 1, ["reset"]))  # gave up on the first reset
+    assert _failed_wire(given_up, _attempts(given_up, 1, [404])) == set()  # a 404 ends the call at once
+
+
+def test_a_call_given_up_without_model_unavailable_fails(wire_runs: dict[str, Run]) -> None:
+    run = wire_runs["wire_http_500_always"]
+    other = copy.deepcopy(run[1])
+    other["steps"][0]["status"] = "completed"
+    assert _failed_wire(run, other) == {"model_unavailable_named"}
+    crashed = copy.deepcopy(run[1])  # a kill fired as the failed answer came in: the process died, nothing to name
+    crashed["steps"][0]["status"] = "crashed"
+    assert _failed_wire(run, crashed) == set()

@@ -11,7 +11,21 @@ column answered them (accepted, or refused with a reason). None of them trusts w
 - ``always_deny_never_entered``: no ledger entry at all for an always-denied tool;
 - ``rejected_never_run``: a call rejected (and the rejection accepted) never enters its executor afterwards, unless a
   later approval of it is accepted;
-- ``named_status``: every step ends without an error and the run ends in a named terminal status or a resumable one.
+- ``named_status``: every step ends without an error and the run ends in a named terminal status or a resumable one
+  (``model_unavailable`` among them: a ``resume`` asks the model again);
+
+and on a run whose model is an HTTP endpoint (the engine's ``wire`` mode), read from what the runner's scripted server
+recorded of every request (the ``wire`` observable's logical calls, each attempt's answer and ``Retry-After``), never
+from what the column says: the rules of docs/contract.md, "The model's endpoint",
+
+- ``bounded_model_attempts``: at most 3 attempts per logical model call, all under one ``Idempotency-Key``, asked again
+  exactly where the contract retries: never after a 4xx other than 408 and 429 or after a ``Retry-After`` over 2 s,
+  always after any other failure (a 408, a 429, a 5xx, a reset, an answer cut short, a timeout, a body that is not a
+  chat completion) until the third attempt;
+- ``model_unavailable_named``: a model call that got no answer ends its driver step ``model_unavailable``.
+
+A call whose driver step ended ``crashed`` is left out of both: a ``model.kill_before_turn`` fault fires as the answer
+comes in, whatever it is, so the process died before the engine could read it. A step that raised is ``named_status``'s.
 
 ``equal_to_engine`` (the local graph equal to the engine on every observable) is checked on the comparison's cells.
 """
@@ -25,11 +39,19 @@ from typing import Any
 from handwritten.tools import RiskClass
 from harness.fixture_tools import FIXTURE_TOOLS
 from harness.ledger import EFFECT, EXECUTOR_ENTRY
+from harness.runner_side.wire.observable import SUCCESS
 from harness.scenarios import Scenario
 
 ENDS = ("completed", "refused", "stopped_max_steps")
-RESUMABLE = ("awaiting_approval", "reconcile_required", "crashed")
-PROPERTIES = ("one_effect_per_key", "approved_high_risk_only", "always_deny_never_entered", "rejected_never_run", "named_status", "equal_to_engine")
+RESUMABLE = ("awaiting_approval", "reconcile_required", "crashed", "model_unavailable")
+PROPERTIES = ("one_effect_per_key", "approved_high_risk_only", "always_deny_never_entered", "rejected_never_run", "named_status",
+              "bounded_model_attempts", "model_unavailable_named", "equal_to_engine")  # fmt: skip
+MODEL_ATTEMPTS = 3
+"""docs/contract.md, "The model's endpoint": at most 3 HTTP attempts per logical model call, in all."""
+RETRY_AFTER_MAX_S = 2.0
+"""A ``Retry-After`` up to this is waited; a longer one means giving up at once."""
+RETRIED_CLIENT_ERRORS = (408, 429)
+"""The only 4xx the contract retries (a request timeout, too many requests): any other ends the call at once."""
 DRIVER_ERROR = "driver: "  # a step the driver could not make (a ``reused`` token with nothing accepted before it): not the column's
 
 
@@ -68,7 +90,7 @@ def check_run(scenario: Scenario, record: dict[str, Any], entries: list[dict[str
     """Every property but ``equal_to_engine`` on one run: its observation ``record`` and its ledger ``entries``."""
     taken = [i for i, step in enumerate(record["steps"]) if _accepted(step)]  # the driver steps the column took
     checks = (_one_effect_per_key, _approved_high_risk_only, _always_deny_never_entered, _rejected_never_run)
-    return [failure for check in checks for failure in check(scenario.driver, taken, entries, scenario)] + _named_status(record)
+    return [failure for check in checks for failure in check(scenario.driver, taken, entries, scenario)] + _named_status(record) + _model_endpoint(record)
 
 
 Driver = tuple[dict[str, Any], ...]
@@ -131,6 +153,52 @@ def _named_status(record: dict[str, Any]) -> list[Failure]:
     if status not in ENDS + RESUMABLE and not any(s["error"] for s in steps) and not record.get("error"):  # else reported above
         failures.append(Failure("named_status", f"the run ended {status!r}, neither a terminal status ({', '.join(ENDS)}) nor a resumable one ({', '.join(RESUMABLE)})"))
     return failures
+
+
+def _model_endpoint(record: dict[str, Any]) -> list[Failure]:
+    """``bounded_model_attempts`` and ``model_unavailable_named`` on a wire run (nothing to check on any other)."""
+    wire = record["observables"].get("wire")
+    if not isinstance(wire, dict):
+        return []
+    pending: dict[tuple[int, int], list[dict[str, Any]]] = {}  # each (step, turn)'s requests as the server recorded them, in order
+    for request in record.get("wire_requests", ()):
+        pending.setdefault((request["step"], request["turn"]), []).append(request)
+    steps, failures = record["steps"], []
+    for call in wire["calls"]:
+        step, turn, answers = call["step"], call["turn"], call["answers"]
+        attempts = [pending[(step, turn)].pop(0) for _ in answers]  # the observable groups those requests, in order
+        where = f"driver step {step}, turn {turn}: {len(answers)} attempts ({', '.join(answers)})"
+        ended = steps[step] if step < len(steps) else {"status": None, "error": None}
+        if ended["status"] == "crashed" or ended["error"]:
+            continue
+        if len(answers) > MODEL_ATTEMPTS:
+            failures.append(Failure("bounded_model_attempts", f"{where}: more than {MODEL_ATTEMPTS}"))
+        if call["keys"] != "same":
+            failures.append(Failure("bounded_model_attempts", f"{where}: Idempotency-Key {call['keys']} across the attempts of one call"))
+        final = next((i for i, (answer, request) in enumerate(zip(answers, attempts, strict=True)) if _final(answer, request)), None)
+        if final is not None and final < len(answers) - 1:
+            failures.append(Failure("bounded_model_attempts", f"{where}: asked again after {_met(answers[final], attempts[final])}, which the contract does not retry"))
+        if answers[-1] in SUCCESS:
+            continue
+        if final is None and len(answers) < MODEL_ATTEMPTS:
+            failures.append(Failure("bounded_model_attempts", f"{where}: gave up after {_met(answers[-1], attempts[-1])}, which the contract retries"))
+        if ended["status"] != "model_unavailable":
+            failures.append(Failure("model_unavailable_named", f"{where}: no answer, and the driver step ended {ended['status']!r}"))
+    return failures
+
+
+def _final(answer: str, request: dict[str, Any]) -> bool:
+    """Whether the contract gives up at once after this attempt: a 4xx other than 408 and 429, a ``Retry-After`` over
+    2 s (an answer is final too, and not an attempt that failed)."""
+    if answer in SUCCESS:
+        return False
+    if answer.isdigit() and 400 <= int(answer) < 500 and int(answer) not in RETRIED_CLIENT_ERRORS:
+        return True
+    return request.get("retry_after") is not None and request["retry_after"] > RETRY_AFTER_MAX_S
+
+
+def _met(answer: str, request: dict[str, Any]) -> str:
+    return f"{answer} with Retry-After {request['retry_after']:g} s" if request.get("retry_after") is not None else answer
 
 
 def check_equal(cells: dict[str, dict[str, Any]]) -> list[Failure]:
