@@ -21,6 +21,7 @@ from typing import Annotated, Any, Literal
 
 from langchain_core.tools import BaseTool, InjectedToolCallId, tool
 from langgraph.prebuilt import ToolRuntime
+from pydantic import BaseModel
 
 from handwritten.canonical import canonical_json
 from harness.column_side.world import FixtureWorld
@@ -124,6 +125,21 @@ def drop_database(name: str, tool_call_id: CallId) -> str:
 _TOOLS: dict[str, BaseTool] = {
     t.name: t for t in (get_weather, get_balance, search_kb, fetch_page, calculator, list_orders, put_note, transfer_funds, send_email, drop_database)
 }
+
+
+def tool_schemas(names: list[str]) -> dict[str, dict[str, Any]]:
+    """Each named tool's schema as its LangChain object holds it: ``BaseTool.tool_call_schema`` (the arguments the model
+    fills in, injected ones left out), as JSON Schema (``model_json_schema`` of the pydantic model ``@tool`` built)."""
+    out: dict[str, dict[str, Any]] = {}
+    for name in names:
+        schema = _TOOLS[name].tool_call_schema
+        if isinstance(schema, dict):
+            out[name] = dict(schema)
+        elif isinstance(schema, type) and issubclass(schema, BaseModel):  # ``@tool`` on a typed function: pydantic 2
+            out[name] = schema.model_json_schema()
+        else:
+            raise TypeError(f"{name}: tool_call_schema is {schema!r}, not a JSON schema or a pydantic 2 model")
+    return out
 
 
 def import_lazy_modules() -> None:

@@ -1,9 +1,15 @@
-"""How a tool's parameters as sent to a model differ from the fixture registry's strict schema.
+"""How a tool's schema changes on its way from the fixture registry to a model, in two parts.
+
+``declared``: the registry's strict schema against the framework's own tool object, built the documented way (what
+declaring the tool that way loses); ``rewritten``: that object's schema against the parameters the request carried
+(what the framework changes as it sends). Each part lists keys ``added``, ``dropped`` or ``changed`` (JSON pointers),
+properties made ``required`` and constraints ``moved_to_text`` (dropped where they were, their keyword or value now a
+whole word of the same property's description); ``rewritten`` also says ``strict`` when the request marks the tool
+strict. A tool never sent is also ``not_sent``. A column that reports no tool object for a tool has ``declared: "not
+reported"``, and its ``rewritten`` compares the registry with what was sent.
 
 Shared by the runner's ``wire`` observable (``harness.runner_side.wire.observable``) and the wire probes' counts
-(``harness.column_side.probe_wire``): keys ``added``, ``dropped`` or ``changed`` (JSON pointers), properties made
-``required``, constraints ``moved_to_text`` (dropped where they were, their keyword or value now a whole word of the
-same property's description), and ``strict`` when the request marks the tool strict; a tool never sent is ``not_sent``.
+(``harness.column_side.probe_wire``).
 """
 
 from __future__ import annotations
@@ -18,20 +24,25 @@ CONSTRAINTS = ("minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum
                "minItems", "maxItems", "format", "multipleOf", "uniqueItems")  # fmt: skip
 
 
-def schema_diffs(offered: Sequence[str], sent: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Per offered fixture tool, what differs between its registry schema and its parameters as sent (empty: nothing)."""
+NOT_REPORTED = "not reported"
+
+
+def schema_diffs(offered: Sequence[str], sent: Sequence[Mapping[str, Any]], objects: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Per offered fixture tool, its ``declared`` and ``rewritten`` parts (``{}``: nothing differs; every offered tool is
+    listed, so a difference shows at the part and key where it is). ``objects``: the JSON schema of each tool's
+    framework object, by name (None: none reported)."""
     by_name = {t.get("name"): t for t in sent}
     out: dict[str, Any] = {}
     for name in offered:
+        registry = FIXTURE_TOOLS[name].schema
+        own = (objects or {}).get(name)
+        declared: Any = schema_diff(registry, own) if isinstance(own, Mapping) else NOT_REPORTED
         tool = by_name.get(name)
-        if tool is None:
-            out[name] = {"not_sent": True}
-            continue
-        diff = schema_diff(FIXTURE_TOOLS[name].schema, tool.get("parameters") or {})
-        if tool.get("strict"):
-            diff["strict"] = True
-        if diff:
-            out[name] = diff
+        rewritten: dict[str, Any] = {}
+        if tool is not None:
+            rewritten = schema_diff(own if isinstance(own, Mapping) else registry, tool.get("parameters") or {})
+            rewritten |= {"strict": True} if tool.get("strict") else {}
+        out[name] = {"declared": declared, "rewritten": rewritten} | ({"not_sent": True} if tool is None else {})
     return out
 
 

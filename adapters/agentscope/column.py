@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import agentscope
 
@@ -42,7 +42,7 @@ from harness.records import ScenarioRun, StepFacts
 
 from .agent import build_agent
 from .session import STATE, AgentSession, load_state, save_state
-from .tools import CallIdObserver, fixture_tools
+from .tools import CallIdObserver, World, fixture_tools
 
 FIXED_TIME = "2026-01-01 00:00:00.000"
 
@@ -98,6 +98,13 @@ class AgentScopeColumn(FrameworkColumn):
         strict check is that decision)."""
         self.check_mode(mode)
         return facts_from_column_trace(run, dedup_by="glue" if mode == "contract" else "framework", admitted_kind="permission")
+
+    def tool_schemas(self, names: list[str], mode: str) -> dict[str, dict[str, Any]]:
+        """Each ``FunctionTool``'s ``input_schema`` (``ToolBase``'s schema of the tool's input, which AgentScope builds from
+        the function's signature and docstring), as ``defaults`` and ``wire`` build the tools; built on no world and for
+        no user: the schema is read, the tools never run."""
+        self.check_mode(mode)
+        return {t.name: dict(t.input_schema) for t in fixture_tools(cast(World, None), names, "")}
 
     def detail(self, run: ScenarioRun, mode: str) -> dict[str, Any]:
         """The saved ``AgentState`` in brief and the reasons behind the run's differences."""

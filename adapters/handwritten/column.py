@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from handwritten.approvals import ApprovalAuthority
 from handwritten.boundary import ToolBoundary
@@ -71,6 +71,11 @@ class HandwrittenColumn(ColumnAdapter):
     def detail(self, run: ScenarioRun, mode: str = "contract") -> dict[str, Any]:
         """Native information, recorded but never compared: the engine's final checkpoint summary."""
         return _detail(run)
+
+    def tool_schemas(self, names: list[str], mode: str = "contract") -> dict[str, dict[str, Any]]:
+        """Each engine ``ToolSpec``'s ``input_schema`` (``FixtureWorld.tool_specs`` makes them; the registry sends it as it is),
+        built on no world: the schema is read, the tools never run."""
+        return {spec.name: dict(spec.input_schema) for spec in FixtureWorld.tool_specs(cast(FixtureWorld, None), names)}
 
     # -- hooks: where the engine's tools and the boundary live ----------------------------------------------
 

@@ -99,6 +99,12 @@ class LangChainColumn(FrameworkColumn):
         scenario = context.scenario
         return AgentSession(agent, scenario.session_id, gated_tools(scenario), context.trace.emit, context.scratch / "head.json", options, context.contract)
 
+    def tool_schemas(self, names: list[str], mode: str) -> dict[str, dict[str, Any]]:
+        """The ``@tool`` objects' ``tool_call_schema`` (``adapters.langchain_tools``): the same tools in every mode."""
+        from adapters.langchain_tools import tool_schemas
+
+        return tool_schemas(names)
+
     def detail(self, run: ScenarioRun, mode: str) -> dict[str, Any]:
         """The agent graph's shape, the super-steps this scenario took, and the reasons behind its differences."""
         self.check_mode(mode)

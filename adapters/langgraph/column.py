@@ -62,6 +62,12 @@ class LangGraphColumn(FrameworkColumn):
 
         return open_session(context)
 
+    def tool_schemas(self, names: list[str], mode: str) -> dict[str, dict[str, Any]]:
+        """The ``@tool`` objects' ``tool_call_schema`` (``adapters.langchain_tools``): the same tools in every mode."""
+        from adapters.langchain_tools import tool_schemas
+
+        return tool_schemas(names)
+
     def detail(self, run: ScenarioRun, mode: str) -> dict[str, Any]:
         """The graph's shape (nodes, edges, conditional edges, Mermaid), the super-steps this scenario took, the
         final checkpoint's ``next``."""

@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Sequence
 from contextlib import closing
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import agents
 from agents import Agent, Tool
@@ -22,6 +22,7 @@ from agents import Agent, Tool
 from adapters.column import FrameworkColumn, SessionContext
 from harness.column_side.scripted_model import ScriptedModel
 from harness.column_side.sibling_order import sibling_orders
+from harness.column_side.world import FixtureWorld
 from harness.records import ScenarioRun
 from harness.scenarios import Scenario
 
@@ -71,6 +72,12 @@ class OpenAIAgentsColumn(FrameworkColumn):
         glue = Glue(context.contract)
         return ContractSession(build_agent(context, glue.tools(context.world, list(context.scenario.tools))), context, glue)
         # contract glue: end
+
+    def tool_schemas(self, names: list[str], mode: str) -> dict[str, dict[str, Any]]:
+        """Each ``@function_tool`` object's ``params_json_schema``, as ``defaults`` and ``wire`` build the tools (the schema
+        the SDK sends as the tool's parameters); built on no world: the schema is read, the tools never run."""
+        self.check_mode(mode)
+        return {t.name: dict(t.params_json_schema) for t in fixture_tools(cast(FixtureWorld, None), names)}
 
     def detail(self, run: ScenarioRun, mode: str) -> dict[str, Any]:
         """The saved RunState and the session's history at the end, and the reasons behind this run's differences."""

@@ -6,12 +6,13 @@ Nothing races (no background writes; a turn's ``async`` tools never await), so t
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from pydantic_ai import Agent, DeferredToolRequests, ModelMessagesTypeAdapter, UsageLimits
 
 from harness.column_side.scripted_model import ScriptedModel
 from harness.column_side.trace_facts import facts_from_column_trace
+from harness.column_side.world import FixtureWorld
 from harness.records import ScenarioRun, StepFacts
 
 from ..column import FrameworkColumn, SessionContext
@@ -70,6 +71,12 @@ class PydanticAIColumn(FrameworkColumn):
         agent = Agent(model, output_type=[str, DeferredToolRequests], tools=tools, system_prompt=scenario.system_prompt or (),
                       deps_type=SessionUser)  # every run passes the session's user as its deps (PydanticAISession)
         return PydanticAISession(agent, context, statuses)
+
+    def tool_schemas(self, names: list[str], mode: str) -> dict[str, dict[str, Any]]:
+        """Each ``Tool`` object's definition, ``Tool.tool_def.parameters_json_schema`` (the schema Pydantic AI derived from
+        the function's signature), as ``defaults`` and ``wire`` build the tools; built on no world: the tools never run."""
+        self.check_mode(mode)
+        return {t.name: dict(t.tool_def.parameters_json_schema) for t in fixture_tools(cast(FixtureWorld, None), names)}
 
     def detail(self, run: ScenarioRun, mode: str) -> dict[str, Any]:
         """The saved history's shape, and Pydantic AI's default step bound read from the pinned environment."""

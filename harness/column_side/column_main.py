@@ -68,10 +68,11 @@ def run_raw(
     try:  # the column reads its own trace and rebuilds its agent here, in the column process: not the column's end
         facts = column.facts(run, mode)
         detail = column.detail(run, mode) if clean else {}
+        objects = column.tool_schemas(list(scenario.tools), mode) if wire is not None and mode == "wire" else None
     except Exception as exc:
         failure = exception_text(exc, "reading what the column did raised ")
         return raw_record(run, [StepFacts() for _ in run.steps], model, {}) | {"error": failure}
-    return raw_record(run, facts, model, detail)
+    return raw_record(run, facts, model, detail) | ({"tool_objects": objects} if objects is not None else {})
 
 
 def failed_record(scenario: Scenario, scratch: Path, error: str) -> dict[str, Any]:

@@ -110,10 +110,11 @@ def _send(handler: BaseHTTPRequestHandler, status: int, body: bytes, cut: bool =
     handler.close_connection = cut
 
 
-def wire_counts(requests: Sequence[Mapping[str, Any]], tools: Sequence[str]) -> dict[str, Any]:
+def wire_counts(requests: Sequence[Mapping[str, Any]], tools: Sequence[str], objects: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The ``wire`` observable's per-run counts from the stub's requests: ``wire.attempts``, ``wire.client_retries``,
-    ``wire.idempotency_key_sent``, ``wire.read_timeout`` and ``wire.schema_diff.<tool>`` for each tool whose schema as
-    sent differs from the registry's (the engine's wire run sends them verbatim)."""
+    ``wire.idempotency_key_sent``, ``wire.read_timeout`` and ``wire.schema_diff.<tool>`` for each tool whose schema
+    changed on its way to the request (the engine's wire run sends them verbatim): ``objects`` are the schemas the
+    probe read from its framework's tool objects, by tool name (``harness.schema_diff``)."""
     sent: Sequence[Mapping[str, Any]] = next((r["tools"] for r in requests if r["tools"]), [])
     counts: dict[str, Any] = {
         "wire.attempts": len(requests),
@@ -121,4 +122,4 @@ def wire_counts(requests: Sequence[Mapping[str, Any]], tools: Sequence[str]) -> 
         "wire.idempotency_key_sent": bool(requests) and all(r["idempotency_key"] for r in requests),
         "wire.read_timeout": sorted({str(r["timeout"] or "none") for r in requests}),
     }
-    return counts | {f"wire.schema_diff.{tool}": diff for tool, diff in schema_diffs(tools, sent).items()}
+    return counts | {f"wire.schema_diff.{tool}": diff for tool, diff in schema_diffs(tools, sent, objects).items()}

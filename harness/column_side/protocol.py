@@ -166,6 +166,13 @@ class ColumnAdapter(ABC):
         """Native state and shape, recorded but never compared."""
         return {}
 
+    def tool_schemas(self, names: list[str], mode: str) -> dict[str, dict[str, Any]] | None:
+        """The JSON schema of each named tool's own object in the framework, built as ``mode`` builds it and read from
+        the object the documented way (LangChain's ``tool_call_schema``, the Agents SDK's ``params_json_schema``, ...),
+        before any model request is made of it: the wire observable's ``schema_diff`` compares the registry with it
+        (what declaring the tool so loses) and it with the request (what the framework rewrites). None: not reported."""
+        return None
+
     def check_mode(self, mode: str) -> None:
         if mode not in self.modes:
             raise ValueError(f"{self.name} runs in modes {self.modes}, not {mode!r}")

@@ -46,9 +46,12 @@ CONTRACT_COLUMNS = ("schema_failure_side_effects", "pre_approval_state", "idempo
 _VALIDATORS = {name: ArgsValidator(tool.schema) for name, tool in FIXTURE_TOOLS.items()}
 
 
-def observe(run: ScenarioRun, facts: list[StepFacts], model: dict[str, Any], wire: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def observe(
+    run: ScenarioRun, facts: list[StepFacts], model: dict[str, Any], wire: list[dict[str, Any]] | None = None, tool_objects: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The observables of one scenario run, keyed as in ``OBSERVABLES``; ``wire``: the scripted server's records of a
-    wire run's requests (``harness.runner_side.wire``), None for a run in process."""
+    wire run's requests (``harness.runner_side.wire``), None for a run in process; ``tool_objects``: the JSON schema of
+    each offered tool's framework object, as the column process read it in wire mode (``ColumnAdapter.tool_schemas``)."""
     steps = run.steps
     final_ledger = steps[-1].ledger
     return {
@@ -61,7 +64,7 @@ def observe(run: ScenarioRun, facts: list[StepFacts], model: dict[str, Any], wir
         "pre_approval_state": _pre_approval(run, facts),
         "idempotent_replay": _replay(run, facts, final_ledger),
         "checkpoint_after_interrupt": _after_interrupt(run, facts),
-        "wire": wire_observable(wire, steps, run.scenario.tools),
+        "wire": wire_observable(wire, steps, run.scenario.tools, tool_objects),
     }
 
 

@@ -26,7 +26,7 @@ def observation(scenario: Scenario, raw: dict[str, Any], measured_exceptions: fr
     record whose column process failed on the scenario outside its steps (``harness.column_side.column_main``)."""
     steps = [_measured(StepRecord(**s), measured_exceptions) for s in raw["steps"]]
     run = ScenarioRun(scenario, Path("."), steps)
-    observables = observe(run, [StepFacts(**f) for f in raw["facts"]], raw["model"], raw.get("wire"))
+    observables = observe(run, [StepFacts(**f) for f in raw["facts"]], raw["model"], raw.get("wire"), raw.get("tool_objects"))
     errors = [raw["error"]] if raw.get("error") else []  # the column process failed on this scenario outside its steps
     errors += [s.error for s in steps if s.error]
     errors += [f"adapter reported a status outside the closed set: {s.status!r}/{s.session_status!r}" for s in steps

@@ -11,6 +11,7 @@ from typing import Any
 from handwritten.wire_model import WirePolicy
 from harness.runner_side.rule_facts import Case, Path, Reason, Run, mechanism, stated_after, status_claim
 from harness.runner_side.wire.observable import SUCCESS
+from harness.schema_diff import NOT_REPORTED
 
 MAX_ATTEMPTS = WirePolicy().max_attempts
 """The contract's attempts per logical model call, in all (read from the engine's own policy)."""
@@ -124,22 +125,44 @@ def _longest(timeouts: list[str]) -> float | None:
 
 
 def schema_rewritten(case: Case) -> Iterator[Reason]:
-    """The tools' parameters as sent differ from the registry's strict schemas (the engine sends them verbatim)."""
+    """Per tool, where its schema's way to the request differs from the engine's (whose tools carry the registry's schema
+    and are sent verbatim): what declaring the tool the documented way lost (``declared``: the registry against the
+    framework's own tool object), what sending it changed (``rewritten``: that object against the request), a tool never
+    sent, and the constraints either part moved into description text."""
     fw, engine = _wire(case.framework), _wire(case.engine)
     if fw is None or engine is None:
         return
     for tool, diff in sorted(fw["schema_diff"].items()):
-        if diff == engine["schema_diff"].get(tool):
-            continue
-        parts = [f"{key} {', '.join(value) if isinstance(value, list) else value}" for key, value in sorted(diff.items())]
-        yield Reason("schema_rewritten", (
-            f"{tool}'s parameters as sent differ from its registry schema: {'; '.join(parts)}{mechanism(case, 'tool_dispatch')}"
-        ), (("wire", "schema_diff", tool),))
-        if diff.get("moved_to_text"):
-            yield Reason("constraint_moved_to_text", (
-                f"{tool}: the constraints {', '.join(diff['moved_to_text'])} were dropped from the schema as sent and stated in a description, "
-                "where nothing enforces them"
-            ), (("wire", "schema_diff", tool, "moved_to_text"),))
+        theirs = engine["schema_diff"].get(tool) or {}
+        if diff.get("not_sent") and not theirs.get("not_sent"):
+            yield Reason("schema_rewritten", f"{tool} was offered and never sent to the model", (("wire", "schema_diff", tool, "not_sent"),))
+        declared, rewritten = diff.get("declared"), diff.get("rewritten")
+        if declared and declared != theirs.get("declared"):
+            if declared == NOT_REPORTED:
+                yield Reason("schema_rewritten", f"{tool}: the column reported no tool object, so what was sent is compared with the registry's schema",
+                             (("wire", "schema_diff", tool, "declared"),))  # fmt: skip
+            else:
+                yield Reason("schema_lost_in_declaration", (
+                    f"{tool}'s own tool object, declared as the framework's docs teach, differs from its registry schema: {_diff_text(declared)}"
+                ), (("wire", "schema_diff", tool, "declared"),))
+                yield from _moved(tool, declared, "the tool object", "declared")
+        if rewritten and rewritten != theirs.get("rewritten"):
+            source = "its registry schema" if declared == NOT_REPORTED else "its tool object's schema"
+            yield Reason("schema_rewritten", (
+                f"{tool}'s parameters as sent differ from {source}: {_diff_text(rewritten)}{mechanism(case, 'message_assembly')}"
+            ), (("wire", "schema_diff", tool, "rewritten"),))
+            yield from _moved(tool, rewritten, "the schema as sent", "rewritten")
+
+
+def _diff_text(diff: dict[str, Any]) -> str:
+    return "; ".join(f"{key} {', '.join(value) if isinstance(value, list) else value}" for key, value in sorted(diff.items()))
+
+
+def _moved(tool: str, diff: dict[str, Any], where: str, part: str) -> Iterator[Reason]:
+    if diff.get("moved_to_text"):
+        yield Reason("constraint_moved_to_text", (
+            f"{tool}: the constraints {', '.join(diff['moved_to_text'])} were dropped from {where} and stated in a description, where nothing enforces them"
+        ), (("wire", "schema_diff", tool, part, "moved_to_text"),))
 
 
 def model_failure_ended_run(case: Case) -> Iterator[Reason]:
@@ -185,6 +208,7 @@ TITLES: dict[str, str] = {
     "no_idempotency_key": "Sends no Idempotency-Key: a retried model call cannot be told from a new one",
     "no_read_timeout": "Sets no read timeout on its model requests",
     "long_read_timeout": "Waits far longer than the contract for a model answer",
+    "schema_lost_in_declaration": "Declaring a tool as the docs teach changes its schema before any request (constraints dropped, keys added or changed)",
     "schema_rewritten": "Sends the model tool schemas other than the tools' own",
     "constraint_moved_to_text": "Moves schema constraints into description text, where nothing enforces them",
     "model_failure_raised": "Ends the run in an exception when the model's endpoint fails, where the engine stops model_unavailable",

@@ -1,8 +1,8 @@
 """AgentScope's ``OpenAIChatModel`` (an ``OpenAICredential`` with a ``base_url``) at its defaults, against a plain
 loopback server whose first answer is HTTP 500: the openai client under it retries it by itself
-(``x-stainless-retry-count: 1``), announces a 600 s read timeout, sends no Idempotency-Key, and sends the tool's schema
-without the registry's ``additionalProperties`` and ``minLength`` (the engine: no client retries, 5 s, a key per
-logical call, the schema verbatim). The lookup asks for confirmation (default mode) and is confirmed as the driver
+(``x-stainless-retry-count: 1``), announces a 600 s read timeout and sends no Idempotency-Key. The ``FunctionTool``'s
+``input_schema`` lacks the registry's ``additionalProperties`` and ``minLength`` and is sent as it is (the engine: no
+client retries, 5 s, a key per logical call, the registry's schema verbatim). The lookup asks for confirmation (default mode) and is confirmed as the driver
 answers a question the contract would not have asked.
 
 Documented API only (https://docs.agentscope.io/v2/building-blocks/model, .../agent, .../tool, .../permission-system):
@@ -49,9 +49,12 @@ def get_weather(city: str) -> str:
     return json.dumps(fixture.call("get_weather", call_id.get(), {"city": city}))
 
 
+weather = FunctionTool(get_weather)
+
+
 async def main() -> str:
     model = OpenAIChatModel(credential=OpenAICredential(api_key=SecretStr("probe-key"), base_url=server.url), model="scripted-model")
-    agent = Agent(name="assistant", system_prompt=PROMPT, model=model, toolkit=Toolkit(tools=[FunctionTool(get_weather)]), middlewares=[CallIds()])
+    agent = Agent(name="assistant", system_prompt=PROMPT, model=model, toolkit=Toolkit(tools=[weather]), middlewares=[CallIds()])
     inputs = UserMsg(name="user", content="What is the weather in Paris?")
     while inputs is not None:
         async for _ in agent.reply_stream(inputs):
@@ -63,4 +66,4 @@ async def main() -> str:
 
 
 status = asyncio.run(main())
-report(SCENARIO, {**wire_counts(server.requests, ["get_weather"]), "step_statuses.0": status})
+report(SCENARIO, {**wire_counts(server.requests, ["get_weather"], {"get_weather": weather.input_schema}), "step_statuses.0": status})

@@ -1,7 +1,8 @@
 """LangChain's ``ChatOpenAI``, at its defaults, against a plain loopback server whose first answer is HTTP 500: the
 openai client retries it by itself (``x-stainless-retry-count: 1``), announces no read timeout, sends no
-Idempotency-Key, and sends the tool's schema without the registry's ``additionalProperties`` and ``minLength`` (the
-engine: a 5 s read timeout, a key per logical call, the schema verbatim).
+Idempotency-Key. The ``@tool`` object's own schema (``tool_call_schema``) has lost the registry's
+``additionalProperties`` and ``minLength`` and gained titles and a description; the request drops those again (the
+engine: a 5 s read timeout, a key per logical call, the registry's schema verbatim).
 
 Documented API only: ``ChatOpenAI(model=..., base_url=..., api_key=...)`` for an OpenAI-compatible endpoint
 (https://docs.langchain.com/oss/python/integrations/chat#chat-completions-api,
@@ -39,4 +40,4 @@ model = ChatOpenAI(model="scripted-model", base_url=server.url, api_key="probe-k
 agent = create_agent(model, tools=[get_weather], system_prompt="You are a support agent for a small bank. Use the tools when they help.")
 result = agent.invoke({"messages": [{"role": "user", "content": "What is the weather in Paris?"}]})
 print(f"the run answered: {result['messages'][-1].content}")
-report(SCENARIO, {**wire_counts(server.requests, ["get_weather"]), "step_statuses.0": "completed"})
+report(SCENARIO, {**wire_counts(server.requests, ["get_weather"], {"get_weather": get_weather.tool_call_schema.model_json_schema()}), "step_statuses.0": "completed"})

@@ -1,7 +1,8 @@
 """LangGraph's agent graph with LangChain's ``ChatOpenAI`` at its defaults, against a plain loopback server whose first
 answer is HTTP 500: the openai client retries it by itself (``x-stainless-retry-count: 1``), announces no read timeout,
-sends no Idempotency-Key, and sends the tool's schema without the registry's ``additionalProperties`` and ``minLength``
-(the engine: a 5 s read timeout, a key per logical call, the schema verbatim).
+sends no Idempotency-Key. The ``@tool`` object's own schema (``tool_call_schema``) has lost the registry's
+``additionalProperties`` and ``minLength`` and gained titles and a description; the request drops those again (the
+engine: a 5 s read timeout, a key per logical call, the registry's schema verbatim).
 
 Documented API only: ``StateGraph`` with ``MessagesState``, a model node, ``ToolNode`` and ``tools_condition``
 (https://docs.langchain.com/oss/python/langgraph/quickstart, https://docs.langchain.com/oss/python/langgraph/workflows-agents,
@@ -54,4 +55,4 @@ graph.add_conditional_edges("agent", tools_condition)
 graph.add_edge("tools", "agent")
 result = graph.compile().invoke({"messages": [("user", "What is the weather in Paris?")]})
 print(f"the run answered: {result['messages'][-1].content}")
-report(SCENARIO, {**wire_counts(server.requests, ["get_weather"]), "step_statuses.0": "completed"})
+report(SCENARIO, {**wire_counts(server.requests, ["get_weather"], {"get_weather": get_weather.tool_call_schema.model_json_schema()}), "step_statuses.0": "completed"})

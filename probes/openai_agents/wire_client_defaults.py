@@ -1,7 +1,8 @@
 """The SDK's default model (``OpenAIResponsesModel`` on an ``AsyncOpenAI`` client) at its defaults, against a plain
 loopback server whose first answer is HTTP 500: the openai client retries it by itself (``x-stainless-retry-count: 1``),
-announces a 600 s read timeout, sends no Idempotency-Key, and sends the tool's schema strict, with titles and without the
-registry's ``minLength`` (the engine: no client retries, 5 s, a key per logical call, the schema verbatim).
+announces a 600 s read timeout and sends no Idempotency-Key. The ``@function_tool`` object's schema
+(``params_json_schema``) has titles and lacks the registry's ``minLength``; the request marks the tool strict (the
+engine: no client retries, 5 s, a key per logical call, the registry's schema verbatim).
 
 Documented API only: ``Agent`` with a ``Model`` built on your own ``AsyncOpenAI(base_url=..., api_key=...)``
 (https://openai.github.io/openai-agents-python/models/), ``OpenAIResponsesModel``
@@ -41,4 +42,5 @@ agent = Agent(name="support", instructions="You are a support agent for a small 
               model=model, tools=[get_weather])
 result = asyncio.run(Runner.run(agent, "What is the weather in Paris?"))
 print("final output:", result.final_output)
-report(SCENARIO, {**wire_counts(server.requests, ["get_weather"]), "step_statuses.0": "completed" if result.final_output else "error"})
+counts = wire_counts(server.requests, ["get_weather"], {"get_weather": get_weather.params_json_schema})
+report(SCENARIO, {**counts, "step_statuses.0": "completed" if result.final_output else "error"})

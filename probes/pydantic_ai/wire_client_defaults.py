@@ -1,7 +1,8 @@
 """Pydantic AI's OpenAI model, at its defaults, against a plain loopback server whose first answer is HTTP 500: the
 openai client retries it by itself (``x-stainless-retry-count: 1``), announces a 600 s read timeout, sends no
-Idempotency-Key, and sends the tool's schema marked ``strict`` without the registry's ``minLength`` (the engine: 5 s,
-a key per logical call, the schema verbatim).
+Idempotency-Key. The ``Tool`` object's definition (``tool_def.parameters_json_schema``) lacks the registry's
+``minLength``; the request marks the tool ``strict`` (the engine: 5 s, a key per logical call, the registry's schema
+verbatim).
 
 Documented API only: ``OpenAIChatModel`` with ``OpenAIProvider(base_url=..., api_key=...)`` for an OpenAI-compatible
 endpoint (https://ai.pydantic.dev/models/compatible-apis/#other-endpoints), a typed function tool
@@ -31,7 +32,9 @@ async def get_weather(ctx: RunContext[None], city: str) -> str:
 
 
 model = OpenAIChatModel("scripted-model", provider=OpenAIProvider(base_url=server.url, api_key="probe-key"))
-agent = Agent(model, tools=[Tool(get_weather, description=FIXTURE_TOOLS["get_weather"].description)],
+weather = Tool(get_weather, description=FIXTURE_TOOLS["get_weather"].description)
+agent = Agent(model, tools=[weather],
               system_prompt="You are a support agent for a small bank. Use the tools when they help.")
 result = agent.run_sync("What is the weather in Paris?")
-report(SCENARIO, {**wire_counts(server.requests, ["get_weather"]), "step_statuses.0": "completed" if result.output else "error"})
+counts = wire_counts(server.requests, ["get_weather"], {"get_weather": weather.tool_def.parameters_json_schema})
+report(SCENARIO, {**counts, "step_statuses.0": "completed" if result.output else "error"})

@@ -399,3 +399,29 @@ def test_a_call_whose_arguments_are_not_json_and_got_no_result_was_dropped() -> 
     assert list(invalid_call_dropped(Case(case.scenario, case.engine, Run(went_on, case.framework.facts, case.framework.steps)))) == []
     answered = [{**f, "results": [["c1", "error"]]} for f in case.framework.facts]
     assert list(invalid_call_dropped(Case(case.scenario, case.engine, Run(case.framework.observables, answered, case.framework.steps)))) == []
+
+
+def test_a_schema_lost_in_the_declaration_and_one_rewritten_in_the_request_are_two_findings_that_follow_their_part() -> None:
+    """LangChain's ``get_weather`` in ``wire_http_500_once``: the ``@tool`` object lost the registry's ``minLength``
+    (``schema_lost_in_declaration``, claiming the ``declared`` part) and the request dropped the object's titles
+    (``schema_rewritten``, claiming ``rewritten``). A request that sent the object as it is leaves only the first; an
+    object that kept the registry's schema leaves only the second; a constraint the request states in a description
+    adds ``constraint_moved_to_text``."""
+    case = _case("langchain", "wire", "wire_http_500_once")
+    found = {r.rule: r for r in reasons(case) if r.rule.startswith(("schema_", "constraint_"))}
+    assert set(found) == {"schema_lost_in_declaration", "schema_rewritten"}
+    assert found["schema_lost_in_declaration"].claims == (("wire", "schema_diff", "get_weather", "declared"),)
+    assert found["schema_rewritten"].claims == (("wire", "schema_diff", "get_weather", "rewritten"),)
+    assert "/properties/city/minLength" in found["schema_lost_in_declaration"].text
+
+    diff = case.framework.observables["wire"]["schema_diff"]["get_weather"]
+    as_declared = copy.deepcopy(case)
+    as_declared.framework.observables["wire"]["schema_diff"]["get_weather"] = {"declared": diff["declared"], "rewritten": {}}
+    assert {r.rule for r in reasons(as_declared) if r.rule.startswith("schema_")} == {"schema_lost_in_declaration"}
+
+    moved = {"dropped": ["/properties/city/minLength"], "added": ["/properties/city/description"], "moved_to_text": ["/properties/city/minLength"]}
+    as_sent = copy.deepcopy(case)
+    as_sent.framework.observables["wire"]["schema_diff"]["get_weather"] = {"declared": {}, "rewritten": moved}
+    rules = {r.rule: r for r in reasons(as_sent) if r.rule.startswith(("schema_", "constraint_"))}
+    assert set(rules) == {"schema_rewritten", "constraint_moved_to_text"}
+    assert rules["constraint_moved_to_text"].claims == (("wire", "schema_diff", "get_weather", "rewritten", "moved_to_text"),)

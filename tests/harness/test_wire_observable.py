@@ -85,7 +85,8 @@ def test_the_engines_model_gives_calls_grouped_by_step_and_turn_with_what_each_a
             OpenAIWireModel(url(base, 1), session_id=SESSION, sleep=lambda s: None).complete(TURN_1, registry_tools(world))
         requests = server.requests(COLUMN, RUN)
     steps = [step(0, "model_unavailable"), step(1, "model_unavailable", "resume")]
-    assert wire_observable(requests, steps, WEATHER.tools) == {
+    objects = {spec.name: spec.input_schema for spec in world.tool_specs(list(WEATHER.tools))}  # the engine's own tool objects
+    assert wire_observable(requests, steps, WEATHER.tools, objects) == {
         "calls": [
             {"step": 0, "turn": 0, "answers": ["500", "200"], "keys": "same"},
             {"step": 0, "turn": 1, "answers": ["500", "500", "500"], "keys": "same"},
@@ -99,7 +100,7 @@ def test_the_engines_model_gives_calls_grouped_by_step_and_turn_with_what_each_a
             {"step": 0, "turn": 1, "attempts": 3, "status": "model_unavailable"},
             {"step": 1, "turn": 1, "attempts": 3, "status": "model_unavailable"},
         ],
-        "schema_diff": {},
+        "schema_diff": {tool: {"declared": {}, "rewritten": {}} for tool in WEATHER.tools},
     }
 
 
@@ -120,14 +121,14 @@ def test_keys_are_varied_or_none_when_a_client_sends_them_so_and_the_first_tools
             with pytest.raises(openai.APIConnectionError):
                 client.chat.completions.create(model="m", messages=TURN_1)
         requests = server.requests(COLUMN, RUN)
-    assert wire_observable(requests, [step(0, "error")], ["get_weather"]) == {
+    assert wire_observable(requests, [step(0, "error")], ["get_weather"], registry(["get_weather"])) == {
         "calls": [{"step": 0, "turn": 0, "answers": ["reset", "200"], "keys": "varied"}, {"step": 0, "turn": 1, "answers": ["cut", "cut"], "keys": "none"}],
         "attempts": 4,
         "client_retries": 0,
         "idempotency_key_sent": False,
         "read_timeout": ["30.0"],
         "gave_up": [{"step": 0, "turn": 1, "attempts": 2, "status": "error"}],
-        "schema_diff": {"get_weather": {"strict": True}},
+        "schema_diff": {"get_weather": {"declared": {}, "rewritten": {"strict": True}}},
     }
 
 
@@ -146,7 +147,7 @@ def test_the_http_clients_own_retries_and_the_read_timeouts_it_announced_are_cou
         conn.close()
         requests = server.requests(COLUMN, RUN)
     assert (status, [r["retry_count"] for r in requests]) == (200, ["0", "1", "2", None])
-    assert wire_observable(requests, [step(0, "completed"), step(1, "completed")], []) == {
+    assert wire_observable(requests, [step(0, "completed"), step(1, "completed")], [], {}) == {
         "calls": [{"step": 0, "turn": 0, "answers": ["500", "502", "200"], "keys": "none"}, {"step": 1, "turn": 1, "answers": ["200"], "keys": "none"}],
         "attempts": 4,
         "client_retries": 2,
@@ -160,15 +161,15 @@ def test_the_http_clients_own_retries_and_the_read_timeouts_it_announced_are_cou
 def test_outside_the_wire_mode_the_observable_is_na_and_a_wire_run_without_requests_sent_nothing() -> None:
     """No records (an in-process run) is ``"n/a"``; a wire run whose client never asked has no calls, sent no key and
     sent none of the offered tools."""
-    assert wire_observable(None, [step(0, "completed")], ["get_weather"]) == "n/a"
-    assert wire_observable([], [step(0, "error")], ["get_weather", "search_kb"]) == {
+    assert wire_observable(None, [step(0, "completed")], ["get_weather"], None) == "n/a"
+    assert wire_observable([], [step(0, "error")], ["get_weather", "search_kb"], registry(["get_weather", "search_kb"])) == {
         "calls": [],
         "attempts": 0,
         "client_retries": 0,
         "idempotency_key_sent": False,
         "read_timeout": [],
         "gave_up": [],
-        "schema_diff": {"get_weather": {"not_sent": True}, "search_kb": {"not_sent": True}},
+        "schema_diff": {tool: {"declared": {}, "rewritten": {}, "not_sent": True} for tool in ("get_weather", "search_kb")},
     }
 
 
@@ -204,7 +205,7 @@ def test_a_slow_answer_is_waited_by_a_patient_client_and_given_up_by_one_with_a_
         while "waited" not in server.requests(COLUMN, RUN)[0] and time.monotonic() < deadline:  # the first slow answer ends later
             time.sleep(0.05)
         requests = server.requests(COLUMN, RUN)
-    observed = wire_observable(requests, [step(0, "completed")], WEATHER.tools)
+    observed = wire_observable(requests, [step(0, "completed")], WEATHER.tools, registry(WEATHER.tools))
     assert (observed["calls"], observed["gave_up"]) == (
         [{"step": 0, "turn": 0, "answers": ["slow:gave_up", "200"], "keys": "same"}, {"step": 0, "turn": 1, "answers": ["slow:waited"], "keys": "same"}],
         [],
@@ -212,6 +213,11 @@ def test_a_slow_answer_is_waited_by_a_patient_client_and_given_up_by_one_with_a_
 
 
 # -- schema diffs -------------------------------------------------------------------------------------------------------
+
+
+def registry(names: list[str] | tuple[str, ...]) -> dict[str, Any]:
+    """Tool objects that carry the registry's schemas as they are (as the engine's do)."""
+    return {name: FIXTURE_TOOLS[name].schema for name in names}
 
 
 def weather(**changes: Any) -> dict[str, Any]:
@@ -239,29 +245,65 @@ def city(**changes: Any) -> dict[str, Any]:
 SCHEMAS = [
     ("identical", "get_weather", {"name": "get_weather", "parameters": weather()}, {}),
     ("made required", "list_orders",
-     {"name": "list_orders", "parameters": {**FIXTURE_TOOLS["list_orders"].schema, "required": ["username"]}}, {"list_orders": {"required": ["username"]}}),
-    ("marked strict", "get_weather", {"name": "get_weather", "parameters": weather(), "strict": True}, {"get_weather": {"strict": True}}),
-    ("strict false is no difference", "get_weather", {"name": "get_weather", "parameters": weather(), "strict": False}, {}),
+     {"name": "list_orders", "parameters": {**FIXTURE_TOOLS["list_orders"].schema, "required": ["username"]}}, {"required": ["username"]}),
+    ("marked strict", "get_weather", {"name": "get_weather", "parameters": weather(), "strict": True}, {"strict": True}),
+    ("strict false is no difference", "get_weather", {"name": "get_weather", "parameters": weather(), "strict": False},
+     {}),
     ("additionalProperties dropped", "get_weather", {"name": "get_weather", "parameters": weather(additionalProperties=None)},
-     {"get_weather": {"dropped": ["/additionalProperties"]}}),
-    ("title added", "get_weather", {"name": "get_weather", "parameters": weather(title="GetWeatherArgs")}, {"get_weather": {"added": ["/title"]}}),
-    ("type changed", "get_weather", {"name": "get_weather", "parameters": city(type=["string", "null"])}, {"get_weather": {"changed": ["/properties/city/type"]}}),
-    ("minLength dropped", "get_weather", {"name": "get_weather", "parameters": city(minLength=None)}, {"get_weather": {"dropped": ["/properties/city/minLength"]}}),
+     {"dropped": ["/additionalProperties"]}),
+    ("title added", "get_weather", {"name": "get_weather", "parameters": weather(title="GetWeatherArgs")}, {"added": ["/title"]}),
+    ("type changed", "get_weather", {"name": "get_weather", "parameters": city(type=["string", "null"])}, {"changed": ["/properties/city/type"]}),
+    ("minLength dropped", "get_weather", {"name": "get_weather", "parameters": city(minLength=None)}, {"dropped": ["/properties/city/minLength"]}),
     ("minLength moved to the description by name", "get_weather", {"name": "get_weather", "parameters": city(minLength=None, description="The city (minLength=1)")},
-     {"get_weather": {"added": ["/properties/city/description"], "dropped": ["/properties/city/minLength"], "moved_to_text": ["/properties/city/minLength"]}}),
+     {"added": ["/properties/city/description"], "dropped": ["/properties/city/minLength"], "moved_to_text": ["/properties/city/minLength"]}),
     ("minLength moved to the description by value", "get_weather", {"name": "get_weather", "parameters": city(minLength=None, description="At least 1 character.")},
-     {"get_weather": {"added": ["/properties/city/description"], "dropped": ["/properties/city/minLength"], "moved_to_text": ["/properties/city/minLength"]}}),
+     {"added": ["/properties/city/description"], "dropped": ["/properties/city/minLength"], "moved_to_text": ["/properties/city/minLength"]}),
     ("a description without the constraint", "get_weather", {"name": "get_weather", "parameters": city(minLength=None, description="The city's name.")},
-     {"get_weather": {"added": ["/properties/city/description"], "dropped": ["/properties/city/minLength"]}}),
-    ("never sent", "search_kb", {"name": "get_weather", "parameters": weather()}, {"search_kb": {"not_sent": True}}),
+     {"added": ["/properties/city/description"], "dropped": ["/properties/city/minLength"]}),
+    ("never sent", "search_kb", {"name": "get_weather", "parameters": weather()}, None),
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("offered,sent,diff", [c[1:] for c in SCHEMAS], ids=[c[0] for c in SCHEMAS])
-def test_a_tool_as_sent_is_compared_with_the_registrys_strict_schema(offered: str, sent: dict[str, Any], diff: dict[str, Any]) -> None:
-    """Per offered tool: nothing when sent as the registry has it; else the JSON pointers added, dropped or changed,
-    the properties made required, the constraints moved into a description, ``strict``, or ``not_sent``."""
-    assert schema_diffs([offered], [sent]) == diff
+@pytest.mark.parametrize("offered,sent,rewritten", [c[1:] for c in SCHEMAS], ids=[c[0] for c in SCHEMAS])
+def test_a_tool_as_sent_is_compared_with_its_tool_objects_schema(offered: str, sent: dict[str, Any], rewritten: dict[str, Any] | None) -> None:
+    """Per offered tool whose object carries the registry's schema (``declared`` empty): ``rewritten`` empty when sent as
+    the object has it; else the JSON pointers added, dropped or changed, the properties made required, the constraints
+    moved into a description, ``strict``; a tool never sent (None here) is ``not_sent``."""
+    expected = {"declared": {}, "rewritten": rewritten} if rewritten is not None else {"declared": {}, "rewritten": {}, "not_sent": True}
+    assert schema_diffs([offered], [sent], registry([offered])) == {offered: expected}
+
+
+def test_what_the_declaration_loses_and_what_sending_changes_are_told_apart() -> None:
+    """A tool object that lost ``minLength`` and ``additionalProperties`` where it was declared and is sent as it is has
+    a ``declared`` part only (``rewritten`` empty); an object that kept them, sent with ``minLength`` moved into the
+    description, has a ``rewritten`` part only; an object that lost the constraint and stated it in its own description is ``declared``
+    with ``moved_to_text``."""
+    lossy = weather(additionalProperties=None)
+    lossy["properties"]["city"].pop("minLength")
+    assert schema_diffs(["get_weather"], [{"name": "get_weather", "parameters": lossy}], {"get_weather": lossy}) == {
+        "get_weather": {"declared": {"dropped": ["/additionalProperties", "/properties/city/minLength"]}, "rewritten": {}}
+    }
+    moved = city(minLength=None, description="At least 1 character.")
+    assert schema_diffs(["get_weather"], [{"name": "get_weather", "parameters": moved}], registry(["get_weather"])) == {
+        "get_weather": {"declared": {}, "rewritten": {"added": ["/properties/city/description"], "dropped": ["/properties/city/minLength"],
+                                      "moved_to_text": ["/properties/city/minLength"]}}
+    }  # fmt: skip
+    assert schema_diffs(["get_weather"], [{"name": "get_weather", "parameters": moved}], {"get_weather": moved}) == {
+        "get_weather": {"declared": {"added": ["/properties/city/description"], "dropped": ["/properties/city/minLength"],
+                                     "moved_to_text": ["/properties/city/minLength"]}, "rewritten": {}}
+    }  # fmt: skip
+
+
+def test_a_tool_without_a_reported_object_is_compared_with_the_registry_and_says_so() -> None:
+    """No tool object reported (None, or not for this tool): ``declared`` says ``not reported`` and ``rewritten`` compares
+    the registry with what was sent; a tool never sent keeps its ``declared`` part beside ``not_sent``."""
+    sent = [{"name": "get_weather", "parameters": weather(additionalProperties=None)}]
+    expected = {"declared": "not reported", "rewritten": {"dropped": ["/additionalProperties"]}}
+    assert schema_diffs(["get_weather"], sent, None) == {"get_weather": expected}
+    assert schema_diffs(["get_weather"], sent, {"search_kb": FIXTURE_TOOLS["search_kb"].schema}) == {"get_weather": expected}
+    assert schema_diffs(["search_kb"], sent, {"search_kb": {"type": "object"}}) == {
+        "search_kb": {"declared": {"dropped": ["/additionalProperties", "/properties", "/required"]}, "rewritten": {}, "not_sent": True}
+    }
 
 
 def test_a_framework_style_strict_rewrite_shows_every_difference_at_once() -> None:
@@ -271,8 +313,8 @@ def test_a_framework_style_strict_rewrite_shows_every_difference_at_once() -> No
     sent["required"] = ["key", "text", "priority"]
     sent["properties"]["priority"]["type"] = ["integer", "null"]
     sent["title"] = "PutNote"
-    assert schema_diffs(["put_note"], [{"name": "put_note", "parameters": sent, "strict": True}]) == {
-        "put_note": {"added": ["/title"], "changed": ["/properties/priority/type"], "required": ["priority"], "strict": True}
+    assert schema_diffs(["put_note"], [{"name": "put_note", "parameters": sent, "strict": True}], registry(["put_note"])) == {
+        "put_note": {"declared": {}, "rewritten": {"added": ["/title"], "changed": ["/properties/priority/type"], "required": ["priority"], "strict": True}}
     }
 
 
@@ -292,5 +334,5 @@ def test_a_turn_asked_again_after_an_answer_is_another_call_not_a_retry() -> Non
         return {"step": 0, "turn": turn, "answer": answer, "fault": None, "idempotency_key": None, "retry_count": "0", "timeout": None, "tools": []}
 
     sent = [request(0, 500), request(0, 200), request(1, 200), request(1, 200), request(1, 503), request(1, 200)]
-    calls = wire_observable(sent, [], [])["calls"]
+    calls = wire_observable(sent, [], [], {})["calls"]
     assert [(c["turn"], c["answers"]) for c in calls] == [(0, ["500", "200"]), (1, ["200"]), (1, ["200"]), (1, ["503", "200"])]

@@ -476,5 +476,5 @@ def test_a_body_of_any_json_shape_is_answered_and_recorded_and_never_the_servers
                     statuses.append(answer.status)
         records = server.requests(COLUMN, "wire/basic_react_loop")
         assert (statuses, len(records), server.errors) == ([200] * 8, 8, [])
-    observed = wire_observable(records, [], ["get_weather"])
+    observed = wire_observable(records, [], ["get_weather"], None)
     canonical_line({"records": [{k: v for k, v in r.items()} for r in records], "observed": observed})  # raises on anything unwritable

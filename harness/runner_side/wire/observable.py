@@ -13,8 +13,10 @@ Counts and diffs only, never wall times (those go to ``timings.json``), so two r
   the client announced (``x-stainless-read-timeout``, seconds as sent; ``none`` for a request without one);
 - ``gave_up``: each call whose last attempt did not get an answer, with its attempts and the status its driver step
   ended in;
-- ``schema_diff``: per tool offered, how the tool's parameters as sent differ from the fixture registry's strict schema
-  (the engine sends it verbatim; ``harness.schema_diff``).
+- ``schema_diff``: per tool offered, in two parts (``harness.schema_diff``): ``declared``, how the framework's own tool
+  object, declared the documented way, differs from the fixture registry's strict schema; ``rewritten``, how the
+  parameters the request carried differ from that object (the engine's tools carry the registry's schema and it sends
+  them verbatim: nothing in either part).
 """
 
 from __future__ import annotations
@@ -30,8 +32,11 @@ SUCCESS = frozenset({"200", "slow:waited"})
 """What an attempt that got an answer met."""
 
 
-def wire_observable(requests: Sequence[Mapping[str, Any]] | None, steps: Sequence[StepRecord], tools: Sequence[str]) -> Any:
-    """The observable of one run (``"n/a"`` outside the wire mode: no requests were recorded for it)."""
+def wire_observable(
+    requests: Sequence[Mapping[str, Any]] | None, steps: Sequence[StepRecord], tools: Sequence[str], objects: Mapping[str, Any] | None
+) -> Any:
+    """The observable of one run (``"n/a"`` outside the wire mode: no requests were recorded for it); ``objects``: the
+    JSON schema of each offered tool's framework object, as the column process read it (None: not reported)."""
     if requests is None:
         return NA
     groups: list[tuple[int, int, list[Mapping[str, Any]]]] = []  # logical calls, in the order each began
@@ -60,7 +65,7 @@ def wire_observable(requests: Sequence[Mapping[str, Any]] | None, steps: Sequenc
         "idempotency_key_sent": bool(requests) and all(r.get("idempotency_key") for r in requests),
         "read_timeout": sorted({str(r.get("timeout") or "none") for r in requests}),
         "gave_up": gave_up,
-        "schema_diff": schema_diffs(tools, sent),
+        "schema_diff": schema_diffs(tools, sent, objects),
     }
 
 
