@@ -2,8 +2,9 @@
 """Generate scenarios from a seed, run them through the columns as one batch, and report what they found.
 
 Every example of the corpus (harness/runner_side/explore/generate.py: seeded, valid by construction, checked by the project's
-loader) runs twice in every requested column, one column process per column, with the hand-written engine as the
-reference as in the comparison. Reported per column and mode: the scenarios that ran, the contract properties the
+loader) runs twice in every requested column and every mode it has (wire included: the engine's model and the
+frameworks' over HTTP on the runner's scripted server), one column process per column, with the hand-written engine as
+the reference as in the comparison. Reported per column and mode: the scenarios that ran, the contract properties the
 reference columns broke (harness/runner_side/explore/properties.py), adapter errors, undeclared races and differences no rule
 explains. Each kind of finding is shrunk to a small scenario (harness/runner_side/explore/shrink.py) written under --out, ready
 to be committed with an `expected` block once the defect is fixed.

@@ -1,5 +1,5 @@
-"""scripts/explore.py as a user runs it: a small corpus through the reference columns writes its corpus and a report
-that counts what ran; usage errors are one line and exit 2, and a directory it did not write is never replaced."""
+"""scripts/explore.py as a user runs it: a small corpus through the reference columns (the engine in process and over
+the wire) writes its corpus and a report that counts what ran; usage errors are one line and exit 2, and a directory it did not write is never replaced."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.columns import ROOT
+from harness.scenarios import load_scenarios
 
 SCRIPT = ROOT / "scripts" / "explore.py"
 
@@ -27,7 +28,11 @@ def test_a_small_exploration_of_the_reference_columns(tmp_path: Path) -> None:
     report = json.loads((out / "explore.json").read_text())
     assert sorted(p.name for p in (out / "corpus").iterdir()) == [f"gen_s3_{i:04d}.json" for i in range(6)]
     played = 6 - len(report["unplayable"])
-    assert report["columns"]["handwritten/contract"]["scenarios"] == played
+    wire_only = sum(s.uses_wire for s in load_scenarios(out / "corpus") if s.id not in report["unplayable"])
+    assert wire_only == 1  # example 0 of seed 3 meets faults of the model's endpoint: the wire mode plays it, the others leave it out
+    assert report["columns"]["handwritten/wire"]["scenarios"] == played
+    assert report["columns"]["handwritten/contract"]["scenarios"] == report["columns"]["local_state_graph/contract"]["scenarios"] == played - wire_only
+    assert "local_state_graph/wire" not in report["columns"]
     assert all(entry[kind] == [] for entry in report["columns"].values() for kind in ("property", "adapter_error", "race"))
     assert "handwritten/contract: " in done.stdout
     (out / "notes.txt").write_text("mine")

@@ -29,7 +29,7 @@ def test_the_reference_columns_meet_what_the_exploration_found(tmp_path: Path) -
     batch = run_batch(["local_state_graph"], FOUND, tmp_path, log=lambda _: None)
     assert batch.not_measured == {} and batch.unplayable == []
     assert batch.findings == []  # no property failure, no race, the local graph equal to the engine
-    assert batch.runs == {("handwritten", "contract"): 1, ("local_state_graph", "contract"): 1}
+    assert batch.runs == {("handwritten", "contract"): 1, ("handwritten", "wire"): 1, ("local_state_graph", "contract"): 1}  # the engine over the wire too
 
 
 def test_the_engine_meets_each_expected_block(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """The scenario generator: a seed reproduces its corpus byte for byte, every example loads with the project's own
-loader, and a few hundred examples reach every driver action, misuse, fault point and kind of model call the format has."""
+loader, and a few hundred examples reach every driver action, misuse, fault point (the model endpoint's among them) and
+kind of model call the format has; the endpoint's faults are drawn apart, so they change nothing else of an example."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from harness.fixture_tools import FIXTURE_TOOLS
-from harness.runner_side.explore.generate import MISUSES, PROCESS_POINTS, examples, generate, write_corpus
-from harness.scenarios import load_scenarios
+from harness.runner_side.explore import generate as generator
+from harness.runner_side.explore.generate import MISUSES, examples, generate, write_corpus
+from harness.scenarios import FAULT_POINTS, WIRE_POINTS, load_scenarios
 
 SCHEMA_ACTIONS = json.loads((Path(__file__).parent.parent / "scenarios" / "scenario.schema.json").read_text())["$defs"]["step"]["properties"]["action"]["enum"]
 
@@ -33,7 +37,7 @@ def test_every_example_loads_and_the_corpus_reaches_every_part_of_the_format(tmp
     calls = [c for s in scenarios for turn in s.model_script for c in turn.get("tool_calls", ())]
     assert set(actions) == set(SCHEMA_ACTIONS), set(SCHEMA_ACTIONS) - set(actions)
     assert set(misuses) == set(MISUSES)
-    assert set(points) == set(PROCESS_POINTS)  # the wire mode's faults are not generated yet (docs/explore.md)
+    assert set(points) == set(FAULT_POINTS)  # the in-process points and the model endpoint's
     assert {c["name"] for c in calls} >= set(FIXTURE_TOOLS)
     assert any(c["name"] not in FIXTURE_TOOLS for c in calls)  # a tool no fixture has
     assert any(isinstance(c["arguments"], str) and _cut_short(c["arguments"]) for c in calls)  # raw JSON text cut short
@@ -47,6 +51,33 @@ def test_every_example_loads_and_the_corpus_reaches_every_part_of_the_format(tmp
     steps = [step for s in scenarios for step in s.driver]
     assert any(step.get("advance_clock_s") for step in steps)
     assert {step["outcome"] for step in steps if "outcome" in step} == {"confirmed", "not_executed"}
+
+
+def test_the_model_endpoints_faults_reach_what_the_format_allows(tmp_path: Path) -> None:
+    write_corpus(tmp_path, 1, 400)
+    scenarios = load_scenarios(tmp_path)
+    wired = [s for s in scenarios if s.uses_wire]
+    assert 40 <= len(wired) <= 120  # about one in five: the in-process modes leave them out
+    faults = [f for s in wired for f in s.faults if f.point in WIRE_POINTS]
+    assert {f.point for f in faults} == set(WIRE_POINTS)
+    statuses = {f.status for f in faults if f.status is not None}
+    assert {408, 429} & statuses and {s for s in statuses if s >= 500} and {s for s in statuses if 400 <= s < 500 and s not in (408, 429)}
+    assert {f.repeat for f in faults} == {None, "once", "always"}
+    waits = {f.retry_after for f in faults if f.retry_after is not None}
+    assert any(w <= 2 for w in waits) and any(w > 2 for w in waits)  # a Retry-After the contract waits, and one it does not
+    assert any(max(Counter(f.turn for f in s.faults if f.point in WIRE_POINTS).values()) >= 3 for s in wired)  # a turn's three attempts used up
+    assert all("model_retry" in s.covers for s in wired if any(f.point in WIRE_POINTS and f.point != "model.http_slow" for f in s.faults))
+    assert any(len(s.faults) > sum(f.point in WIRE_POINTS for f in s.faults) for s in wired)  # beside an in-process fault
+
+
+def test_the_endpoints_faults_change_nothing_else(monkeypatch: pytest.MonkeyPatch) -> None:
+    wired = [generate(1, i) for i in range(200)]
+    monkeypatch.setattr(generator, "WIRE_SHARE", 0.0)  # as the generator drew before it knew the wire
+    for with_wire, without in zip(wired, (generate(1, i) for i in range(200)), strict=True):
+        in_process = [f for f in with_wire["faults"] if f["point"] not in WIRE_POINTS]
+        tags = [t for t in with_wire["covers"] if t not in ("model_retry", "model_unavailable")]
+        assert {**with_wire, "faults": in_process, "covers": tags} == without
+    assert sum(len(d["faults"]) > len([f for f in d["faults"] if f["point"] not in WIRE_POINTS]) for d in wired) > 20
 
 
 def _cut_short(text: str) -> bool:

@@ -1,5 +1,5 @@
 """The contract's properties hold on the engine's real runs of committed scenarios, in process and with its model
-over HTTP (the committed ``wire_*`` scenarios), and each one
+over HTTP (the committed ``wire_*`` scenarios and generated ones with faults of the model's endpoint), and each one
 fails when the measured facts it reads are changed the way a broken engine would change them (an effect repeated, one
 not approved or with other arguments, an always-denied tool entered, a rejected call run, a step that raised, a fourth
 attempt, a retry the contract forbids or one it asks for left out, a call given up without ``model_unavailable``)."""
@@ -15,15 +15,18 @@ import pytest
 from harness.columns import ROOT, known_columns
 from harness.ledger import EFFECT, EXECUTOR_ENTRY, TOOL_ENTRY, LedgerStore
 from harness.records import run_key
+from harness.runner_side.explore.generate import generate, write_scenario
 from harness.runner_side.explore.properties import check_run
 from harness.runner_side.runner import run_column
 from harness.runner_side.wire.server import WireServer
-from harness.scenarios import Scenario, load_scenarios
+from harness.scenarios import WIRE_POINTS, Scenario, load_scenarios
 
 pytestmark = pytest.mark.slow  # the engine's column process through the runner
 
 NAMES = ("high_risk_approved", "high_risk_rejected", "uncertain_after_timeout", "approval_misuse_other_args", "always_deny")
 WIRE_NAMES = ("wire_http_500_once", "wire_http_500_always", "wire_client_error", "wire_retry_after_too_long", "wire_unavailable_then_resume")
+GENERATED = 6
+"""Generated examples of seed 1 with faults of the model's endpoint (none slow: a slow answer costs 3 s of every run)."""
 Run = tuple[Scenario, dict[str, Any], list[dict[str, Any]]]
 
 
@@ -44,11 +47,14 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
 
 @pytest.fixture(scope="module")
 def wire_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
-    """The engine's wire runs of the committed wire scenarios (but the slow one: it costs 3 s)."""
+    """The engine's wire runs of the committed wire scenarios and of generated examples with the endpoint's faults."""
     root = tmp_path_factory.mktemp("wire-properties")
     (root / "scenarios").mkdir()
     for name in WIRE_NAMES:
         shutil.copy(ROOT / "scenarios" / f"{name}.json", root / "scenarios")
+    wired = (d for d in (generate(1, i) for i in range(400)) if any(f["point"] in WIRE_POINTS for f in d["faults"]))
+    for document in [d for d in wired if all(f["point"] != "model.http_slow" for f in d["faults"])][:GENERATED]:
+        write_scenario(root / "scenarios", document)
     scenarios = load_scenarios(root / "scenarios")
     with WireServer(scenarios) as wire:
         result = run_column(known_columns()["handwritten"], ["wire"], root / "scenarios", root / "columns", scenario_count=len(scenarios), wire=wire)
@@ -128,7 +134,7 @@ def test_a_step_that_raised_or_an_unnamed_status_fails(runs: dict[str, Run]) -> 
 
 
 def test_every_property_holds_on_the_engines_wire_runs(wire_runs: dict[str, Run]) -> None:
-    assert len(wire_runs) == len(WIRE_NAMES)
+    assert len(wire_runs) == len(WIRE_NAMES) + GENERATED
     for name, run in wire_runs.items():
         assert check_run(*run) == [], name
     statuses = {run[1]["observables"]["status"] for run in wire_runs.values()}

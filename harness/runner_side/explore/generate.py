@@ -6,7 +6,14 @@ script has turns of tool calls (valid and invalid arguments, parallel batches, a
 short, an identity-scoped call naming another user, a tool not offered) and final texts; its driver plays any
 sequence the format has (run, approve, reject, every misuse of a token, resume, deliver again, snapshot and restore,
 reconcile either way, and now and then a direct call or grant at the tool boundary); its faults are any of the
-format's fault points. What the generator writes is valid by construction and checked by the project's own loader.
+format's in-process fault points and, in about one example in five, faults of the model's endpoint (``WIRE_POINTS``:
+every HTTP status the format allows, once or always, with a short or a long ``Retry-After``; a reset; a cut answer; a
+slow one; a body that is not JSON), which only the ``wire`` mode meets. What the generator writes is valid by
+construction and checked by the project's own loader.
+
+The wire faults are drawn from a generator of their own, ``random.Random("explore/<s>/<i>/wire")``, after everything
+else: an example without them is byte for byte what it was before the generator knew the wire, and one with them keeps
+its script, driver and in-process faults.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from typing import Any
 from handwritten.tools import RiskClass
 from harness.canonical_io import write_json
 from harness.fixture_tools import FIXTURE_TOOLS
-from harness.scenarios import FAULT_POINTS, load_scenario
+from harness.scenarios import FAULT_POINTS, WIRE_POINTS, load_scenario
 
 MISUSES = ("other_args", "other_session", "expired", "forged", "reused", "other_call")
 HIGH_RISK = tuple(n for n, t in FIXTURE_TOOLS.items() if t.risk is RiskClass.HIGH_RISK)
@@ -177,7 +184,20 @@ def _step(rng: random.Random, action: str, target: str | None, ids: list[str], t
 
 
 PROCESS_POINTS = sorted(p for p, (action, _) in FAULT_POINTS.items() if action != "wire")
-"""The points the generator draws from: the in-process ones (the wire mode's faults are not generated yet)."""
+"""The in-process points (``faults``); the model endpoint's are ``WIRE_POINTS`` (``wire_faults``)."""
+WIRE_SHARE = 0.2
+"""The share of examples with faults of the model's endpoint: in-process modes leave such a scenario out (not
+applicable), so most examples keep none."""
+WIRE_WEIGHTS = {"model.http_status": 8, "model.http_reset": 3, "model.stream_cut": 3, "model.bad_body": 3, "model.http_slow": 1}
+"""How often each wire point is drawn: a slow answer costs ``SLOW_DELAY_S`` of every run that meets it and tells the
+least (every client here waits longer than that), so it is the rarest, and only ``once``."""
+RETRIED_STATUSES = (408, 429, 500, 502, 503, 504)
+REFUSED_STATUSES = (400, 401, 403, 404, 409, 413, 422)
+"""The statuses drawn most: the ones a client retries (a timeout, too many requests, the server's errors) and the ones
+it must not (the request's own fault); now and then any status the format allows (400 to 599)."""
+SHORT_RETRY_AFTER = (0, 0.5, 1, 2)
+LONG_RETRY_AFTER = (2.5, 30, 3600)
+"""``Retry-After`` seconds: short ones a client may wait (up to the contract's 2 s), long ones it should not."""
 
 
 def faults(rng: random.Random, script: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -198,6 +218,40 @@ def faults(rng: random.Random, script: list[dict[str, Any]]) -> list[dict[str, A
     return chosen
 
 
+def wire_faults(rng: random.Random, script: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """None in most examples; else one to three faults of the model's endpoint, often stacked on one turn (several
+    ``once`` faults on a turn take its requests in order: three of them exhaust a client's attempts)."""
+    if rng.random() >= WIRE_SHARE:
+        return []
+    chosen: list[dict[str, Any]] = []
+    turn = rng.randrange(len(script))
+    points, weights = zip(*WIRE_WEIGHTS.items(), strict=True)
+    for _ in range(rng.choice([1, 1, 2, 3])):
+        turn = turn if chosen and rng.random() < 0.6 else rng.randrange(len(script))
+        fault: dict[str, Any] = {"point": rng.choices(points, weights)[0], "turn": turn}
+        if fault["point"] == "model.http_status":
+            roll = rng.random()
+            fault["status"] = rng.choice(RETRIED_STATUSES) if roll < 0.55 else rng.choice(REFUSED_STATUSES) if roll < 0.85 else rng.randint(400, 599)
+            if rng.random() < 0.3:
+                fault["retry_after"] = rng.choice(SHORT_RETRY_AFTER if rng.random() < 0.5 else LONG_RETRY_AFTER)
+        repeat = rng.choice([None, None, "once", "always"])
+        if repeat == "always" and fault["point"] == "model.http_slow":  # every client waits the delay (none times out
+            repeat = "once"  # before it): "always" would only make every re-ask of the turn wait it again
+        fault |= {"repeat": repeat} if repeat else {}
+        if not any(f["turn"] == turn and f.get("repeat") == "always" for f in chosen):  # else it would never fire
+            chosen.append(fault)
+    return chosen
+
+
+def _gives_up(fault_list: list[dict[str, Any]]) -> bool:
+    """Whether the endpoint's faults can end a model call unanswered: a status a client must not retry, a long
+    ``Retry-After``, a fault on every request of a turn, or three on one turn (a slow answer is an answer)."""
+    failing = [f for f in fault_list if FAULT_POINTS[f["point"]][0] == "wire" and f["point"] != "model.http_slow"]
+    per_turn = [sum(1 for f in failing if f["turn"] == turn) for turn in {f["turn"] for f in failing}]
+    refused = any(400 <= f.get("status", 0) < 500 and f["status"] not in RETRIED_STATUSES or f.get("retry_after", 0) > 2 for f in failing)
+    return refused or any(f.get("repeat") == "always" for f in failing) or any(n >= 3 for n in per_turn)
+
+
 def covers(script: list[dict[str, Any]], steps: list[dict[str, Any]], fault_list: list[dict[str, Any]]) -> list[str]:
     """The contract behaviours the scenario touches (the closed ``covers`` list), read from what it holds."""
     calls = [c for t in script for c in t.get("tool_calls", ())]
@@ -213,6 +267,8 @@ def covers(script: list[dict[str, Any]], steps: list[dict[str, Any]], fault_list
     tags += ["uncertain_after_timeout"] if any(f["point"] == "tool.timeout_after_effect" for f in fault_list) else []
     tags += ["mcp_bypass"] if actions & {"direct_call", "grant"} else []
     tags += ["session_identity"] if any(c["name"] == "list_orders" for c in calls) else []
+    tags += ["model_retry"] if any(f["point"] in WIRE_POINTS and f["point"] != "model.http_slow" for f in fault_list) else []
+    tags += ["model_unavailable"] if _gives_up(fault_list) else []
     return tags
 
 
@@ -227,6 +283,7 @@ def generate(seed: int, index: int) -> dict[str, Any]:
     script = model_script(rng, tools, user)
     steps = driver(rng, script, tools, boundary=rng.random() < 0.06)
     fault_list = faults(rng, script)
+    fault_list += wire_faults(random.Random(f"explore/{seed}/{index}/wire"), script)  # its own draws: the rest stays as it was
     document: dict[str, Any] = {
         "id": sid,
         "description": f"Generated by harness/runner_side/explore (seed {seed}, example {index}).",

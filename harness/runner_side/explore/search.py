@@ -1,10 +1,14 @@
 """A corpus run as one batch through the runner, and what it found.
 
 Every column plays the whole corpus in one column process (as the comparison runs it; never a process per example),
-each scenario twice, so a difference between the two runs is an undeclared race. The findings are read from the same
-documents the comparison writes: an adapter error (a scenario the column could not measure: a harness defect), an
-undeclared race, a cell no rule explains, and on the reference columns (the engine and the local state graph) every
-contract property (``harness.runner_side.explore.properties``) checked against the runner's own ledger.
+each scenario twice, so a difference between the two runs is an undeclared race, in every mode it has: the engine in
+``contract`` and ``wire``, a third-party column in ``defaults``, ``contract`` and ``wire``, the local state graph in
+``contract`` (a scenario with a fault of the model's endpoint is played in ``wire`` only). The ``wire`` runs ask the
+runner's scripted OpenAI-compatible server (``harness.runner_side.wire.server``), one for the batch, as the comparison
+does. The findings are read from the same documents the comparison writes: an adapter error (a scenario the column
+could not measure: a harness defect), an undeclared race, a cell no rule explains, and on the reference columns (the
+engine in both its modes, the local state graph) every contract property (``harness.runner_side.explore.properties``)
+checked against the runner's own ledger and the scripted server's records.
 """
 
 from __future__ import annotations
@@ -22,10 +26,13 @@ from harness.records import run_key
 from harness.runner_side.evidence import column_document, handwritten_document
 from harness.runner_side.explore.properties import DRIVER_ERROR, check_equal, check_run
 from harness.runner_side.runner import ColumnResult, run_column
+from harness.runner_side.wire.server import WireServer
 from harness.scenarios import Scenario, load_scenarios
 
 PROPERTY_COLUMNS = (REFERENCE, "local_state_graph")
 """The reference columns: they run the contract themselves, so every property must hold on every scenario."""
+MODES = ("defaults", "contract", "wire")
+"""The modes asked of a column; its process plays those it has (the engine: ``contract`` and ``wire``)."""
 KINDS = ("property", "adapter_error", "race", "unexplained")
 
 
@@ -52,8 +59,8 @@ class Batch:
 
     runs: dict[tuple[str, str], int] = field(default_factory=dict)
     unplayable: list[str] = field(default_factory=list)
-    """Scenarios whose driver could not make a step in the engine's run (a ``reused`` token when the engine had accepted
-    none): the format asks for an accepted approval first, so nothing is compared or checked on them."""
+    """Scenarios whose driver could not make a step in one of the engine's runs (a ``reused`` token when the engine had
+    accepted none): the format asks for an accepted approval first, so nothing is compared or checked on them."""
     findings: list[Finding] = field(default_factory=list)
     not_measured: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
@@ -70,14 +77,18 @@ def run_batch(columns: list[str], corpus: Path, scratch: Path, log: Callable[[st
     scenarios = {s.id: s for s in load_scenarios(corpus)}
 
     def one(name: str) -> ColumnResult:
-        modes = ["contract"] if name == REFERENCE else ["defaults", "contract"]
-        return run_column(registry[name], modes, corpus, scratch, scenario_count=len(scenarios), twice=True, log=lambda m: log(f"[{name}] {m}"))
+        return run_column(registry[name], list(MODES), corpus, scratch, scenario_count=len(scenarios), twice=True, log=lambda m: log(f"[{name}] {m}"),
+                          wire=wire)  # fmt: skip
 
-    with ThreadPoolExecutor(max_workers=len(names)) as pool:
+    # The wire mode's scripted server: the runner's, one for the batch, every column with a token of its own.
+    with WireServer(list(scenarios.values())) as wire, ThreadPoolExecutor(max_workers=len(names)) as pool:
         results = dict(zip(names, pool.map(one, names), strict=True))
+    if wire.errors:
+        raise AssertionError(f"harness bug: the scripted wire server raised: {wire.errors[:3]}")
     batch = Batch()
     reference = results[REFERENCE]
-    batch.unplayable = sorted(k for k, r in reference.modes.get("contract", {}).items() if any((s["error"] or "").startswith(DRIVER_ERROR) for s in r["steps"]))
+    batch.unplayable = sorted({k.split("@", 1)[0] for records in reference.modes.values() for k, r in records.items()
+                               if any((s["error"] or "").startswith(DRIVER_ERROR) for s in r["steps"])})  # fmt: skip
     for name, result in results.items():
         if result.status != "measured":
             batch.not_measured[name] = result.reason or "not measured"
