@@ -1,4 +1,4 @@
-"""Shrinking: a generated scenario that fails for one reason shrinks to the steps, turns and calls that reason needs,
+"""Shrinking: a generated scenario that fails for one reason shrinks to the steps, turns, calls and fault fields that reason needs,
 every candidate tried is one the loader accepts, and a round asks about all its candidates at once."""
 
 from __future__ import annotations
@@ -48,6 +48,15 @@ def test_a_reduction_never_leaves_a_reference_dangling() -> None:
             for i, step in enumerate(candidate["driver"]):  # a restore comes after a snapshot of its name
                 if step["action"] == "restore":
                     assert any(s["action"] == "snapshot" and s["name"] == step["name"] for s in candidate["driver"][:i])
+
+
+def test_a_wire_failure_shrinks_to_its_fault_without_the_fields_it_does_not_need() -> None:
+    doc = next(d for d in (generate(1, i) for i in range(400)) if any("retry_after" in f and "repeat" in f for f in d["faults"]))
+    status = next(f["status"] for f in doc["faults"] if "retry_after" in f and "repeat" in f)
+
+    smallest, _ = shrink(doc, lambda candidates: [any(f.get("status") == status for f in c["faults"]) for c in candidates])
+    assert smallest["faults"] == [{"point": "model.http_status", "status": status, "turn": 0}]
+    assert len(smallest["model_script"]) == 1 and smallest["driver"] == doc["driver"][:1]
 
 
 def test_nothing_smaller_failing_leaves_the_scenario_as_it_was() -> None:

@@ -1,7 +1,8 @@
 """Shrinking a failing scenario: a bounded, greedy delta-debugging of its driver steps, faults, turns and calls.
 
 Each round lists every scenario one reduction smaller than the current one (a driver step, a fault, a turn or a call
-left out, a tool not offered, an optional field dropped, one model turn fewer allowed), keeps those the loader accepts,
+left out, a tool not offered, an optional field dropped (a wire fault's ``retry_after`` and ``repeat`` among them),
+one model turn fewer allowed), keeps those the loader accepts,
 and asks ``still_fails`` about all of them at once (one batch through the runner, so a round costs one column process
 per column, not one per candidate). The first that still fails the same way becomes the current scenario; shrinking
 stops when none does or after ``MAX_ROUNDS`` rounds. References stay consistent: a step or fault naming a call that
@@ -22,6 +23,7 @@ from harness.scenarios import load_scenario
 
 MAX_ROUNDS = 40
 OPTIONAL_STEP_FIELDS = ("advance_clock_s", "input", "reason", "key", "session", "approval_meta", "ttl_s")
+OPTIONAL_FAULT_FIELDS = ("retry_after", "repeat")
 
 
 def _consistent(doc: dict[str, Any]) -> dict[str, Any]:
@@ -71,7 +73,7 @@ def _script_cuts(doc: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 
 def _field_cuts(doc: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """A tool not offered, an optional field dropped, one model turn fewer allowed."""
+    """A tool not offered, an optional field of the scenario, a driver step or a fault dropped, one model turn fewer allowed."""
     for i in range(len(doc["tools"])):
         if len(doc["tools"]) > 1:
             yield {**doc, "tools": doc["tools"][:i] + doc["tools"][i + 1 :]}
@@ -82,6 +84,10 @@ def _field_cuts(doc: dict[str, Any]) -> Iterator[dict[str, Any]]:
         for name in OPTIONAL_STEP_FIELDS:
             if name in step:
                 yield {**doc, "driver": doc["driver"][:i] + [{k: v for k, v in step.items() if k != name}] + doc["driver"][i + 1 :]}
+    for i, fault in enumerate(doc["faults"]):
+        for name in OPTIONAL_FAULT_FIELDS:
+            if name in fault:
+                yield {**doc, "faults": doc["faults"][:i] + [{k: v for k, v in fault.items() if k != name}] + doc["faults"][i + 1 :]}
     if doc["max_steps"] > 1:
         yield {**doc, "max_steps": doc["max_steps"] - 1}
 
