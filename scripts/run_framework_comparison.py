@@ -50,6 +50,8 @@ from harness.runner_side.evidence import (  # noqa: E402
 from harness.runner_side.findings import render as render_findings  # noqa: E402
 from harness.runner_side.probes import declared_probes  # noqa: E402
 from harness.runner_side.processes import Stopped, stop_all, stopping  # noqa: E402
+from harness.runner_side.report.page import render_report  # noqa: E402
+from harness.runner_side.report.scorecard import scorecard, scorecard_svg  # noqa: E402
 from harness.runner_side.runner import ColumnResult, run_column  # noqa: E402
 from harness.runner_side.table import LEGEND, WIDTH  # noqa: E402
 from harness.runner_side.table import compact as compact_table  # noqa: E402
@@ -252,6 +254,7 @@ def compare(args: argparse.Namespace, scenarios: list[Scenario], expectations: d
         write_json(target / file_name, document)
     findings = findings_text(documents, before if args.whole else {})
     (target / FINDINGS).write_text(findings, encoding="utf-8")
+    views = teaching_views(documents, before if args.whole else {}, scenarios, target)  # --check compares them below
     timings = {n: r.timings for n, r in results.items()}
     wall_s = time.perf_counter() - run_started
     (target / "timings.json").write_text(json.dumps(timings_document(timings, wall_s), indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -263,7 +266,8 @@ def compare(args: argparse.Namespace, scenarios: list[Scenario], expectations: d
     if args.check:
         drift = collapse_common({name: diff_documents(name, before.get(name), document) for name, document in documents_to_write.items()})
         findings_diff = diff_text(FINDINGS, args.output / FINDINGS, findings)
-        drift += [f"{FINDINGS} differs from what the evidence generates:"] if findings_diff else []
+        drift += [f"{name} differs from what the evidence generates{':' if name == FINDINGS else ''}" for name, text in {FINDINGS: findings, **views}.items()
+                  if _read(args.output / name) != text]
         print(f"\n--check against {_shown(args.output)}: " + ("no drift" if not drift else f"{len(drift)} drifted:"))
         for line in drift + findings_diff:
             print(f"  {line}")
@@ -308,9 +312,9 @@ def report(args: argparse.Namespace, results: dict[str, ColumnResult], documents
     print("\n".join(cost_lines({n: r.timings for n, r in results.items()}, wall_s)))
     print()
     if args.check:
-        print(f"evidence and FINDINGS.md regenerated in a temporary directory and compared with {_shown(args.output)}")
+        print(f"evidence, FINDINGS.md, {REPORT} and {SCORECARD} regenerated in a temporary directory and compared with {_shown(args.output)}")
     else:
-        print(f"findings (what each framework hides): {_shown(args.output / FINDINGS)}")
+        print(f"findings (what each framework hides): {_shown(args.output / FINDINGS)}; the report to look at: {_shown(args.output / REPORT)}")
         print(f"evidence per column, every cell with its reason: {_shown(args.output)}/<column>.json")
     for problem in problems:  # loud: on stderr, the last lines a reader sees
         print("\n".join(textwrap.wrap(f"!!! {problem}", WIDTH, subsequent_indent="    ")), file=sys.stderr)
@@ -345,6 +349,24 @@ def findings_text(documents: dict[str, dict[str, Any]], kept: dict[str, dict[str
     one's own scenarios, whose FINDINGS.md holds this run only), the documents of the columns this run did not measure."""
     everything = {name.removesuffix(".json"): d for name, d in kept.items() if d and "framework" in d}
     return render_findings({**everything, **documents}, declared_probes())
+
+
+REPORT, SCORECARD = "report.html", "scorecard.svg"
+
+
+def teaching_views(documents: dict[str, dict[str, Any]], kept: dict[str, dict[str, Any] | None], scenarios: list[Scenario], target: Path) -> dict[str, str]:
+    """Write ``report.html`` and ``scorecard.svg`` (``harness.runner_side.report``) into ``target`` from the same
+    documents as FINDINGS.md; return their texts by file name."""
+    everything = {name.removesuffix(".json"): d for name, d in kept.items() if d and "framework" in d}
+    merged, by_id = {**everything, **documents}, {s.id: s for s in scenarios}
+    views = {REPORT: render_report(merged, by_id), SCORECARD: scorecard_svg(scorecard(merged, by_id))}
+    for file_name, text in views.items():
+        (target / file_name).write_text(text, encoding="utf-8")
+    return views
+
+
+def _read(path: Path) -> str | None:
+    return path.read_text(encoding="utf-8") if path.exists() else None
 
 
 def diff_text(name: str, committed: Path, fresh: str) -> list[str]:

@@ -38,6 +38,9 @@ def test_two_runs_write_byte_identical_evidence_equal_to_the_committed_files(tmp
     assert written == (second / "handwritten.json").read_bytes()
     assert written == (ROOT / "evidence" / "handwritten.json").read_bytes(), "committed evidence is stale: rerun the comparison"
     assert str(tmp_path) not in written.decode() and str(ROOT) not in written.decode()
+    for view in ("report.html", "scorecard.svg"):  # the teaching views: the same bytes from the same evidence, no path in them
+        text = (first / view).read_text(encoding="utf-8")
+        assert text == (second / view).read_text(encoding="utf-8") and str(tmp_path) not in text and str(ROOT) not in text, view
 
 
 def test_a_differing_expectation_fails_the_run_and_names_the_scenario(tmp_path: Path) -> None:
@@ -85,8 +88,12 @@ def test_check_passes_on_committed_evidence_and_names_what_drifted(tmp_path: Pat
     data = json.loads(path.read_text(encoding="utf-8"))
     data["modes"]["contract"]["scenarios"]["high_risk_approved"]["actual"]["side_effects"]["c1"]["effects"] = 2
     path.write_text(json.dumps(data), encoding="utf-8")
+    for view in ("report.html", "scorecard.svg"):  # an edit to a teaching view is drift too
+        (committed / view).write_text((committed / view).read_text(encoding="utf-8").replace("<", "< ", 1), encoding="utf-8")
     drifted = _run("--framework", "handwritten", "--check", "--output", str(committed))
     assert drifted.returncode == 1
+    assert "report.html differs from what the evidence generates" in drifted.stdout
+    assert "scorecard.svg differs from what the evidence generates" in drifted.stdout
     assert "handwritten.json / contract / high_risk_approved / side_effects:" in drifted.stdout
     assert '"effects": 2' in drifted.stdout and '"effects": 1' in drifted.stdout  # the committed value and the measured one
     assert json.loads(path.read_text(encoding="utf-8")) == data, "--check must not rewrite the committed files"

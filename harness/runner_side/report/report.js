@@ -1,0 +1,79 @@
+// The report's only script: steps through what the page already holds. It computes nothing of the engine: the loop's
+// states were written by harness/runner_side/report/views.py from the engine's recorded trace.
+"use strict";
+
+// A scenario's driver steps, one more per click of ▶ (all of them with "all steps").
+function setupStepper(section) {
+  const rows = Array.from(section.querySelectorAll("tr.step"));
+  const now = section.querySelector(".step-now");
+  let current = 0;
+  function show(index) {
+    current = Math.max(0, Math.min(index, rows.length - 1));
+    rows.forEach((row, i) => {
+      row.hidden = i > current;
+      row.classList.toggle("current", i === current);
+    });
+    now.textContent = String(current);
+    section.dataset.current = String(current);
+  }
+  section.querySelector(".step-next").addEventListener("click", () => show(current + 1));
+  section.querySelector(".step-prev").addEventListener("click", () => show(current - 1));
+  section.querySelector(".step-all").addEventListener("click", () => show(rows.length - 1));
+  show(0);
+}
+
+// The loop: one recorded event per click, for the scenario the failure-rate control picks.
+function setupLoop() {
+  const holder = document.getElementById("loop-data");
+  if (!holder) return;
+  const data = JSON.parse(holder.textContent);
+  const rate = document.getElementById("failure-rate");
+  const byId = (id) => document.getElementById(id);
+  let run = null;
+  let index = 0;
+
+  function item(text, role) {
+    const li = document.createElement("li");
+    li.textContent = text;
+    if (role) li.dataset.role = role;
+    return li;
+  }
+
+  function render() {
+    const state = run.states[index];
+    byId("loop-event-index").textContent = String(index + 1);
+    byId("loop-event-count").textContent = String(run.states.length);
+    byId("loop-step").textContent = String(state.step);
+    byId("loop-max-steps").textContent = String(run.max_steps);
+    byId("loop-attempt").textContent = String(state.attempt);
+    byId("loop-max-attempts").textContent = String(run.max_attempts);
+    const event = byId("loop-event");
+    event.textContent = JSON.stringify(state.event, null, 1);
+    event.dataset.kind = state.event.kind;
+    const messages = byId("loop-messages");
+    messages.replaceChildren(...state.messages.map((m) => item(`${m.role}: ${m.text}`, m.role)));
+    const events = byId("loop-events");
+    events.replaceChildren(...run.states.slice(0, index + 1).map((s) => item(s.event.kind)));
+    events.lastChild.classList.add("current");
+  }
+
+  function pick() {
+    const id = data.order[Number(rate.value)];
+    run = data.runs[id];
+    index = 0;
+    byId("failure-rate-label").textContent = `${run.rate} %`;
+    byId("loop-scenario").textContent = id;
+    byId("loop-scenario").dataset.scenario = id;
+    document.querySelectorAll(".loop-frameworks").forEach((div) => { div.hidden = div.dataset.scenario !== id; });
+    render();
+  }
+
+  rate.addEventListener("input", pick);
+  byId("loop-next").addEventListener("click", () => { index = Math.min(index + 1, run.states.length - 1); render(); });
+  byId("loop-prev").addEventListener("click", () => { index = Math.max(index - 1, 0); render(); });
+  byId("loop-end").addEventListener("click", () => { index = run.states.length - 1; render(); });
+  pick();
+}
+
+document.querySelectorAll("section.scenario").forEach(setupStepper);
+setupLoop();

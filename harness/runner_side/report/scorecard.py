@@ -1,0 +1,159 @@
+"""The scorecard: frameworks and modes as columns; as rows the behaviours the rule table found (grouped as every
+framework, some, one) and the contract's stages; each cell a mark and a count of scenarios, derived from the evidence.
+
+A behaviour's cell counts the scenarios whose stored reasons carry the rule in that column and mode (``collect`` of
+``harness.runner_side.findings``, consequences left out). A stage's cell counts, among the scenarios that cover the
+stage (their ``covers`` tags) and ran in that column and mode, those where one of the stage's observables (``STAGES``)
+is not equal to the engine's, or could not be measured: ``holds`` when none differs, ``differs`` when some do, ``n/a``
+when none ran there (the engine's own cells: against its scenarios' expectations). ``scorecard_svg`` draws the same table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from html import escape
+from typing import Any
+
+from harness.columns import known_columns
+from harness.runner_side.findings import collect
+from harness.runner_side.reasons import TITLES
+from harness.scenarios import Scenario
+
+REFERENCE = "handwritten"
+MODE_ORDER = ("defaults", "contract", "wire")
+STAGES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
+    "schema": ("Schema before execution", ("validation_before_execution", "invalid_args_corrected"), ("schema_failure_side_effects", "side_effects")),
+    "policy": ("Policy (deny, session identity)", ("always_deny", "session_identity"), ("side_effects", "refusals")),
+    "approval": ("Approval bound to call, arguments, session, expiry", ("high_risk_before_approval", "unbound_approval_token"),
+                 ("pre_approval_state", "side_effects")),
+    "checkpoint": ("Checkpoint before every side effect", ("crash_resume", "side_effect_before_checkpoint"), ("checkpoint_after_interrupt", "side_effects")),
+    "idempotency": ("Idempotent replay of a delivered event", ("duplicate_event",), ("idempotent_replay", "side_effects")),
+    "tool_errors": ("Bounded retries, errors as the tool's result", ("retry_before_effect", "tool_error_as_message"), ("side_effects", "status")),
+    "uncertain": ("Uncertain outcome stops for reconciliation", ("uncertain_after_timeout",), ("side_effects", "status", "step_statuses")),
+    "step_bound": ("Step bound", ("step_bound",), ("status", "step_statuses")),
+    "model_failures": ("Model endpoint failures", ("model_retry", "model_unavailable"), ("side_effects", "status", "step_statuses")),
+}  # fmt: skip
+"""stage -> (its label, the ``covers`` tags whose scenarios exercise it, the observables that show whether it held)."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One scorecard cell: its mark (``found`` / ``holds`` / ``differs`` / ``none`` / ``n/a``), the scenarios behind it
+    (the ones that show the behaviour, or the stage's scenarios that differ) out of ``of`` (scenarios counted)."""
+
+    mark: str
+    scenarios: tuple[str, ...] = ()
+    of: int = 0
+
+
+@dataclass
+class Scorecard:
+    """Columns (``<column>/<mode>``), rows (id, label, group) and their cells; ``glue`` the contract columns' glue lines."""
+
+    columns: list[str]
+    rows: list[tuple[str, str, str]] = field(default_factory=list)
+    cells: dict[tuple[str, str], Cell] = field(default_factory=dict)
+    glue: dict[str, int] = field(default_factory=dict)
+
+
+def columns_of(documents: dict[str, dict[str, Any]]) -> list[str]:
+    """Every measured column and mode, the engine first, then our own columns, then the frameworks by name."""
+    def order(name: str) -> tuple[int, str]:
+        return (0 if name == REFERENCE else 2 if _third_party(name) else 1, name)
+
+    out = []
+    for name in sorted(documents, key=order):
+        modes = documents[name].get("modes", {})
+        out += [f"{name}/{mode}" for mode in sorted(modes, key=lambda m: (MODE_ORDER.index(m) if m in MODE_ORDER else 9, m))]
+    return out
+
+
+def scorecard(documents: dict[str, dict[str, Any]], scenarios: dict[str, Scenario]) -> Scorecard:
+    """The scorecard of these documents (``scenarios``: the scenario files by id, for their ``covers`` tags)."""
+    card = Scorecard(columns_of(documents))
+    card.glue = {f"{n}/contract": d["glue_lines"]["total"] for n, d in documents.items() if "glue_lines" in d and "contract" in d.get("modes", {})}
+    found = {mode: collect(documents, mode) for mode in MODE_ORDER}
+    rules = [rule for rule in TITLES if any(rule in found[m] for m in MODE_ORDER)]
+    frameworks = {n for n, d in documents.items() if d.get("status") == "measured" and _third_party(n)}
+    for rule in rules:
+        showing = {fw for m in MODE_ORDER for fw in found[m].get(rule, {}) if fw in frameworks}
+        group = "every framework" if showing >= frameworks else "one framework" if len(showing) == 1 else "some frameworks"
+        card.rows.append((f"rule:{rule}", TITLES[rule], group))
+        for column in card.columns:
+            name, mode = column.split("/")
+            keys = tuple(dict.fromkeys(k.split("@")[0] for k, _, _, _ in found.get(mode, {}).get(rule, {}).get(name, ())))
+            ran = len(_records(documents, name, mode))
+            card.cells[(f"rule:{rule}", column)] = Cell("found", keys, ran) if keys else Cell("none" if ran else "n/a", (), ran)
+    card.rows.sort(key=lambda row: (("every framework", "some frameworks", "one framework").index(row[2]), rules.index(row[0][5:])))
+    for stage, (label, tags, observables) in STAGES.items():
+        card.rows.append((f"stage:{stage}", label, "contract stages"))
+        covering = {sid for sid, s in scenarios.items() if set(s.covers) & set(tags)}
+        for column in card.columns:
+            name, mode = column.split("/")
+            records = {k: r for k, r in _records(documents, name, mode).items() if k.split("@")[0] in covering}
+            played = {k.split("@")[0] for k in records}
+            differing = tuple(dict.fromkeys(k.split("@")[0] for k, r in sorted(records.items()) if _differs(r, observables)))
+            mark = "n/a" if not played else "differs" if differing else "holds"
+            card.cells[(f"stage:{stage}", column)] = Cell(mark, differing, len(played))
+    return card
+
+
+def _third_party(name: str) -> bool:
+    column = known_columns().get(name)
+    return column is not None and column.environment == "isolated"
+
+
+def _records(documents: dict[str, dict[str, Any]], name: str, mode: str) -> dict[str, dict[str, Any]]:
+    return dict(documents[name].get("modes", {}).get(mode, {}).get("scenarios", {}))
+
+
+def _differs(record: dict[str, Any], observables: tuple[str, ...]) -> bool:
+    """A framework's record with one of ``observables`` not equal to the engine's (or that could not be measured); the
+    engine's own record, with one of them not as its scenario's expectations say."""
+    if record["status"] != "ok":
+        return True
+    if "columns" in record:
+        return any(record["columns"][o]["equal"] is False for o in observables if o in record["columns"])
+    return bool(set(record.get("mismatches") or ()) & set(observables))
+
+
+def cell_text(cell: Cell) -> str:
+    """What a cell says: a mark and the count (``3/44``: scenarios behind it of those that ran)."""
+    symbol = {"found": "●", "differs": "✗", "holds": "✓", "none": "·", "n/a": "–"}[cell.mark]
+    return f"{symbol} {len(cell.scenarios)}/{cell.of}" if cell.mark in ("found", "differs") else symbol
+
+
+FILL = {"found": "#f4b183", "differs": "#f4b183", "holds": "#c5e0b4", "none": "#ffffff", "n/a": "#eeeeee"}
+
+
+def scorecard_svg(card: Scorecard) -> str:
+    """The scorecard as a deterministic SVG: row labels on the left, one column per framework and mode."""
+    label_w, cell_w, cell_h, head_h = 560, 78, 20, 110
+    groups = list(dict.fromkeys(g for _, _, g in card.rows))
+    height = head_h + cell_h * (len(card.rows) + len(groups)) + 30
+    width = label_w + cell_w * len(card.columns) + 10
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+           'font-family="DejaVu Sans, Arial, sans-serif" font-size="11">',
+           f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
+           '<text x="6" y="18" font-size="15" font-weight="bold">What each framework hides: the scorecard (evidence/report.html)</text>',
+           '<text x="6" y="36">● a behaviour found in N of the scenarios that ran · ✓ stage holds · ✗ stage differs in N scenarios · – not run</text>']
+    for i, column in enumerate(card.columns):
+        x = label_w + i * cell_w + cell_w // 2
+        glue = f" ({card.glue[column]} glue)" if column in card.glue else ""
+        out.append(f'<text transform="translate({x},{head_h - 6}) rotate(-40)">{escape(column + glue)}</text>')
+    y = head_h
+    for group in groups:
+        out.append(f'<text x="6" y="{y + 15}" font-weight="bold">{escape(group)}</text>')
+        y += cell_h
+        for row_id, label, row_group in card.rows:
+            if row_group != group:
+                continue
+            out.append(f'<text x="12" y="{y + 14}">{escape(label[:88])}</text>')
+            for i, column in enumerate(card.columns):
+                cell = card.cells[(row_id, column)]
+                x = label_w + i * cell_w
+                out.append(f'<rect x="{x}" y="{y}" width="{cell_w - 2}" height="{cell_h - 2}" fill="{FILL[cell.mark]}" stroke="#999999" stroke-width="0.5"/>')
+                out.append(f'<text x="{x + cell_w // 2 - 1}" y="{y + 14}" text-anchor="middle">{escape(cell_text(cell))}</text>')
+            y += cell_h
+    out.append("</svg>")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,214 @@
+"""What the report's scenario pages and the loop's replay show, read from the evidence documents by rule.
+
+A scenario page has a row per driver step and a cell per column and mode: the step's status, refusal and error; the
+calls waiting, the results delivered; the approvals granted and how a misused one reached the framework; the
+checkpoints and idempotency keys the engine wrote; the ledger's counts per call id (marked where they exceed the
+engine's at the same step); a kill and where the resume continued; the wire requests of the step with the injected
+text marked. The record's reasons, with their rule ids, close the column.
+
+The loop replays the engine's own trace of a flaky-tool scenario one event per state: each state is what the page
+shows after that event (the step against ``max_steps``, the attempt against the engine's bound, the messages array as
+it grows), computed from the events up to it and nothing else.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from handwritten.engine import Engine
+from harness.scenarios import Scenario
+
+MAX_ATTEMPTS = inspect.signature(Engine.__init__).parameters["max_attempts"].default
+"""The engine's bound on attempts per tool call, read from its own signature."""
+FLAKY_PREFIX = "flaky_tool_rate_"
+
+
+@dataclass
+class Lane:
+    """One lane of a cell: its name and its items (text, with the data attributes the page gives it)."""
+
+    name: str
+    items: list[tuple[str, dict[str, str]]] = field(default_factory=list)
+
+    def add(self, text: str, **data: Any) -> None:
+        self.items.append((text, {k: str(v) for k, v in data.items()}))
+
+
+@dataclass
+class StepCell:
+    """What one column and mode did at one driver step."""
+
+    status: str
+    lanes: list[Lane]
+    raw: dict[str, Any]
+
+
+def records_for(documents: dict[str, dict[str, Any]], columns: list[str], scenario_id: str) -> dict[str, dict[str, Any]]:
+    """Every record of the scenario, keyed ``<column>/<mode>`` (``@<schedule>`` added for a forced ordering's sub-case)."""
+    out = {}
+    for column in columns:
+        name, mode = column.split("/")
+        for key, record in sorted(documents[name].get("modes", {}).get(mode, {}).get("scenarios", {}).items()):
+            if key.split("@")[0] == scenario_id:
+                out[column + key[len(scenario_id):]] = record
+    return out
+
+
+def engine_record(documents: dict[str, dict[str, Any]], mode: str, scenario_id: str) -> dict[str, Any] | None:
+    """The engine's record that a column's record is compared with: its wire run for a wire record, else its contract run."""
+    runs: dict[str, dict[str, Any]] = documents.get("handwritten", {}).get("modes", {}).get("wire" if mode == "wire" else "contract", {}).get("scenarios", {})
+    return runs.get(scenario_id)
+
+
+def step_cell(record: dict[str, Any], index: int, engine: dict[str, Any] | None) -> StepCell:
+    """The cell of one record at driver step ``index``."""
+    step = record["steps"][index] if index < len(record["steps"]) else None
+    if step is None:
+        return StepCell("not reached", [], {})
+    facts = _facts(record, index)
+    theirs = _facts(engine, index) if engine is not None else None
+    trace = [e for e in record.get("trace", ()) if e.get("driver_step") == index]
+    status, lanes = Lane("status"), []
+    status.add(step["status"], status=step["status"])
+    if step.get("refusal"):
+        status.add(f"refused: {step['refusal']}", refusal="true")
+    if step.get("error"):
+        status.add(f"error: {step['error']}", error="true")
+    if facts.get("killed"):
+        status.add("the worker was killed here", kill="true")
+    if facts.get("resumed"):
+        status.add(f"resumed at {facts['resumed']}", resumed=facts["resumed"])
+    lanes.append(status)
+    lanes.append(_model_lane(record, index, trace))
+    calls = Lane("calls")
+    for call_id in facts.get("pending", ()):
+        calls.add(f"{call_id} waits for a decision", call_id=call_id, pending="true")
+    for call_id, outcome in facts.get("results", ()):
+        calls.add(f"{call_id} → {outcome}", call_id=call_id, result=outcome)
+    lanes.append(calls)
+    lanes.append(_approval_lane(facts, trace))
+    lanes.append(_checkpoint_lane(trace))
+    lanes.append(_ledger_lane(facts, theirs))
+    return StepCell(step["status"], [lane for lane in lanes if lane.items], {"step": step, "facts": facts, "trace": trace})
+
+
+def _facts(record: dict[str, Any] | None, index: int) -> dict[str, Any]:
+    if record is None:
+        return {}
+    return next((f for f in record.get("facts", ()) if f.get("step") == index), {})
+
+
+def _model_lane(record: dict[str, Any], index: int, trace: list[dict[str, Any]]) -> Lane:
+    """The model's turns answered in the step (the engine's trace) and, over the wire, each request with what it
+    carried and what it met."""
+    lane = Lane("model")
+    for event in trace:
+        if event["kind"] == "model_turn":
+            asked = ", ".join(event.get("call_ids") or ()) or f"final text: {event.get('final_text')}"
+            lane.add(f"model step {event['step']}: {asked}", model_step=event["step"])
+    for request in record.get("wire_requests", ()):
+        if request.get("step") == index:
+            lane.add(f"request for turn {request['turn']}: {request.get('messages')} messages, {request.get('bytes')} bytes; met {request.get('answer')}"
+                     + (f" ({request['fault']})" if request.get("fault") else ""), turn=request["turn"], answer=request.get("answer"))  # fmt: skip
+    return lane
+
+
+def model_sent(record: dict[str, Any]) -> list[tuple[str, dict[str, str]]]:
+    """What the model was sent that nobody scripted: the injected text with the role it arrived in, and the roles that
+    carried the injection marker (the ``model`` observable)."""
+    cell = record.get("columns", {}).get("model", {})
+    model = cell.get("framework") if cell else record.get("actual", {}).get("model")
+    if not isinstance(model, dict):
+        return []
+    items = [(text, {"injected": "true", "role": text.split(":", 1)[0]}) for text in map(str, model.get("injected", ()))]  # "<role>: <text>"
+    items += [(f"the injection marker arrived as {role}", {"marker-role": str(role)}) for role in model.get("marker_roles", ())]
+    return items
+
+
+def _approval_lane(facts: dict[str, Any], trace: list[dict[str, Any]]) -> Lane:
+    lane = Lane("approvals")
+    for call_id in facts.get("granted", ()):
+        lane.add(f"{call_id} approved", call_id=call_id, decision="approve")
+    if obj := facts.get("approval_object"):
+        carried = "carried by" if obj.get("carried") else "not carried by"
+        lane.add(f"misused approval ({obj.get('kind')}): its {obj.get('binding')} is {carried} the framework's approval object", misuse=obj.get("kind"))
+    if decision := facts.get("implicit_decision"):
+        lane.add(f"the driver answered a pause the contract would not ask: {json.dumps(decision, sort_keys=True)}", implicit="true")
+    for event in trace:
+        if event["kind"] in ("approval_requested", "approval_granted", "approval_refused"):
+            lane.add(f"{event['kind'].replace('_', ' ')}: {event.get('call_id')}", call_id=event.get("call_id"), event=event["kind"])
+    return lane
+
+
+def _checkpoint_lane(trace: list[dict[str, Any]]) -> Lane:
+    """The engine's intent checkpoints (with the call's argument hash and idempotency key) and its resumes."""
+    lane = Lane("checkpoints")
+    hashes = {e["call_id"]: e["args_hash"] for e in trace if e["kind"] == "call_admitted" and "args_hash" in e}
+    for event in trace:
+        if event["kind"] == "intent_checkpointed":
+            digest = hashes.get(event["call_id"], "")
+            key = f"key {event['idempotency_key']}" if event.get("idempotency_key") else "no idempotency key"
+            lane.add(f"checkpoint before {event['call_id']}: {key}" + (f", args {digest[:12]}" if digest else ""),
+                     call_id=event["call_id"], key=event.get("idempotency_key") or "")  # fmt: skip
+        elif event["kind"] == "resumed":
+            lane.add(f"resumed: {json.dumps({k: v for k, v in event.items() if k not in ('kind', 'driver_step')}, sort_keys=True)}", event="resumed")
+    return lane
+
+
+def _ledger_lane(facts: dict[str, Any], theirs: dict[str, Any] | None) -> Lane:
+    """Per call id the ledger's counts in the step (entered the tool, the executor, effects), marked where the effects
+    exceed the engine's at the same driver step (``theirs``: the engine's facts there; None for the engine itself)."""
+    lane = Lane("ledger")
+    calls = sorted(set(facts.get("entered", {})) | set(facts.get("executed", {})) | set(facts.get("effects", {})))
+    for call_id in calls:
+        entered, executed = facts.get("entered", {}).get(call_id, 0), facts.get("executed", {}).get(call_id, 0)
+        effects = facts.get("effects", {}).get(call_id, 0)
+        engine = theirs.get("effects", {}).get(call_id, 0) if theirs is not None else effects
+        exceeds = effects > engine
+        lane.add(f"{call_id}: entered {entered}, executed {executed}, effects {effects}" + (f" (engine: {engine})" if exceeds else ""),
+                 call_id=call_id, entered=entered, executed=executed, effects=effects, exceeds=str(exceeds).lower())  # fmt: skip
+    return lane
+
+
+def driver_text(scenario: Scenario, index: int) -> str:
+    """A driver step as the scenario states it, with the scripted arguments of the call it decides on."""
+    step = dict(scenario.driver[index])
+    action = step.pop("action")
+    text = f"{index}: {action}" + (f" {json.dumps(step, sort_keys=True)}" if step else "")
+    if action in ("approve", "reject", "misuse_token") and (call_id := step.get("call_id")):
+        args = next((c["arguments"] for t in scenario.model_script for c in t.get("tool_calls", ()) if c["id"] == call_id), None)
+        text += f" — the call's scripted arguments: {json.dumps(args, sort_keys=True)}" if args is not None else ""
+    return text
+
+
+def loop_states(scenario: Scenario, record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The loop's page state after each event of the engine's trace: the event, the model step against ``max_steps``,
+    the current call's attempt against the engine's bound, and the messages array as it grows."""
+    messages: list[dict[str, str]] = ([{"role": "system", "text": scenario.system_prompt}] if scenario.system_prompt else [])
+    states, step, attempt = [], 0, 0
+    for event in record.get("trace", ()):
+        kind = event["kind"]
+        if kind == "run_started":
+            messages = [*messages, {"role": "user", "text": scenario.user_input}]
+        elif kind == "model_turn":
+            step = event["step"]
+            text = ", ".join(f"call {c}" for c in event.get("call_ids") or ()) or str(event.get("final_text"))
+            messages = [*messages, {"role": "assistant", "text": text}]
+        elif kind == "call_admitted":
+            attempt = 0
+        elif kind == "tool_attempt_failed":
+            attempt = event["attempt"]
+        elif kind == "tool_result":
+            attempt = attempt + 1 if event.get("status") == "ok" else attempt
+            messages = [*messages, {"role": "tool", "text": f"{event['call_id']} ({event.get('status')}): {event.get('content')}"}]
+        states.append({"event": event, "step": step, "attempt": attempt, "messages": messages})
+    return states
+
+
+def flaky_scenarios(scenarios: dict[str, Scenario]) -> list[tuple[int, Scenario]]:
+    """The flaky-tool scenarios with their failure rate in percent (from the id's suffix), lowest first."""
+    found = [(int(sid.removeprefix(FLAKY_PREFIX)), s) for sid, s in scenarios.items() if sid.startswith(FLAKY_PREFIX) and sid.removeprefix(FLAKY_PREFIX).isdigit()]
+    return sorted(found, key=lambda pair: pair[0])

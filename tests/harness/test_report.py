@@ -1,0 +1,114 @@
+"""The teaching views (``harness.runner_side.report``): the scorecard's cells follow the evidence by their rules, the
+loop's states follow the engine's trace, and the page is self-contained and the same bytes every time."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from typing import Any
+
+import pytest
+
+from harness.columns import ROOT
+from harness.runner_side.report.page import render_report
+from harness.runner_side.report.scorecard import STAGES, scorecard, scorecard_svg
+from harness.runner_side.report.views import MAX_ATTEMPTS, loop_states, step_cell
+from harness.scenarios import SCENARIO_DIR, Scenario, load_scenarios
+
+EVIDENCE = ROOT / "evidence"
+SCENARIOS = {s.id: s for s in load_scenarios(SCENARIO_DIR)}
+
+
+@pytest.fixture(scope="module")
+def documents() -> dict[str, dict[str, Any]]:
+    skip = {"availability", "timings", "evidence.schema"}
+    return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(EVIDENCE.glob("*.json")) if p.stem not in skip}
+
+
+def test_a_behaviours_cell_counts_the_scenarios_whose_stored_reasons_carry_its_rule(documents: dict[str, dict[str, Any]]) -> None:
+    """Recounted here from the stored reasons: for every rule row and every framework column, the scenarios behind the
+    cell are those whose record in that mode has a reason of the rule explaining one of its cells."""
+    card = scorecard(documents, SCENARIOS)
+    checked = 0
+    for row_id, _, _ in card.rows:
+        if not row_id.startswith("rule:"):
+            continue
+        rule = row_id[5:]
+        for column in card.columns:
+            name, mode = column.split("/")
+            records = documents[name]["modes"][mode]["scenarios"]
+            expected = sorted({k.split("@")[0] for k, r in records.items()
+                               if any(rule in c.get("rules", ()) for c in r.get("columns", {}).values())
+                               and any(x["rule"] == rule for x in r.get("reasons", ()))})  # fmt: skip
+            assert sorted(card.cells[(row_id, column)].scenarios) == expected, (rule, column)
+            checked += 1
+    assert checked > 100
+
+
+def test_a_stage_holds_until_one_of_its_observables_differs_in_one_of_its_scenarios(documents: dict[str, dict[str, Any]]) -> None:
+    """The local state graph holds every stage; make its ``idempotent_replay`` cell of ``duplicate_event`` unequal and
+    the idempotency stage differs in exactly that scenario; make an observable outside the stage unequal and it holds."""
+    column = "local_state_graph/contract"
+    assert all(scorecard(documents, SCENARIOS).cells[(f"stage:{s}", column)].mark in ("holds", "n/a") for s in STAGES)
+    changed = copy.deepcopy(documents)
+    cells = changed["local_state_graph"]["modes"]["contract"]["scenarios"]["duplicate_event"]["columns"]
+    cells["model"]["equal"] = False
+    assert scorecard(changed, SCENARIOS).cells[("stage:idempotency", column)].mark == "holds"
+    cells["idempotent_replay"]["equal"] = False
+    cell = scorecard(changed, SCENARIOS).cells[("stage:idempotency", column)]
+    assert (cell.mark, cell.scenarios) == ("differs", ("duplicate_event",))
+    assert cell.of == sum(1 for s in SCENARIOS.values() if "duplicate_event" in s.covers and s.id in changed["local_state_graph"]["modes"]["contract"]["scenarios"])
+
+
+def test_the_ledger_lane_marks_effects_beyond_the_engines_at_the_same_step(documents: dict[str, dict[str, Any]]) -> None:
+    """A framework record whose step has more effects for a call than the engine's record at that step is marked."""
+    engine = documents["handwritten"]["modes"]["contract"]["scenarios"]["crash_resume"]
+    record = copy.deepcopy(engine)
+    record["facts"][1].setdefault("effects", {})["c1"] = 1  # the resume ran c1's effect again
+    ledger = {lane.name: lane for lane in step_cell(record, 1, engine).lanes}["ledger"]
+    marks = {attrs["call_id"]: attrs["exceeds"] for _, attrs in ledger.items}
+    assert marks["c1"] == "true" and marks.get("c2", "false") == "false"
+    same = {lane.name: lane for lane in step_cell(engine, 1, engine).lanes}["ledger"]
+    assert all(attrs["exceeds"] == "false" for _, attrs in same.items)
+
+
+def test_the_loop_replays_the_trace_one_event_per_state_with_attempts_against_the_engines_bound() -> None:
+    """A call that fails twice then succeeds, then one that fails every attempt: the attempt counter follows the trace
+    (2 failures, then the third attempt that succeeded; 3 failures and an error result), the step counter follows the
+    model turns, and the messages grow by the user input, each assistant turn and each tool result."""
+    scenario = Scenario.__new__(Scenario)
+    object.__setattr__(scenario, "system_prompt", None)
+    object.__setattr__(scenario, "user_input", "hi")
+    trace = [
+        {"kind": "run_started"},
+        {"kind": "model_turn", "step": 1, "call_ids": ["c1"], "final_text": None},
+        {"kind": "call_admitted", "call_id": "c1"},
+        {"kind": "tool_attempt_failed", "call_id": "c1", "attempt": 1},
+        {"kind": "tool_attempt_failed", "call_id": "c1", "attempt": 2},
+        {"kind": "tool_result", "call_id": "c1", "status": "ok", "content": "{}"},
+        {"kind": "model_turn", "step": 2, "call_ids": ["c2"], "final_text": None},
+        {"kind": "call_admitted", "call_id": "c2"},
+        *({"kind": "tool_attempt_failed", "call_id": "c2", "attempt": n} for n in range(1, MAX_ATTEMPTS + 1)),
+        {"kind": "tool_result", "call_id": "c2", "status": "error", "content": "{\"error\": \"failed\"}"},
+        {"kind": "model_turn", "step": 3, "call_ids": [], "final_text": "Sorry."},
+    ]
+    states = loop_states(scenario, {"trace": trace})
+    assert len(states) == len(trace) and [s["event"] for s in states] == trace
+    assert [s["attempt"] for s in states] == [0, 0, 0, 1, 2, 3, 3, 0, 1, 2, 3, 3, 3]
+    assert [s["step"] for s in states] == [0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3]
+    assert [m["role"] for m in states[-1]["messages"]] == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
+    assert states[-2]["messages"][-1]["text"].startswith("c2 (error)")
+
+
+def test_the_page_is_self_contained_and_the_same_bytes_twice(documents: dict[str, dict[str, Any]]) -> None:
+    """No resource outside the file (every link an anchor in the page, no src or url()), a policy that forbids any
+    request, and the same text from the same evidence; the SVG too."""
+    page = render_report(documents, SCENARIOS)
+    assert page == render_report(documents, SCENARIOS)
+    assert scorecard_svg(scorecard(documents, SCENARIOS)) == scorecard_svg(scorecard(documents, SCENARIOS))
+    assert "default-src 'none'" in page
+    assert re.findall(r"\bsrc=", page) == [] and "url(" not in page
+    anchors = set(re.findall(r"id='([^']+)'", page))
+    links = re.findall(r"href='([^']*)'", page)
+    assert links and all(link.startswith("#") and link[1:] in anchors for link in links)
