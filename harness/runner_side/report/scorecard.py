@@ -128,10 +128,10 @@ FILL = {"found": "#f4b183", "differs": "#f4b183", "holds": "#c5e0b4", "none": "#
 
 def scorecard_svg(card: Scorecard) -> str:
     """The scorecard as a deterministic SVG: row labels on the left, one column per framework and mode."""
-    label_w, cell_w, cell_h, head_h = 560, 78, 20, 110
+    label_w, cell_w, cell_h, head_h = 640, 78, 20, 150
     groups = list(dict.fromkeys(g for _, _, g in card.rows))
     height = head_h + cell_h * (len(card.rows) + len(groups)) + 30
-    width = label_w + cell_w * len(card.columns) + 10
+    width = label_w + cell_w * len(card.columns) + 130  # room for the last column's slanted name
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
            'font-family="DejaVu Sans, Arial, sans-serif" font-size="11">',
            f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
@@ -148,7 +148,8 @@ def scorecard_svg(card: Scorecard) -> str:
         for row_id, label, row_group in card.rows:
             if row_group != group:
                 continue
-            out.append(f'<text x="12" y="{y + 14}">{escape(label[:88])}</text>')
+            shown = label if len(label) <= 100 else label[:99] + "…"
+            out.append(f'<text x="12" y="{y + 14}">{escape(shown)}</text>')
             for i, column in enumerate(card.columns):
                 cell = card.cells[(row_id, column)]
                 x = label_w + i * cell_w
