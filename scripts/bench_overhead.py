@@ -55,6 +55,7 @@ machine- and load-dependent, never evidence.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
@@ -268,9 +269,15 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"only this framework (repeatable; default: all of {', '.join(FRAMEWORKS)})")  # fmt: skip
     parser.add_argument("--runs", type=int, default=10, help="timed runs per child, in process and over HTTP each (default: 10)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the figures here (a timing file, not evidence)")
+    parser.add_argument("--plot", type=Path, metavar="FILE.svg", help="also draw the ratios to the engine as bars, as SVG (the bench extra)")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.runs < 1:
         parser.error("--rounds and --runs must be >= 1")
+    # Refuse now, not after the rounds; but import matplotlib only after them: a child's ru_maxrss starts from this
+    # process's resident size when it is spawned (vfork and exec keep the shared memory's peak), so ~40 MB of
+    # matplotlib here would show in every row's peak MB.
+    if args.plot and importlib.util.find_spec("matplotlib") is None:
+        parser.error("--plot needs matplotlib: pip install -e '.[bench]'")
     from harness.runner_side.wire.server import WireServer
     from harness.scenarios import load_scenarios
 
@@ -278,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"bench_overhead: {SCENARIO.name}, {TURNS} model turns; rows: {BARE}, {ENGINE}, {', '.join(frameworks)}")
     print(f"python {platform.python_version()} on {platform.platform()}, {os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f} at the start")
     print(f"{args.rounds} rounds x {len(frameworks) + 2} rows, order rotating; {args.runs} timed runs per child in process and over HTTP")
-    started = time.perf_counter()
+    started, load = time.perf_counter(), os.getloadavg()[0]
     rows = rows_to_measure(frameworks)
     with tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp, WireServer(load_scenarios()) as server:
         for row in rows:
@@ -304,7 +311,23 @@ def main(argv: list[str] | None = None) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         print(f"figures written to {args.json}")
+    if args.plot:
+        note = f"{args.rounds} rounds, {args.runs} timed runs per child; load average {load:.1f} at the start"
+        plot(stats, args.plot, argv if argv is not None else sys.argv[1:], note)
+        print(f"plot written to {args.plot}")
     return 0
+
+
+def plot(stats: Mapping[str, Mapping[str, Any]], path: Path, argv: Sequence[str], note: str) -> None:
+    """Every row's ratios to the engine (the per-round ratios' median), a group of bars per row, a bar per figure, on a
+    log scale from the engine's 1 (the engine's own row is that line); the caption says when, where and how."""
+    import bench_plot
+
+    groups = [name for name in stats if name != ENGINE]
+    series = {heading: [stats[name][metric]["x_engine"] if metric in stats[name] else None for name in groups] for metric, (heading, _) in METRICS.items()}
+    bench_plot.bars(groups, series, path, title=f"Overhead per framework on {SCENARIO.stem} ({TURNS} model turns): ratio to the hand-written engine",
+                    ylabel="× engine (median of per-round ratios, log scale)", caption=bench_plot.caption("scripts/bench_overhead.py", argv, note=note),
+                    baseline_label="engine = 1")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ are taken side by side on the same machine. Nothing is written to ``scenarios/``
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import sys
@@ -226,7 +227,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=int, nargs=3, default=SIZES, metavar="N", help="three turn counts (default: 10 100 500)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds allowed per scenario run (default: 600)")
     parser.add_argument("--json", type=Path, help="also write every measured row (with the harness's parts) to this file")
+    parser.add_argument("--plot", type=Path, metavar="FILE.svg", help="also draw each column and mode's wall time by turns, as SVG (the bench extra)")
     args = parser.parse_args(argv)
+    if args.plot and importlib.util.find_spec("matplotlib") is None:  # refuse now, not after the runs
+        parser.error("--plot needs matplotlib: pip install -e '.[bench]'")
     unknown = [n for n in args.framework or () if n not in known_columns()]
     if unknown:
         parser.error(f"unknown framework {', '.join(unknown)}; known: {', '.join(known_columns())}")
@@ -235,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     args.sizes = tuple(sorted(args.sizes))
     timers = Timers()
     instrument(timers)
+    load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="bench-scaling-") as work:
         warm_up = argparse.Namespace(**{**vars(args), "columns": [REFERENCE], "sizes": (1,)})
         measure(warm_up, Path(work) / "warm-up", timers)  # imports and schema caches: one-time costs, not per turn
@@ -248,7 +253,29 @@ def main(argv: list[str] | None = None) -> int:
     for row in rows:
         if row["status"] != "ok":
             print(f"!!! {row['column']}/{row['mode']} {row['turns']} turns: {row['status']}: {str(row['reason'])[:60]}")
+    if args.plot:
+        plot(rows, args.plot, argv if argv is not None else sys.argv[1:], load)
+        print(f"plot written to {args.plot}")
     return 0
+
+
+def plot(rows: list[dict[str, Any]], path: Path, argv: list[str], load: float) -> None:
+    """Wall seconds of each column and mode's run by model turns, one line each (defaults dashed), log-log; a line
+    whose run did not end ``ok`` at some size says so in its label."""
+    import bench_plot
+
+    by: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        by.setdefault((row["column"], row["mode"]), []).append(row)
+    series = []
+    for (column, mode), cells in by.items():
+        failed = [str(c["turns"]) for c in cells if c["status"] != "ok"]
+        label = f"{column} {mode}" + (f" (not ok at {', '.join(failed)} turns)" if failed else "")
+        series.append(bench_plot.Line(label, [(c["turns"], c["wall_s"]) for c in cells], group=column, dashed=mode == "defaults"))
+    note = f"one run, columns one at a time; load average {load:.1f} at the start"
+    bench_plot.lines(series, path, title="Wall time of a column's run by model turns (one tool call a turn; log-log)",
+                     xlabel="model turns in the generated scenario", ylabel="wall s (column process and harness)",
+                     caption=bench_plot.caption("scripts/bench_scaling.py", argv, note=note))  # fmt: skip
 
 
 if __name__ == "__main__":
