@@ -207,7 +207,7 @@ def printed_for_the_committed_evidence(capsys: pytest.CaptureFixture[str]) -> se
     script._summaries(documents)
     lines = script.compact_table(documents, []).splitlines() + capsys.readouterr().out.splitlines()
     return {line.rstrip() for line in lines} | {
-        f"findings (what each framework hides): evidence/{script.FINDINGS}",
+        f"findings (what each framework hides): evidence/{script.FINDINGS}; the report to look at: evidence/{script.REPORT}",
         "evidence per column, every cell with its reason: evidence/<column>.json",
     }
 

@@ -4,8 +4,10 @@ per scenario; a framework contributes only its mechanisms' names and its constan
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterator
 
+from handwritten.engine import Engine
 from handwritten.tools import RiskClass
 from harness.fixture_tools import InjectedToolError
 from harness.runner_side.rule_facts import (
@@ -39,6 +41,9 @@ _UNCERTAIN_CAUSES = {
     "tool.kill_before_effect": "{}'s executor was entered before a kill, so whether it took effect is unknown",
     "tool.kill_after_effect": "{}'s executor was entered before a kill, so whether it took effect is unknown",
 }
+
+MAX_ATTEMPTS = inspect.signature(Engine.__init__).parameters["max_attempts"].default
+"""The engine's bound on attempts per tool call, read from its own signature."""
 
 
 def executed_again(case: Case) -> Iterator[Reason]:
@@ -196,11 +201,16 @@ def tool_error_not_retried(case: Case) -> Iterator[Reason]:
         later = f" through driver step {failed} ({total} executor entries in all)" if total != runs else ""
         ended = f"; the error ended the run at driver step {failed} ({case.framework.steps[failed]['error'] or 'the framework raised'})" if failed is not None else ""
         tail, after = stated_after(case, failed + 1 if failed is not None else steps_with(case.framework, "executed", cid)[0]["step"])
+        engine_effects = count(case.engine, cid, "effects")
+        gave_up = " until its bound, then handed the error to the model as the tool's result" if engine_runs >= MAX_ATTEMPTS and not engine_effects else ""
         yield Reason("tool_error_not_retried", (
-            f"{cid}'s executor raised before its effect; the engine retried it under the same key ({engine_runs} executor entries, "
-            f"{count(case.engine, cid, 'effects')} effect), the framework entered it {times(runs)}{later} with {count(case.framework, cid, 'effects')} "
-            f"effects{ended}{tail}"
+            f"{cid}'s executor raised before its effect; the engine retried it under the same key{gave_up} ({engine_runs} executor entries, "
+            f"{_effects(engine_effects)}), the framework entered it {times(runs)}{later} with {_effects(count(case.framework, cid, 'effects'))}{ended}{tail}"
         ), (*call_claims(case, cid), *(status_claim(case, failed, "error") if failed is not None else ()), *after))
+
+
+def _effects(n: int) -> str:
+    return "no effect" if n == 0 else f"{n} effect" if n == 1 else f"{n} effects"
 
 
 def step_refused(case: Case) -> Iterator[Reason]:

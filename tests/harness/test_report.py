@@ -13,7 +13,8 @@ import pytest
 from harness.columns import ROOT
 from harness.runner_side.report.page import render_report
 from harness.runner_side.report.scorecard import STAGES, scorecard, scorecard_svg
-from harness.runner_side.report.views import MAX_ATTEMPTS, loop_states, step_cell
+from harness.runner_side.report.views import loop_states, step_cell
+from harness.runner_side.rules import MAX_ATTEMPTS
 from harness.scenarios import SCENARIO_DIR, Scenario, load_scenarios
 
 EVIDENCE = ROOT / "evidence"

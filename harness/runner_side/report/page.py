@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.runner_side.report.scorecard import STAGES, Cell, Scorecard, cell_text, columns_of, scorecard
-from harness.runner_side.report.views import MAX_ATTEMPTS, driver_text, engine_record, flaky_scenarios, loop_states, model_sent, records_for, step_cell
+from harness.runner_side.report.views import driver_text, engine_record, flaky_scenarios, loop_states, model_sent, records_for, step_cell
+from harness.runner_side.rules import MAX_ATTEMPTS
 from harness.scenarios import Scenario
 
 STATIC = Path(__file__).parent
@@ -124,6 +125,13 @@ def _data(attrs: dict[str, str]) -> str:
     return "".join(f" data-{k.replace('_', '-')}='{escape(v)}'" for k, v in sorted(attrs.items()))
 
 
+def _attempts(record: dict[str, Any]) -> dict[str, int]:
+    """The engine's attempts in the run, and how many failed (the drawn rate, as it happened: five calls are few)."""
+    kinds = [e["kind"] for e in record.get("trace", ())]
+    ok = sum(1 for e in record.get("trace", ()) if e["kind"] == "tool_result" and e.get("status") == "ok")
+    return {"failed": kinds.count("tool_attempt_failed"), "attempts": kinds.count("tool_attempt_failed") + ok}
+
+
 def _loop_html(documents: dict[str, dict[str, Any]], scenarios: dict[str, Scenario], columns: list[str]) -> str:
     """The loop: per flaky-tool scenario, the engine's trace as states; the failure-rate control picks one."""
     engine = documents.get("handwritten", {}).get("modes", {}).get("contract", {}).get("scenarios", {})
@@ -135,7 +143,8 @@ def _loop_html(documents: dict[str, dict[str, Any]], scenarios: dict[str, Scenar
              "the tool's result. Below, the same scenario in every column at the same driver steps.</p>")
     if not flaky:
         return f"<section id='loop'><h2>The loop, step by step</h2>{intro}<p>No flaky-tool scenario ran.</p></section>"
-    data = {s.id: {"rate": rate, "max_steps": s.max_steps, "max_attempts": MAX_ATTEMPTS, "states": loop_states(s, engine[s.id])} for rate, s in flaky}
+    data = {s.id: {"rate": rate, "max_steps": s.max_steps, "max_attempts": MAX_ATTEMPTS, "states": loop_states(s, engine[s.id]), **_attempts(engine[s.id])}
+            for rate, s in flaky}
     options = "".join(f"<option value='{i}' label='{rate} %'></option>" for i, (rate, _) in enumerate(flaky))
     besides = "".join(f"<div class='loop-frameworks' data-scenario='{escape(s.id)}'>{_scenario_html(s, documents, columns, 'loop')}</div>" for _, s in flaky)
     payload = json.dumps({"order": [s.id for _, s in flaky], "runs": data}, sort_keys=True, ensure_ascii=False).replace("</", "<\\/")

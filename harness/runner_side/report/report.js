@@ -61,7 +61,7 @@ function setupLoop() {
     const id = data.order[Number(rate.value)];
     run = data.runs[id];
     index = 0;
-    byId("failure-rate-label").textContent = `${run.rate} %`;
+    byId("failure-rate-label").textContent = `${run.rate} %: in this run ${run.failed} of ${run.attempts} attempts failed`;
     byId("loop-scenario").textContent = id;
     byId("loop-scenario").dataset.scenario = id;
     document.querySelectorAll(".loop-frameworks").forEach((div) => { div.hidden = div.dataset.scenario !== id; });

@@ -13,16 +13,12 @@ it grows), computed from the events up to it and nothing else.
 
 from __future__ import annotations
 
-import inspect
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from handwritten.engine import Engine
 from harness.scenarios import Scenario
 
-MAX_ATTEMPTS = inspect.signature(Engine.__init__).parameters["max_attempts"].default
-"""The engine's bound on attempts per tool call, read from its own signature."""
 FLAKY_PREFIX = "flaky_tool_rate_"
 
 
