@@ -42,6 +42,11 @@ def _records(scenario: str) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _observable(record: dict[str, Any], name: str) -> Any:
+    """An observable as the evidence holds it: a column's in its cell, the engine's in ``actual``."""
+    return record["columns"][name]["framework"] if "columns" in record else record["actual"][name]
+
+
 def _facts(record: dict[str, Any], step: int) -> dict[str, Any]:
     return next((f for f in record.get("facts", ()) if f.get("step") == step), {})
 
@@ -54,7 +59,8 @@ READ_ROW = """(section) => {
     const ledger = {};
     td.querySelectorAll("[data-lane='ledger'] .item").forEach((i) => { ledger[i.dataset.callId] = Number(i.dataset.effects); });
     const results = Array.from(td.querySelectorAll("[data-lane='calls'] .item[data-result]")).map((i) => [i.dataset.callId, i.dataset.result]);
-    cells[td.dataset.column] = {status: td.dataset.status, ledger, results,
+    const asked = Array.from(td.querySelectorAll("[data-lane='approvals'] .item[data-asked]")).map((i) => i.dataset.callId);
+    cells[td.dataset.column] = {status: td.dataset.status, ledger, results, asked,
                                 killed: td.querySelector("[data-kill='true']") !== null};
   });
   return {current: Number(section.dataset.current), hidden, cells};
@@ -81,6 +87,9 @@ def test_every_driver_step_shows_each_columns_status_ledger_and_results_as_the_e
             assert cell["ledger"] == {c: facts.get("effects", {}).get(c, 0) for c in counted}, (column, index)
             assert cell["results"] == [list(r) for r in facts.get("results", ())], (column, index)
             assert cell["killed"] == bool(facts.get("killed")), (column, index)
+            pre = _observable(record, "pre_approval_state")
+            pauses = [p for p in (pre.get("pauses", ()) if isinstance(pre, dict) else ()) if p["step"] == index]
+            assert cell["asked"] == [c["call_id"] for p in pauses for c in p["pending"]], (column, index)
     section.locator(".step-prev").click()
     assert section.evaluate("(s) => Number(s.dataset.current)") == steps - 2
 

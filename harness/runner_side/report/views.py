@@ -85,7 +85,7 @@ def step_cell(record: dict[str, Any], index: int, engine: dict[str, Any] | None)
     for call_id, outcome in facts.get("results", ()):
         calls.add(f"{call_id} → {outcome}", call_id=call_id, result=outcome)
     lanes.append(calls)
-    lanes.append(_approval_lane(facts, trace))
+    lanes.append(_approval_lane(facts, trace, _observable(record, "pre_approval_state"), index))
     lanes.append(_checkpoint_lane(trace))
     lanes.append(_ledger_lane(facts, theirs))
     return StepCell(step["status"], [lane for lane in lanes if lane.items], {"step": step, "facts": facts, "trace": trace})
@@ -124,13 +124,32 @@ def model_sent(record: dict[str, Any]) -> list[tuple[str, dict[str, str]]]:
     return items
 
 
-def _approval_lane(facts: dict[str, Any], trace: list[dict[str, Any]]) -> Lane:
+def _observable(record: dict[str, Any], name: str) -> Any:
+    """One observable of a record: a column's as the framework gave it, the engine's as it measured it."""
+    cell = record.get("columns", {}).get(name)
+    return cell["framework"] if cell is not None else record.get("actual", {}).get(name)
+
+
+def _approval_lane(facts: dict[str, Any], trace: list[dict[str, Any]], pre_approval: Any, index: int) -> Lane:
+    """What the human was asked at a pause (the pending calls with the arguments they would approve, validated or not,
+    the effects so far), the decisions made before which effects, what was granted, and how a misused approval went in."""
     lane = Lane("approvals")
+    state = pre_approval if isinstance(pre_approval, dict) else {}
+    for pause in (p for p in state.get("pauses", ()) if p.get("step") == index):
+        for call in pause.get("pending", ()):
+            lane.add(f"asked: {call.get('call_id')} {call.get('tool')} {json.dumps(call.get('args'), sort_keys=True)}"
+                     f" (arguments validated before the pause: {'yes' if pause.get('args_validated') else 'no'})",
+                     call_id=call.get("call_id"), asked="true")  # fmt: skip
+    for decision in (d for d in state.get("decisions", ()) if d.get("step") == index):
+        before = decision.get("effects_before") or {}
+        lane.add(f"decided: {decision.get('action')} {decision.get('call_id')}; effects before it: {json.dumps(before, sort_keys=True)}",
+                 call_id=decision.get("call_id"), decision=decision.get("action"))  # fmt: skip
     for call_id in facts.get("granted", ()):
-        lane.add(f"{call_id} approved", call_id=call_id, decision="approve")
+        lane.add(f"{call_id} approved", call_id=call_id, granted="true")
     if obj := facts.get("approval_object"):
         carried = "carried by" if obj.get("carried") else "not carried by"
-        lane.add(f"misused approval ({obj.get('kind')}): its {obj.get('binding')} is {carried} the framework's approval object", misuse=obj.get("kind"))
+        lane.add(f"misused approval ({obj.get('misuse')}, made for {obj.get('made_for')}): the binding it breaks, its {obj.get('binding')}, "
+                 f"is {carried} the framework's approval object", misuse=obj.get("misuse"))  # fmt: skip
     if decision := facts.get("implicit_decision"):
         lane.add(f"the driver answered a pause the contract would not ask: {json.dumps(decision, sort_keys=True)}", implicit="true")
     for event in trace:
