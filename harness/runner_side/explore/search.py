@@ -1,9 +1,10 @@
 """A corpus run as one batch through the runner, and what it found.
 
-Every column plays the whole corpus in one column process (as the comparison runs it; never a process per example),
-each scenario twice, so a difference between the two runs is an undeclared race, in every mode it has: the engine in
-``contract`` and ``wire``, a third-party column in ``defaults``, ``contract`` and ``wire``, the local state graph in
-``contract`` (a scenario with a fault of the model's endpoint is played in ``wire`` only). The ``wire`` runs ask the
+Every column plays the whole corpus in one column process (as the comparison runs it; never a process per example; the
+engine in two, one per mode, side by side), each scenario twice, so a difference between the two runs is an undeclared
+race, in every mode it has: the engine in ``contract`` and ``wire``, a third-party column in ``defaults``, ``contract``
+and ``wire``, the local state graph in ``contract`` (a scenario with a fault of the model's endpoint is played in
+``wire`` only). The ``wire`` runs ask the
 runner's scripted OpenAI-compatible server (``harness.runner_side.wire.server``), one for the batch, as the comparison
 does. The findings are read from the same documents the comparison writes: an adapter error (a scenario the column
 could not measure: a harness defect), an undeclared race, a cell no rule explains, and on the reference columns (the
@@ -13,6 +14,7 @@ checked against the runner's own ledger and the scripted server's records.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -32,7 +34,11 @@ from harness.scenarios import Scenario, load_scenarios
 PROPERTY_COLUMNS = (REFERENCE, "local_state_graph")
 """The reference columns: they run the contract themselves, so every property must hold on every scenario."""
 MODES = ("defaults", "contract", "wire")
-"""The modes asked of a column; its process plays those it has (the engine: ``contract`` and ``wire``)."""
+"""The modes asked of a column; its process plays those it has (the local state graph: ``contract`` alone)."""
+REFERENCE_MODES = (("contract",), ("wire",))
+"""The engine's modes, each in a process of its own, side by side: it imports nothing heavy, and its wire runs (a
+loopback request per model turn, the retries' waits) are the longest job of a sweep of the reference columns. A
+framework's modes share one process, which imports the framework once."""
 KINDS = ("property", "adapter_error", "race", "unexplained")
 
 
@@ -76,15 +82,22 @@ def run_batch(columns: list[str], corpus: Path, scratch: Path, log: Callable[[st
     names = list(dict.fromkeys([REFERENCE, *columns]))
     scenarios = {s.id: s for s in load_scenarios(corpus)}
 
-    def one(name: str) -> ColumnResult:
-        return run_column(registry[name], list(MODES), corpus, scratch, scenario_count=len(scenarios), twice=True, log=lambda m: log(f"[{name}] {m}"),
-                          wire=wire)  # fmt: skip
+    jobs = [(REFERENCE, list(modes), scratch / "-".join(modes)) for modes in REFERENCE_MODES]
+    jobs += [(name, list(MODES), scratch) for name in names if name != REFERENCE]
+    ledgers = {(name, mode): root / f"{name}.ledger.sqlite" for name, modes, root in jobs for mode in modes}  # the runner's, per process
+
+    def one(job: tuple[str, list[str], Path]) -> ColumnResult:
+        name, modes, root = job
+        return run_column(registry[name], modes, corpus, root, scenario_count=len(scenarios), twice=True, log=lambda m: log(f"[{name}] {m}"), wire=wire)
 
     # The wire mode's scripted server: the runner's, one for the batch, every column with a token of its own.
-    with WireServer(list(scenarios.values())) as wire, ThreadPoolExecutor(max_workers=len(names)) as pool:
-        results = dict(zip(names, pool.map(one, names), strict=True))
+    with WireServer(list(scenarios.values())) as wire, ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        done = list(pool.map(one, jobs))
     if wire.errors:
         raise AssertionError(f"harness bug: the scripted wire server raised: {wire.errors[:3]}")
+    results: dict[str, ColumnResult] = {}
+    for (name, _, _), result in zip(jobs, done, strict=True):
+        results[name] = _merged(results[name], result) if name in results else result
     batch = Batch()
     reference = results[REFERENCE]
     batch.unplayable = sorted({k.split("@", 1)[0] for records in reference.modes.values() for k, r in records.items()
@@ -97,19 +110,28 @@ def run_batch(columns: list[str], corpus: Path, scratch: Path, log: Callable[[st
         batch.findings += [f for f in races if f.scenario not in batch.unplayable]
         document = (handwritten_document(result, {}, {k: s.file for k, s in scenarios.items()}) if name == REFERENCE
                     else column_document(result, reference, scenarios))  # fmt: skip
-        ledger = LedgerStore(scratch / f"{name}.ledger.sqlite") if name in PROPERTY_COLUMNS else None
-        try:
-            for mode, body in document["modes"].items():
-                batch.runs[(name, mode)] = sum(k.split("@", 1)[0] not in batch.unplayable for k in body["scenarios"])
+        for mode, body in document["modes"].items():
+            batch.runs[(name, mode)] = sum(k.split("@", 1)[0] not in batch.unplayable for k in body["scenarios"])
+            ledger = LedgerStore(ledgers[(name, mode)]) if name in PROPERTY_COLUMNS else None
+            try:
                 for key, record in body["scenarios"].items():
                     if key.split("@", 1)[0] in batch.unplayable:
                         continue
                     batch.findings += _record_findings(name, mode, key, record, result.modes[mode][key], scenarios, ledger)
-        finally:
-            if ledger is not None:
-                ledger.close()
+            finally:
+                if ledger is not None:
+                    ledger.close()
     batch.seconds = time.perf_counter() - started
     return batch
+
+
+def _merged(first: ColumnResult, second: ColumnResult) -> ColumnResult:
+    """One column's result from two processes, each of some of its modes (a process not measured: the column is not)."""
+    if first.status != "measured" or second.status != "measured":
+        return first if first.status != "measured" else second
+    return dataclasses.replace(first, modes={**first.modes, **second.modes}, network=[*first.network, *second.network],
+                               undeclared_races=[*first.undeclared_races, *second.undeclared_races],
+                               not_applicable={**first.not_applicable, **second.not_applicable})  # fmt: skip
 
 
 def _reference_clean(cell_record: dict[str, Any]) -> bool:
