@@ -106,6 +106,7 @@ class Scenario:
     driver: tuple[dict[str, Any], ...]
     faults: tuple[Fault, ...]
     user: str = DEFAULT_USER
+    failure_rate: dict[str, Any] | None = None  # faults drawn per attempt at ``percent`` from ``seed``: the report's failure-rate control
 
     @property
     def uses_boundary(self) -> bool:
@@ -233,6 +234,7 @@ def load_scenario(path: Path) -> Scenario:
         driver=tuple(data["driver"]),
         faults=tuple(Fault.from_json(f) for f in data["faults"]),
         user=data.get("user", DEFAULT_USER),
+        failure_rate=data.get("failure_rate"),
     )
 
 

@@ -152,6 +152,7 @@ def scenario(rate: int) -> dict[str, Any]:
         "model_script": model_script(),
         "driver": [{"action": "run", "event_id": "e1"}],
         "faults": [{"point": "tool.raise_before_effect", "call_id": f"c{i}"} for i, k in enumerate(schedule, start=1) for _ in range(k)],
+        "failure_rate": {"percent": rate, "seed": seed(rate)},
         "expected": expected(schedule),
     }
 

@@ -82,6 +82,7 @@ def test_the_committed_faults_are_the_seeds_draw_and_the_description_states_them
     failed, made = outcomes.count(True), len(outcomes)  # measured on the replayed attempts, not taken from the script
     text = SCENARIOS[sid].description
     assert f"failure rate of {rate} %" in text and f'random.Random("flaky/{rate:02d}")' in text
+    assert SCENARIOS[sid].failure_rate == {"percent": rate, "seed": f"flaky/{rate:02d}"}  # what the report's control reads
     stated = re.search(r"attempts per call: (.*?); (\d+) of (\d+) attempts fail\.", text)
     assert stated is not None, text
     assert (int(stated.group(2)), int(stated.group(3))) == (failed, made)

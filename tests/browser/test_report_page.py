@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from harness.columns import ROOT
+from harness.scenarios import SCENARIO_DIR, load_scenarios
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -47,6 +48,15 @@ def _observable(record: dict[str, Any], name: str) -> Any:
     return record["columns"][name]["framework"] if "columns" in record else record["actual"][name]
 
 
+def _engine_facts(column: str, scenario: str, step: int) -> dict[str, Any] | None:
+    """The engine's facts a column's step is marked against: its wire run for a wire column, else its contract run;
+    None for the engine's own columns."""
+    if column.startswith("handwritten/"):
+        return None
+    runs = DOCUMENTS["handwritten"]["modes"]["wire" if column.split("/")[1].split("@")[0] == "wire" else "contract"]["scenarios"]
+    return _facts(runs[scenario], step) if scenario in runs else {}
+
+
 def _facts(record: dict[str, Any], step: int) -> dict[str, Any]:
     return next((f for f in record.get("facts", ()) if f.get("step") == step), {})
 
@@ -54,14 +64,11 @@ def _facts(record: dict[str, Any], step: int) -> dict[str, Any]:
 READ_ROW = """(section) => {
   const row = section.querySelector(`tr.step[data-step='${section.dataset.current}']`);
   const hidden = Array.from(section.querySelectorAll('tr.step')).filter((r) => r.hidden).map((r) => Number(r.dataset.step));
+  const texts = (td, lane) => Array.from(td.querySelectorAll(`[data-lane='${lane}'] .item`)).map((i) => i.textContent);
   const cells = {};
   row.querySelectorAll('td.cell').forEach((td) => {
-    const ledger = {};
-    td.querySelectorAll("[data-lane='ledger'] .item").forEach((i) => { ledger[i.dataset.callId] = Number(i.dataset.effects); });
-    const results = Array.from(td.querySelectorAll("[data-lane='calls'] .item[data-result]")).map((i) => [i.dataset.callId, i.dataset.result]);
-    const asked = Array.from(td.querySelectorAll("[data-lane='approvals'] .item[data-asked]")).map((i) => i.dataset.callId);
-    cells[td.dataset.column] = {status: td.dataset.status, ledger, results, asked,
-                                killed: td.querySelector("[data-kill='true']") !== null};
+    cells[td.dataset.column] = {status: texts(td, 'status'), ledger: texts(td, 'ledger, this step'), calls: texts(td, 'calls'),
+                                approvals: texts(td, 'approvals')};
   });
   return {current: Number(section.dataset.current), hidden, cells};
 }"""
@@ -81,32 +88,51 @@ def test_every_driver_step_shows_each_columns_status_ledger_and_results_as_the_e
         assert shown["current"] == index and shown["hidden"] == list(range(index + 1, steps))
         assert set(shown["cells"]) == set(records), "a column of the evidence is missing from the page, or one is extra"
         for column, record in records.items():
-            cell, facts = shown["cells"][column], _facts(record, index)
-            assert cell["status"] == record["steps"][index]["status"], (column, index)
-            counted = set(facts.get("entered", {})) | set(facts.get("executed", {})) | set(facts.get("effects", {}))
-            assert cell["ledger"] == {c: facts.get("effects", {}).get(c, 0) for c in counted}, (column, index)
-            assert cell["results"] == [list(r) for r in facts.get("results", ())], (column, index)
-            assert cell["killed"] == bool(facts.get("killed")), (column, index)
+            cell, facts, engine = shown["cells"][column], _facts(record, index), _engine_facts(column, scenario, index)
+            assert cell["status"][0] == record["steps"][index]["status"], (column, index)  # what the reader sees first
+            assert ("the worker was killed here" in cell["status"]) == bool(facts.get("killed")), (column, index)
+            counted = sorted(set(facts.get("entered", {})) | set(facts.get("executed", {})) | set(facts.get("effects", {})))
+            expected = []
+            for c in counted:
+                effects, theirs = facts.get("effects", {}).get(c, 0), (engine or {}).get("effects", {}).get(c, 0)
+                line = f"{c}: entered {facts.get('entered', {}).get(c, 0)}, executed {facts.get('executed', {}).get(c, 0)}, effects {effects}"
+                expected.append(line + (f" (engine: {theirs} at this step)" if engine is not None and effects > theirs else ""))
+            assert cell["ledger"] == expected, (column, index)
+            assert [t for t in cell["calls"] if "→" in t] == [f"{c} → {outcome}" for c, outcome in facts.get("results", ())], (column, index)
             pre = _observable(record, "pre_approval_state")
             pauses = [p for p in (pre.get("pauses", ()) if isinstance(pre, dict) else ()) if p["step"] == index]
-            assert cell["asked"] == [c["call_id"] for p in pauses for c in p["pending"]], (column, index)
+            asked = [t.split()[1] for t in cell["approvals"] if t.startswith("asked: ")]
+            assert asked == [c["call_id"] for p in pauses for c in p["pending"]], (column, index)
     section.locator(".step-prev").click()
     assert section.evaluate("(s) => Number(s.dataset.current)") == steps - 2
 
 
-def test_the_scorecards_counts_are_the_scenarios_whose_reasons_carry_the_rule(page: Page) -> None:
-    """Each behaviour cell's count, recounted from the evidence's stored reasons; its link opens its first scenario."""
+def _found(name: str, mode: str, rules: set[str]) -> set[str]:
+    """The scenarios (sub-cases counted once) whose record has a stored reason of one of ``rules`` explaining one of its cells."""
+    return {k.split("@")[0] for k, r in DOCUMENTS[name]["modes"][mode]["scenarios"].items()
+            if any(x["rule"] in rules and any(x["rule"] in c.get("rules", ()) for c in r.get("columns", {}).values()) for x in r.get("reasons", ()))}  # fmt: skip
+
+
+def test_the_scorecards_counts_are_recounted_from_the_evidence(page: Page) -> None:
+    """Every behaviour cell's visible ``● N/M``: N the scenarios whose stored reasons carry the rule, M the scenarios the
+    column played in that mode. Every stage cell's ``✗ N/M``: N the scenarios with a reason of one of the stage's rules
+    (the rules its hover names); a stage holds (✓) where none is. Its link opens its first scenario."""
     page.goto(REPORT)
-    cells = page.evaluate("""() => Array.from(document.querySelectorAll("table.scorecard td[data-row^='rule:']")).map((td) => (
-        {row: td.dataset.row, column: td.dataset.column, count: Number(td.dataset.count), text: td.textContent.trim()}))""")
-    assert len(cells) > 100
+    cells = page.evaluate("""() => Array.from(document.querySelectorAll("table.scorecard td[data-row]")).map((td) => (
+        {row: td.dataset.row, column: td.dataset.column, text: td.textContent.trim(), title: td.title}))""")
+    assert len(cells) > 200
     for cell in cells:
         name, mode = cell["column"].split("/")
-        rule = cell["row"].removeprefix("rule:")
-        scenarios = {k.split("@")[0] for k, r in DOCUMENTS[name]["modes"][mode]["scenarios"].items()
-                     if any(x["rule"] == rule for x in r.get("reasons", ())) and any(rule in c.get("rules", ()) for c in r.get("columns", {}).values())}  # fmt: skip
-        assert cell["count"] == len(scenarios), cell
-        assert (cell["text"].startswith(f"● {len(scenarios)}/") if scenarios else not cell["text"].startswith("●")), cell
+        played = {k.split("@")[0] for k in DOCUMENTS[name]["modes"][mode]["scenarios"]}
+        kind, row = cell["row"].split(":", 1)
+        if kind == "rule":
+            found = _found(name, mode, {row})
+            assert cell["text"] == (f"● {len(found)}/{len(played)}" if found else "·"), cell
+        elif name != "handwritten":
+            rules = set(cell["title"].split("rules: ", 1)[1].split(", ")) if "rules: " in cell["title"] else set()
+            found = _found(name, mode, rules) if rules else set()
+            assert cell["text"] in ((f"✗ {len(found)}/{len(played)}",) if found else ("✓", "–")), cell
+            assert not rules or found, cell  # a rule the hover names has a finding behind it
     link = page.locator("table.scorecard td[data-mark='found'] a").first
     target = (link.get_attribute("href") or "").removeprefix("#")
     link.click()
@@ -123,42 +149,47 @@ READ_LOOP = """() => ({
   attempt: Number(document.getElementById('loop-attempt').textContent),
   maxAttempts: Number(document.getElementById('loop-max-attempts').textContent),
   kind: document.getElementById('loop-event').dataset.kind,
+  status: document.getElementById('loop-status').textContent,
   messages: Array.from(document.querySelectorAll('#loop-messages li')).map((li) => [li.dataset.role, li.textContent]),
   beside: Array.from(document.querySelectorAll('.loop-frameworks')).filter((d) => !d.hidden).map((d) => d.dataset.scenario),
 })"""
 
 
 def test_the_loop_replays_the_engines_trace_at_every_failure_rate(page: Page) -> None:
-    """At each position of the failure-rate control the loop plays that rate's scenario; every click shows the next
-    event of the engine's recorded trace, the model step, the attempt of the current call (failures recounted from the
-    trace) and the messages so far; a call that failed every attempt reaches the model as an error result."""
+    """At each position of the failure-rate control (the scenarios stating a ``failure_rate``, lowest first) the loop
+    plays that scenario; every click shows the next event of the engine's recorded trace, the model step, the attempt of
+    the call in flight (failures recounted from the trace; 0 once a turn starts), the messages so far, and at the last
+    event the run's status; a call that failed every attempt reaches the model as an error result."""
     engine = DOCUMENTS["handwritten"]["modes"]["contract"]["scenarios"]
-    rates = sorted((int(k.removeprefix("flaky_tool_rate_")), k) for k in engine if k.startswith("flaky_tool_rate_"))
+    rates = sorted((s.failure_rate["percent"], s.id) for s in load_scenarios(SCENARIO_DIR) if s.failure_rate is not None)
     assert [r for r, _ in rates] == [0, 20, 50, 80]
     page.goto(f"{REPORT}#loop")
     exhausted = 0
     for position, (rate, scenario) in enumerate(rates):
         page.locator("#failure-rate").fill(str(position))
-        trace = engine[scenario]["trace"]
+        trace, steps = engine[scenario]["trace"], engine[scenario]["steps"]
         shown = page.evaluate(READ_LOOP)
         kinds = [e["kind"] for e in trace]
         attempts = kinds.count("tool_attempt_failed") + sum(1 for e in trace if e["kind"] == "tool_result" and e["status"] == "ok")
         label = f"{rate} %: in this run {kinds.count('tool_attempt_failed')} of {attempts} attempts failed"
         assert (shown["scenario"], shown["label"], shown["count"], shown["beside"]) == (scenario, label, len(trace), [scenario])
         assert shown["maxAttempts"] == ENGINE_BOUND and shown["maxSteps"] == json.loads((ROOT / "scenarios" / f"{scenario}.json").read_text())["max_steps"]
-        failed, step, tools = 0, 0, 0
+        failed, step, tools, attempt = 0, 0, 0, 0
         for index, event in enumerate(trace):
             if index:
                 page.locator("#loop-next").click()
                 shown = page.evaluate(READ_LOOP)
-            failed = 0 if event["kind"] == "call_admitted" else failed + (event["kind"] == "tool_attempt_failed")
-            step = event.get("step", step) if event["kind"] == "model_turn" else step
+            if event["kind"] in ("call_admitted", "model_turn"):
+                failed = attempt = 0
+            elif event["kind"] == "tool_attempt_failed":
+                failed = attempt = failed + 1
+            elif event["kind"] == "tool_result":
+                attempt = failed + 1 if event["status"] == "ok" else failed
+            step = event["step"] if event["kind"] == "model_turn" else step
             tools += event["kind"] == "tool_result"
-            attempt = failed + 1 if event["kind"] == "tool_result" and event["status"] == "ok" else failed
-            assert (shown["index"], shown["kind"], shown["step"]) == (index + 1, event["kind"], step), (scenario, index)
-            if event["kind"] in ("tool_attempt_failed", "tool_result"):
-                assert shown["attempt"] == attempt, (scenario, index)
+            assert (shown["index"], shown["kind"], shown["step"], shown["attempt"]) == (index + 1, event["kind"], step, attempt), (scenario, index)
             assert sum(1 for role, _ in shown["messages"] if role == "tool") == tools, (scenario, index)
+            assert shown["status"] == (steps[-1]["status"] if index == len(trace) - 1 else ""), (scenario, index)
             if event["kind"] == "tool_result" and event["status"] != "ok":
                 assert failed == ENGINE_BOUND and shown["messages"][-1][1].startswith(f"tool: {event['call_id']} (error)")
                 exhausted += 1

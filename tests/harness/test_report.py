@@ -47,19 +47,22 @@ def test_a_behaviours_cell_counts_the_scenarios_whose_stored_reasons_carry_its_r
     assert checked > 100
 
 
-def test_a_stage_holds_until_one_of_its_observables_differs_in_one_of_its_scenarios(documents: dict[str, dict[str, Any]]) -> None:
-    """The local state graph holds every stage; make its ``idempotent_replay`` cell of ``duplicate_event`` unequal and
-    the idempotency stage differs in exactly that scenario; make an observable outside the stage unequal and it holds."""
+def test_a_stage_holds_until_a_finding_of_one_of_its_rules_appears_in_a_scenario(documents: dict[str, dict[str, Any]]) -> None:
+    """The local state graph holds every stage. Give its ``duplicate_event`` record a reason of a rule outside the
+    idempotency stage and the stage still holds; one of ``executed_again`` (an idempotency rule) explaining a cell, and
+    the stage is broken in exactly that scenario, out of the scenarios the column played."""
     column = "local_state_graph/contract"
     assert all(scorecard(documents, SCENARIOS).cells[(f"stage:{s}", column)].mark in ("holds", "n/a") for s in STAGES)
     changed = copy.deepcopy(documents)
-    cells = changed["local_state_graph"]["modes"]["contract"]["scenarios"]["duplicate_event"]["columns"]
-    cells["model"]["equal"] = False
+    records = changed["local_state_graph"]["modes"]["contract"]["scenarios"]
+    record = records["duplicate_event"]
+    record["columns"]["model"] |= {"equal": False, "rules": ["turns_beyond_script"]}
+    record["reasons"] = [{"rule": "turns_beyond_script", "text": "t", "claims": ["model"]}]
     assert scorecard(changed, SCENARIOS).cells[("stage:idempotency", column)].mark == "holds"
-    cells["idempotent_replay"]["equal"] = False
+    record["columns"]["side_effects"] |= {"equal": False, "rules": ["executed_again"]}
+    record["reasons"].append({"rule": "executed_again", "text": "t", "claims": ["side_effects"]})
     cell = scorecard(changed, SCENARIOS).cells[("stage:idempotency", column)]
-    assert (cell.mark, cell.scenarios) == ("differs", ("duplicate_event",))
-    assert cell.of == sum(1 for s in SCENARIOS.values() if "duplicate_event" in s.covers and s.id in changed["local_state_graph"]["modes"]["contract"]["scenarios"])
+    assert (cell.mark, cell.scenarios, cell.rules, cell.of) == ("differs", ("duplicate_event",), ("executed_again",), len(records))
 
 
 def test_the_ledger_lane_marks_effects_beyond_the_engines_at_the_same_step(documents: dict[str, dict[str, Any]]) -> None:
@@ -67,17 +70,18 @@ def test_the_ledger_lane_marks_effects_beyond_the_engines_at_the_same_step(docum
     engine = documents["handwritten"]["modes"]["contract"]["scenarios"]["crash_resume"]
     record = copy.deepcopy(engine)
     record["facts"][1].setdefault("effects", {})["c1"] = 1  # the resume ran c1's effect again
-    ledger = {lane.name: lane for lane in step_cell(record, 1, engine).lanes}["ledger"]
+    ledger = {lane.name: lane for lane in step_cell(record, 1, engine).lanes}["ledger, this step"]
     marks = {attrs["call_id"]: attrs["exceeds"] for _, attrs in ledger.items}
     assert marks["c1"] == "true" and marks.get("c2", "false") == "false"
-    same = {lane.name: lane for lane in step_cell(engine, 1, engine).lanes}["ledger"]
+    same = {lane.name: lane for lane in step_cell(engine, 1, engine).lanes}["ledger, this step"]
     assert all(attrs["exceeds"] == "false" for _, attrs in same.items)
 
 
 def test_the_loop_replays_the_trace_one_event_per_state_with_attempts_against_the_engines_bound() -> None:
     """A call that fails twice then succeeds, then one that fails every attempt: the attempt counter follows the trace
-    (2 failures, then the third attempt that succeeded; 3 failures and an error result), the step counter follows the
-    model turns, and the messages grow by the user input, each assistant turn and each tool result."""
+    (2 failures, then the third attempt that succeeded; 3 failures and an error result; 0 once a turn starts), the step
+    counter follows the model turns, the messages grow by the user input, each assistant turn and each tool result, and
+    the run's status shows at the last event."""
     scenario = Scenario.__new__(Scenario)
     object.__setattr__(scenario, "system_prompt", None)
     object.__setattr__(scenario, "user_input", "hi")
@@ -94,22 +98,25 @@ def test_the_loop_replays_the_trace_one_event_per_state_with_attempts_against_th
         {"kind": "tool_result", "call_id": "c2", "status": "error", "content": "{\"error\": \"failed\"}"},
         {"kind": "model_turn", "step": 3, "call_ids": [], "final_text": "Sorry."},
     ]
-    states = loop_states(scenario, {"trace": trace})
+    states = loop_states(scenario, {"trace": trace, "steps": [{"status": "completed"}]})
+    assert [s["status"] for s in states] == [""] * (len(trace) - 1) + ["completed"]
     assert len(states) == len(trace) and [s["event"] for s in states] == trace
-    assert [s["attempt"] for s in states] == [0, 0, 0, 1, 2, 3, 3, 0, 1, 2, 3, 3, 3]
+    assert [s["attempt"] for s in states] == [0, 0, 0, 1, 2, 3, 0, 0, 1, 2, 3, 3, 0]
     assert [s["step"] for s in states] == [0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3]
     assert [m["role"] for m in states[-1]["messages"]] == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
     assert states[-2]["messages"][-1]["text"].startswith("c2 (error)")
 
 
-def test_the_page_is_self_contained_and_the_same_bytes_twice(documents: dict[str, dict[str, Any]]) -> None:
-    """No resource outside the file (every link an anchor in the page, no src or url()), a policy that forbids any
-    request, and the same text from the same evidence; the SVG too."""
+def test_the_committed_views_are_what_the_committed_evidence_generates_and_need_nothing_outside(documents: dict[str, dict[str, Any]]) -> None:
+    """The report and the scorecard picture, generated here from the committed evidence, are the committed files byte for
+    byte (the run that wrote them was another process: nothing in them depends on it). The page loads nothing: every
+    link is an anchor in the page, no element has a source, a stylesheet link, a frame or an object, and its policy
+    forbids any request."""
     page = render_report(documents, SCENARIOS)
-    assert page == render_report(documents, SCENARIOS)
-    assert scorecard_svg(scorecard(documents, SCENARIOS)) == scorecard_svg(scorecard(documents, SCENARIOS))
+    assert page == (EVIDENCE / "report.html").read_text(encoding="utf-8"), "evidence/report.html is stale: rerun the comparison"
+    assert scorecard_svg(scorecard(documents, SCENARIOS)) == (EVIDENCE / "scorecard.svg").read_text(encoding="utf-8")
     assert "default-src 'none'" in page
-    assert re.findall(r"\bsrc=", page) == [] and "url(" not in page
+    assert not re.findall(r"\b(?:src|srcset)=|<link\b|<iframe\b|<object\b|<embed\b|<base\b|@import|url\(", page)
     anchors = set(re.findall(r"id='([^']+)'", page))
     links = re.findall(r"href='([^']*)'", page)
     assert links and all(link.startswith("#") and link[1:] in anchors for link in links)

@@ -57,9 +57,10 @@ def _scorecard_html(card: Scorecard, documents: dict[str, dict[str, Any]]) -> st
             rows.append(f"<tr class='group'><th colspan='{len(card.columns) + 1}'>{escape(group)}</th></tr>")
         cells = "".join(_score_cell(row_id, c, card.cells[(row_id, c)]) for c in card.columns)
         rows.append(f"<tr data-row='{escape(row_id)}'><th class='label'>{escape(label)} <code>{escape(row_id.split(':', 1)[1])}</code></th>{cells}</tr>")
-    legend = ("● the behaviour, found in N of the scenarios the column ran in that mode · ✓ the stage held in every scenario that "
-              "exercises it · ✗ it differed from the engine in N of them · · not found · – not run. A stage is judged on its own "
-              "observables: " + "; ".join(f"{label}: {', '.join(obs)}" for label, _, obs in STAGES.values()) + ".")
+    legend = ("● N/M: the behaviour was found in N of the M scenarios the column played in that mode · ✗ N/M: the stage was broken "
+              "in N of them, by a finding of one of its rules (hover a cell for its scenarios and rules) · ✓ none broke it, and a "
+              "scenario that exercises it was played · · not found · – not played. The engine's own cells count its scenarios that did "
+              "not meet their expectations. A stage's rules: " + "; ".join(f"{label}: {', '.join(rules)}" for label, _, rules in STAGES.values()) + ".")
     return (f"<section id='scorecard'><h2>Scorecard</h2><p class='legend'>{escape(legend)}</p>"
             f"<table class='scorecard'><thead><tr><th></th>{head}</tr><tr class='glue-row'><th class='label'>contract mode: the glue that got "
             f"the column there</th>{glue}</tr></thead><tbody>{''.join(rows)}</tbody></table></section>")
@@ -77,7 +78,7 @@ def _glue(column: str, documents: dict[str, dict[str, Any]]) -> str:
 
 def _score_cell(row_id: str, column: str, cell: Cell) -> str:
     link = f"<a href='#scenario-{escape(cell.scenarios[0])}'>{escape(cell_text(cell))}</a>" if cell.scenarios else escape(cell_text(cell))
-    title = ", ".join(cell.scenarios)
+    title = f"scenarios: {', '.join(cell.scenarios)}; rules: {', '.join(cell.rules)}" if cell.scenarios else ""
     return (f"<td class='mark-{cell.mark.replace('/', '')}' data-row='{escape(row_id)}' data-column='{escape(column)}' data-mark='{cell.mark}' "
             f"data-count='{len(cell.scenarios)}' data-of='{cell.of}' title='{escape(title)}'>{link}</td>")
 
@@ -105,8 +106,8 @@ def _scenario_html(scenario: Scenario, documents: dict[str, dict[str, Any]], col
                    for c, r in records.items())  # fmt: skip
     return (f"<section class='scenario' id='{anchor}-{escape(scenario.id)}' data-scenario='{escape(scenario.id)}' data-steps='{steps}'>"
             f"<h3>{escape(scenario.id)}</h3><p>{escape(scenario.description)}</p>"
-            "<div class='stepper'><button class='step-prev' type='button'>◀</button> <span>driver step <b class='step-now'>0</b> of "
-            f"{steps - 1}</span> <button class='step-next' type='button'>▶</button> <button class='step-all' type='button'>all steps</button></div>"
+            "<div class='stepper'><button class='step-prev' type='button'>◀</button> <span>driver step <b class='step-now'>0</b> (the "
+            f"last is {steps - 1})</span> <button class='step-next' type='button'>▶</button> <button class='step-all' type='button'>all steps</button></div>"
             f"<div class='scroll'><table class='steps'><thead><tr><th>driver step</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody>"
             f"<tfoot><tr class='sent'><th>the model was sent (unscripted)</th>{sent}</tr><tr class='reasons'><th>reasons</th>{reasons}</tr>"
             "</tfoot></table></div></section>")
@@ -155,7 +156,7 @@ def _loop_html(documents: dict[str, dict[str, Any]], scenarios: dict[str, Scenar
             "<div class='controls'><button id='loop-prev' type='button'>◀</button> <button id='loop-next' type='button'>▶ next event</button> "
             "<button id='loop-end' type='button'>⏭ last</button> event <b id='loop-event-index'>0</b> of <b id='loop-event-count'>0</b> · "
             "model step <b id='loop-step'>0</b> / <b id='loop-max-steps'>0</b> · attempt <b id='loop-attempt'>0</b> / "
-            "<b id='loop-max-attempts'>0</b></div>"
+            "<b id='loop-max-attempts'>0</b> · run status <b id='loop-status'></b></div>"
             "<div class='loop'><div><h4>Event</h4><pre id='loop-event'></pre><h4>Trace</h4><ol id='loop-events'></ol></div>"
             "<div><h4>Messages</h4><ol id='loop-messages'></ol></div></div>"
             f"{besides}<script type='application/json' id='loop-data'>{payload}</script></section>")

@@ -47,6 +47,7 @@ function setupLoop() {
     byId("loop-max-steps").textContent = String(run.max_steps);
     byId("loop-attempt").textContent = String(state.attempt);
     byId("loop-max-attempts").textContent = String(run.max_attempts);
+    byId("loop-status").textContent = state.status;
     const event = byId("loop-event");
     event.textContent = JSON.stringify(state.event, null, 1);
     event.dataset.kind = state.event.kind;

@@ -2,10 +2,11 @@
 framework, some, one) and the contract's stages; each cell a mark and a count of scenarios, derived from the evidence.
 
 A behaviour's cell counts the scenarios whose stored reasons carry the rule in that column and mode (``collect`` of
-``harness.runner_side.findings``, consequences left out). A stage's cell counts, among the scenarios that cover the
-stage (their ``covers`` tags) and ran in that column and mode, those where one of the stage's observables (``STAGES``)
-is not equal to the engine's, or could not be measured: ``holds`` when none differs, ``differs`` when some do, ``n/a``
-when none ran there (the engine's own cells: against its scenarios' expectations). ``scorecard_svg`` draws the same table.
+``harness.runner_side.findings``, consequences left out), out of the scenarios the column played there. A stage's cell
+is judged by the rules that break that stage (``STAGES``): it counts the scenarios whose reasons carry one of them,
+``differs`` when there is one, ``holds`` when there is none and the column played a scenario that exercises the stage
+(its ``covers`` tags), ``n/a`` when it played none; the engine's own cells count the stage's scenarios whose run did not
+meet their expectations. ``scorecard_svg`` draws the same table.
 """
 
 from __future__ import annotations
@@ -22,29 +23,35 @@ from harness.scenarios import Scenario
 REFERENCE = "handwritten"
 MODE_ORDER = ("defaults", "contract", "wire")
 STAGES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
-    "schema": ("Schema before execution", ("validation_before_execution", "invalid_args_corrected"), ("schema_failure_side_effects", "side_effects")),
-    "policy": ("Policy (deny, session identity)", ("always_deny", "session_identity"), ("side_effects", "refusals")),
-    "approval": ("Approval bound to call, arguments, session, expiry", ("high_risk_before_approval", "unbound_approval_token"),
-                 ("pre_approval_state", "side_effects")),
-    "checkpoint": ("Checkpoint before every side effect", ("crash_resume", "side_effect_before_checkpoint"), ("checkpoint_after_interrupt", "side_effects")),
-    "idempotency": ("Idempotent replay of a delivered event", ("duplicate_event",), ("idempotent_replay", "side_effects")),
-    "tool_errors": ("Bounded retries, errors as the tool's result", ("retry_before_effect", "tool_error_as_message"), ("side_effects", "status")),
-    "uncertain": ("Uncertain outcome stops for reconciliation", ("uncertain_after_timeout",), ("side_effects", "status", "step_statuses")),
-    "step_bound": ("Step bound", ("step_bound",), ("status", "step_statuses")),
-    "model_failures": ("Model endpoint failures", ("model_retry", "model_unavailable"), ("side_effects", "status", "step_statuses")),
+    "schema": ("Schema before execution", ("validation_before_execution", "invalid_args_corrected"),
+               ("invalid_args_ran", "paused_before_validation", "invalid_call_dropped", "invalid_args_ended_run", "unknown_tool_ended_run")),
+    "policy": ("Policy (always deny, the session's user)", ("always_deny", "session_identity"), ("denied_tool_ran", "other_user_ran")),
+    "approval": ("Approval: asked where the contract asks, bound to call, arguments, session, expiry", ("high_risk_before_approval", "unbound_approval_token"),
+                 ("asked_about_other_calls", "ran_without_asking", "effect_before_decision", "approved_call_ran_early", "misused_approval_accepted",
+                  "misused_approval_ignored", "decision_ignored", "decision_reached_other_call")),
+    "checkpoint": ("Checkpoint before every side effect, resume where it stopped", ("crash_resume", "side_effect_before_checkpoint"),
+                   ("resumed_differently", "fault_never_fired", "fault_fired_only_here")),
+    "idempotency": ("Idempotency: no side effect twice, a repeat answered", ("duplicate_event",),
+                    ("executed_again", "repeat_not_answered", "redelivered_as_new_turn", "redelivery_failed", "reused_id_ended_run")),
+    "tool_errors": ("Bounded retries, errors as the tool's result", ("retry_before_effect", "tool_error_as_message"), ("tool_error_not_retried",)),
+    "uncertain": ("Uncertain outcome stops for reconciliation", ("uncertain_after_timeout",), ("uncertain_not_stopped",)),
+    "step_bound": ("Step bound", ("step_bound",), ("step_bound_not_enforced", "stopped_by_own_bound")),
+    "model_failures": ("Model endpoint failures", ("model_retry", "model_unavailable"),
+                       ("retries_stacked", "model_failure_raised", "retried_past_contract", "model_failure_not_retried")),
 }  # fmt: skip
-"""stage -> (its label, the ``covers`` tags whose scenarios exercise it, the observables that show whether it held)."""
+"""stage -> (its label, the ``covers`` tags of the scenarios that exercise it, the rules whose findings break it)."""
 
 
 @dataclass(frozen=True)
 class Cell:
     """One scorecard cell: its mark (``found`` / ``holds`` / ``differs`` / ``none`` / ``n/a``), the scenarios behind it
-    (the ones that show the behaviour, or the stage's scenarios that differ) out of ``of`` (scenarios counted)."""
+    (the ones that show the behaviour, or one of the rules that break the stage) out of ``of`` (the scenarios the column
+    played in that mode, a forced ordering's sub-cases counted once)."""
 
     mark: str
     scenarios: tuple[str, ...] = ()
     of: int = 0
-
+    rules: tuple[str, ...] = ()  # the rules whose findings the cell counts
 
 @dataclass
 class Scorecard:
@@ -82,19 +89,21 @@ def scorecard(documents: dict[str, dict[str, Any]], scenarios: dict[str, Scenari
         for column in card.columns:
             name, mode = column.split("/")
             keys = tuple(dict.fromkeys(k.split("@")[0] for k, _, _, _ in found.get(mode, {}).get(rule, {}).get(name, ())))
-            ran = len(_records(documents, name, mode))
-            card.cells[(f"rule:{rule}", column)] = Cell("found", keys, ran) if keys else Cell("none" if ran else "n/a", (), ran)
+            ran = len(_played(documents, name, mode))
+            card.cells[(f"rule:{rule}", column)] = Cell("found", keys, ran, (rule,)) if keys else Cell("none" if ran else "n/a", (), ran)
     card.rows.sort(key=lambda row: (("every framework", "some frameworks", "one framework").index(row[2]), rules.index(row[0][5:])))
-    for stage, (label, tags, observables) in STAGES.items():
+    for stage, (label, tags, stage_rules) in STAGES.items():
         card.rows.append((f"stage:{stage}", label, "contract stages"))
-        covering = {sid for sid, s in scenarios.items() if set(s.covers) & set(tags)}
+        covering = {sid for sid, sc in scenarios.items() if set(sc.covers) & set(tags)}
         for column in card.columns:
             name, mode = column.split("/")
-            records = {k: r for k, r in _records(documents, name, mode).items() if k.split("@")[0] in covering}
-            played = {k.split("@")[0] for k in records}
-            differing = tuple(dict.fromkeys(k.split("@")[0] for k, r in sorted(records.items()) if _differs(r, observables)))
-            mark = "n/a" if not played else "differs" if differing else "holds"
-            card.cells[(f"stage:{stage}", column)] = Cell(mark, differing, len(played))
+            records, played = _records(documents, name, mode), _played(documents, name, mode)
+            by_rule = {rule: {k.split("@")[0] for k, _, _, _ in found.get(mode, {}).get(rule, {}).get(name, ())} for rule in stage_rules}
+            breaking = set().union(*by_rule.values())
+            if name == REFERENCE:  # the engine: its runs of the stage's scenarios against their expectations
+                breaking = {k.split("@")[0] for k, r in records.items() if k.split("@")[0] in covering and (r["status"] != "ok" or r.get("equal") is False)}
+            mark = "n/a" if not played & covering else "differs" if breaking else "holds"
+            card.cells[(f"stage:{stage}", column)] = Cell(mark, tuple(sorted(breaking)), len(played), tuple(r for r, keys in by_rule.items() if keys))
     return card
 
 
@@ -103,18 +112,13 @@ def _third_party(name: str) -> bool:
     return column is not None and column.environment == "isolated"
 
 
+def _played(documents: dict[str, dict[str, Any]], name: str, mode: str) -> set[str]:
+    """The scenarios a column played in a mode (a forced ordering's sub-cases are one scenario)."""
+    return {k.split("@")[0] for k in _records(documents, name, mode)}
+
+
 def _records(documents: dict[str, dict[str, Any]], name: str, mode: str) -> dict[str, dict[str, Any]]:
     return dict(documents[name].get("modes", {}).get(mode, {}).get("scenarios", {}))
-
-
-def _differs(record: dict[str, Any], observables: tuple[str, ...]) -> bool:
-    """A framework's record with one of ``observables`` not equal to the engine's (or that could not be measured); the
-    engine's own record, with one of them not as its scenario's expectations say."""
-    if record["status"] != "ok":
-        return True
-    if "columns" in record:
-        return any(record["columns"][o]["equal"] is False for o in observables if o in record["columns"])
-    return bool(set(record.get("mismatches") or ()) & set(observables))
 
 
 def cell_text(cell: Cell) -> str:
@@ -136,7 +140,8 @@ def scorecard_svg(card: Scorecard) -> str:
            'font-family="DejaVu Sans, Arial, sans-serif" font-size="11">',
            f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
            '<text x="6" y="18" font-size="15" font-weight="bold">What each framework hides: the scorecard (evidence/report.html)</text>',
-           '<text x="6" y="36">● a behaviour found in N of the scenarios that ran · ✓ stage holds · ✗ stage differs in N scenarios · – not run</text>']
+           '<text x="6" y="36">● N/M: a behaviour found in N of the M scenarios played · ✗ N/M: a stage broken in N by its rules\' findings'
+           ' · ✓ held · · not found · – not played</text>']
     for i, column in enumerate(card.columns):
         x = label_w + i * cell_w + cell_w // 2
         glue = f" ({card.glue[column]} glue)" if column in card.glue else ""

@@ -2,13 +2,14 @@
 
 A scenario page has a row per driver step and a cell per column and mode: the step's status, refusal and error; the
 calls waiting, the results delivered; the approvals granted and how a misused one reached the framework; the
-checkpoints and idempotency keys the engine wrote; the ledger's counts per call id (marked where they exceed the
-engine's at the same step); a kill and where the resume continued; the wire requests of the step with the injected
-text marked. The record's reasons, with their rule ids, close the column.
+checkpoints and idempotency keys the engine wrote; the trace events a reader should see (a schema or policy refusal,
+an uncertain outcome, a reconciliation, the step bound); the ledger's counts per call id in the step (marked where
+the effects exceed the engine's at the same step); a kill and where the resume continued; the wire requests of the
+step. The unscripted text the model was sent and the record's reasons, with their rule ids, close the column.
 
 The loop replays the engine's own trace of a flaky-tool scenario one event per state: each state is what the page
 shows after that event (the step against ``max_steps``, the attempt against the engine's bound, the messages array as
-it grows), computed from the events up to it and nothing else.
+it grows), computed from the events up to it (and the scenario's own input text, which no event carries).
 """
 
 from __future__ import annotations
@@ -18,8 +19,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.scenarios import Scenario
-
-FLAKY_PREFIX = "flaky_tool_rate_"
 
 
 @dataclass
@@ -86,7 +85,8 @@ def step_cell(record: dict[str, Any], index: int, engine: dict[str, Any] | None)
         calls.add(f"{call_id} → {outcome}", call_id=call_id, result=outcome)
     lanes.append(calls)
     lanes.append(_approval_lane(facts, trace, _observable(record, "pre_approval_state"), index))
-    lanes.append(_checkpoint_lane(trace))
+    lanes.append(_checkpoint_lane(trace, record.get("trace", ())))
+    lanes.append(_events_lane(trace))
     lanes.append(_ledger_lane(facts, theirs))
     return StepCell(step["status"], [lane for lane in lanes if lane.items], {"step": step, "facts": facts, "trace": trace})
 
@@ -145,7 +145,7 @@ def _approval_lane(facts: dict[str, Any], trace: list[dict[str, Any]], pre_appro
         lane.add(f"decided: {decision.get('action')} {decision.get('call_id')}; effects before it: {json.dumps(before, sort_keys=True)}",
                  call_id=decision.get("call_id"), decision=decision.get("action"))  # fmt: skip
     for call_id in facts.get("granted", ()):
-        lane.add(f"{call_id} approved", call_id=call_id, granted="true")
+        lane.add(f"{call_id} granted by the framework", call_id=call_id, granted="true")
     if obj := facts.get("approval_object"):
         carried = "carried by" if obj.get("carried") else "not carried by"
         lane.add(f"misused approval ({obj.get('misuse')}, made for {obj.get('made_for')}): the binding it breaks, its {obj.get('binding')}, "
@@ -158,32 +158,57 @@ def _approval_lane(facts: dict[str, Any], trace: list[dict[str, Any]], pre_appro
     return lane
 
 
-def _checkpoint_lane(trace: list[dict[str, Any]]) -> Lane:
-    """The engine's intent checkpoints (with the call's argument hash and idempotency key) and its resumes."""
+def _checkpoint_lane(trace: list[dict[str, Any]], whole: Any) -> Lane:
+    """The intent checkpoints written in the step (the idempotency key and the call's argument hash, admitted in this
+    step or an earlier one; who wrote it when the trace says: the MCP server's own record) and the resumes."""
     lane = Lane("checkpoints")
-    hashes = {e["call_id"]: e["args_hash"] for e in trace if e["kind"] == "call_admitted" and "args_hash" in e}
+    hashes = {e["call_id"]: e["args_hash"] for e in whole if e["kind"] == "call_admitted" and "args_hash" in e}
     for event in trace:
         if event["kind"] == "intent_checkpointed":
             digest = hashes.get(event["call_id"], "")
             key = f"key {event['idempotency_key']}" if event.get("idempotency_key") else "no idempotency key"
-            lane.add(f"checkpoint before {event['call_id']}: {key}" + (f", args {digest[:12]}" if digest else ""),
-                     call_id=event["call_id"], key=event.get("idempotency_key") or "")  # fmt: skip
+            by = f" (written by the {event['source'].replace('_', ' ')})" if event.get("source") else ""
+            lane.add(f"checkpoint before {event['call_id']}{by}: {key}" + (f", args {digest[:12]}" if digest else ""),
+                     call_id=event["call_id"], key=event.get("idempotency_key") or "", source=event.get("source") or "")  # fmt: skip
         elif event["kind"] == "resumed":
             lane.add(f"resumed: {json.dumps({k: v for k, v in event.items() if k not in ('kind', 'driver_step')}, sort_keys=True)}", event="resumed")
+    return lane
+
+
+NOTABLE = {
+    "schema_rejected": "the arguments broke the schema: refused before any execution",
+    "call_rejected": "refused by policy",
+    "event_refused": "the event was refused",
+    "duplicate_event": "the event was seen before: not run again",
+    "uncertain_outcome": "the outcome is unknown: stopped for reconciliation",
+    "reconciled": "reconciled",
+    "stopped_max_steps": "stopped at the step bound",
+    "model_unavailable": "the model's endpoint failed: stopped model_unavailable",
+    "tool_attempt_failed": "a tool attempt failed",
+}
+"""The trace events a reader should see in the cell (the engine's kinds; a framework's trace holds its own kinds)."""
+
+
+def _events_lane(trace: list[dict[str, Any]]) -> Lane:
+    lane = Lane("events")
+    for event in trace:
+        if (said := NOTABLE.get(event["kind"])) is not None:
+            detail = {k: v for k, v in event.items() if k not in ("kind", "driver_step", "args_hash")}
+            lane.add(f"{said}: {json.dumps(detail, sort_keys=True)}" if detail else said, event=event["kind"], call_id=event.get("call_id") or "")
     return lane
 
 
 def _ledger_lane(facts: dict[str, Any], theirs: dict[str, Any] | None) -> Lane:
     """Per call id the ledger's counts in the step (entered the tool, the executor, effects), marked where the effects
     exceed the engine's at the same driver step (``theirs``: the engine's facts there; None for the engine itself)."""
-    lane = Lane("ledger")
+    lane = Lane("ledger, this step")
     calls = sorted(set(facts.get("entered", {})) | set(facts.get("executed", {})) | set(facts.get("effects", {})))
     for call_id in calls:
         entered, executed = facts.get("entered", {}).get(call_id, 0), facts.get("executed", {}).get(call_id, 0)
         effects = facts.get("effects", {}).get(call_id, 0)
         engine = theirs.get("effects", {}).get(call_id, 0) if theirs is not None else effects
         exceeds = effects > engine
-        lane.add(f"{call_id}: entered {entered}, executed {executed}, effects {effects}" + (f" (engine: {engine})" if exceeds else ""),
+        lane.add(f"{call_id}: entered {entered}, executed {executed}, effects {effects}" + (f" (engine: {engine} at this step)" if exceeds else ""),
                  call_id=call_id, entered=entered, executed=executed, effects=effects, exceeds=str(exceeds).lower())  # fmt: skip
     return lane
 
@@ -201,17 +226,19 @@ def driver_text(scenario: Scenario, index: int) -> str:
 
 def loop_states(scenario: Scenario, record: dict[str, Any]) -> list[dict[str, Any]]:
     """The loop's page state after each event of the engine's trace: the event, the model step against ``max_steps``,
-    the current call's attempt against the engine's bound, and the messages array as it grows."""
-    messages: list[dict[str, str]] = ([{"role": "system", "text": scenario.system_prompt}] if scenario.system_prompt else [])
-    states, step, attempt = [], 0, 0
-    for event in record.get("trace", ()):
+    the attempt of the call in flight against the engine's bound (0 when none is), the messages array as it grows, and
+    at the last event the run's status. The events carry no text of the run's input: the system prompt and the user's
+    message are the scenario's, marked so; every later message is an event's."""
+    messages: list[dict[str, str]] = ([{"role": "system", "text": f"(the scenario's system prompt) {scenario.system_prompt}"}] if scenario.system_prompt else [])
+    trace, states, step, attempt = list(record.get("trace", ())), [], 0, 0
+    for index, event in enumerate(trace):
         kind = event["kind"]
         if kind == "run_started":
-            messages = [*messages, {"role": "user", "text": scenario.user_input}]
+            messages = [*messages, {"role": "user", "text": f"(the scenario's input) {scenario.user_input}"}]
         elif kind == "model_turn":
-            step = event["step"]
-            text = ", ".join(f"call {c}" for c in event.get("call_ids") or ()) or str(event.get("final_text"))
-            messages = [*messages, {"role": "assistant", "text": text}]
+            step, attempt = event["step"], 0
+            calls = ", ".join(f"{c} → {t}" for c, t in zip(event.get("call_ids") or (), event.get("tools") or (), strict=False))
+            messages = [*messages, {"role": "assistant", "text": f"calls {calls}" if calls else str(event.get("final_text"))}]
         elif kind == "call_admitted":
             attempt = 0
         elif kind == "tool_attempt_failed":
@@ -219,11 +246,12 @@ def loop_states(scenario: Scenario, record: dict[str, Any]) -> list[dict[str, An
         elif kind == "tool_result":
             attempt = attempt + 1 if event.get("status") == "ok" else attempt
             messages = [*messages, {"role": "tool", "text": f"{event['call_id']} ({event.get('status')}): {event.get('content')}"}]
-        states.append({"event": event, "step": step, "attempt": attempt, "messages": messages})
+        status = record["steps"][-1]["status"] if index == len(trace) - 1 and record.get("steps") else ""
+        states.append({"event": event, "step": step, "attempt": attempt, "messages": messages, "status": status})
     return states
 
 
 def flaky_scenarios(scenarios: dict[str, Scenario]) -> list[tuple[int, Scenario]]:
-    """The flaky-tool scenarios with their failure rate in percent (from the id's suffix), lowest first."""
-    found = [(int(sid.removeprefix(FLAKY_PREFIX)), s) for sid, s in scenarios.items() if sid.startswith(FLAKY_PREFIX) and sid.removeprefix(FLAKY_PREFIX).isdigit()]
-    return sorted(found, key=lambda pair: pair[0])
+    """The scenarios whose faults were drawn at a stated failure rate (their ``failure_rate``), lowest rate first."""
+    found = [(s.failure_rate["percent"], s) for s in scenarios.values() if s.failure_rate is not None]
+    return sorted(found, key=lambda pair: (pair[0], pair[1].id))
