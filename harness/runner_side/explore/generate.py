@@ -1,7 +1,8 @@
 """A seeded scenario generator over the scenario format (scenarios/README.md).
 
-Example ``i`` of seed ``s`` is drawn from ``random.Random("explore/<s>/<i>")`` alone, so a seed reproduces a corpus
-exactly, example by example, whatever the corpus's size. A scenario offers a subset of the fixture tools; its model
+Example ``i`` of seed ``s`` is drawn from ``random.Random("explore/<s>/<i>")`` alone (its faults of the model's endpoint
+from ``random.Random("explore/<s>/<i>/wire")``), so a seed reproduces a corpus exactly, example by example, whatever
+the corpus's size. A scenario offers a subset of the fixture tools; its model
 script has turns of tool calls (valid and invalid arguments, parallel batches, a repeated call id, raw JSON text cut
 short, an identity-scoped call naming another user, a tool not offered) and final texts; its driver plays any
 sequence the format has (run, approve, reject, every misuse of a token, resume, deliver again, snapshot and restore,
