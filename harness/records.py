@@ -44,6 +44,7 @@ class StepRecord:
     killed: bool = False  # the worker died by a kill fault (a column may also report ``crashed`` of a state it finds)
     pending: list[dict[str, Any]] = field(default_factory=list)
     ledger: dict[str, dict[str, Any]] = field(default_factory=dict)
+    effects_committed: dict[str, list[Any]] = field(default_factory=dict)  # per call id the effects committed in this step (the runner's ledger)
     trace: list[dict[str, Any]] = field(default_factory=list)
 
 

@@ -77,7 +77,8 @@ def step_facts(steps: list[StepRecord], facts: list[StepFacts]) -> list[dict[str
     step paused, whether their arguments were ``validated`` before it), the approvals it ``granted``, the tool
     ``results`` it delivered (``[call id, status]`` in order), where a resume continued (``resumed``), who
     deduplicated a delivery (``dedup_by``), the decisions ``held`` for a batched turn, how a misused approval reached the
-    framework (``approval_object``) and the driver's ``implicit_decision``s at its sub-steps (the contract's
+    framework (``approval_object``), what each effect committed in the step ran with (``ran_with``: per call id the
+    effects as the fixture tool committed them, read from the runner's ledger) and the driver's ``implicit_decision``s at its sub-steps (the contract's
     answer to a pause on a call it would not ask about: sub-step, which pause of the step, call id, decision and the calls pending then)."""
     out: list[dict[str, Any]] = []
     before: dict[str, dict[str, Any]] = {}
@@ -98,6 +99,7 @@ def step_facts(steps: list[StepRecord], facts: list[StepFacts]) -> list[dict[str
             "dedup_by": fact.dedup_by if fact.dedup else None,
             "held": sorted(fact.held),
             "approval_object": fact.approval_object,
+            "ran_with": step.effects_committed,
             "implicit_decision": [{k: d[k] for k in ("sub_step", "pause", "call_id", "decision", "pending")} for d in fact.implicit_decisions],
         }
         entry.update({k: v for k, v in parts.items() if v})

@@ -176,8 +176,9 @@ def _glue_coverage(column: Column, traces: Path, before: dict[Path, bytes], erro
 
 
 def _with_ledger(raw: dict[str, Any], store: LedgerStore, run: str) -> dict[str, Any]:
-    """The column's raw record with each driver step's ledger counts, read from the runner's own ledger."""
-    steps = [{**step, "ledger": store.counts(run, step["index"])} for step in raw["steps"]]
+    """The column's raw record with each driver step's ledger counts and the effects it committed, read from the runner's
+    own ledger."""
+    steps = [{**step, "ledger": store.counts(run, step["index"]), "effects_committed": store.effects_at(run, step["index"])} for step in raw["steps"]]
     return {**raw, "steps": steps}
 
 

@@ -40,9 +40,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """Debian's Chromium, headless, started once per test process (each xdist worker that runs a browser test)."""
+    """Debian's Chromium, headless, started once per test module in each process that runs its tests. Not once per
+    session: Playwright's sync API keeps an asyncio loop running in the process while it is open, and every later test
+    of that process that runs a loop of its own (``asyncio.run``) would fail."""
     executable = find_chromium()
     if executable is None:
         unavailable("Debian's Chromium is not installed (apt-get install chromium; .ci/run does it)")

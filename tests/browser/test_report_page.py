@@ -103,6 +103,9 @@ def test_every_driver_step_shows_each_columns_status_ledger_and_results_as_the_e
             pauses = [p for p in (pre.get("pauses", ()) if isinstance(pre, dict) else ()) if p["step"] == index]
             asked = [t.split()[1] for t in cell["approvals"] if t.startswith("asked: ")]
             assert asked == [c["call_id"] for p in pauses for c in p["pending"]], (column, index)
+            ran = [t for t in cell["calls"] if " took effect with " in t]
+            assert ran == [f"{c} took effect with {json.dumps(e, sort_keys=True)}" for c, es in facts.get("ran_with", {}).items() for e in es], (column, index)
+            assert len(ran) == sum(facts.get("effects", {}).values()), (column, index)  # one line per effect the ledger counted
     section.locator(".step-prev").click()
     assert section.evaluate("(s) => Number(s.dataset.current)") == steps - 2
 

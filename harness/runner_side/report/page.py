@@ -19,6 +19,8 @@ from harness.runner_side.rules import MAX_ATTEMPTS
 from harness.scenarios import Scenario
 
 STATIC = Path(__file__).parent
+LANE_SHOWN = 6
+"""Items a lane shows before the rest collapse behind "N more"."""
 
 
 def render_report(documents: dict[str, dict[str, Any]], scenarios: dict[str, Scenario]) -> str:
@@ -93,10 +95,7 @@ def _scenario_html(scenario: Scenario, documents: dict[str, dict[str, Any]], col
         for column, record in records.items():
             engine = engine_record(documents, column.split("/")[1].split("@")[0], scenario.id)
             cell = step_cell(record, index, engine if not column.startswith("handwritten/") else None)
-            lanes = "".join(
-                f"<div class='lane' data-lane='{lane.name}'><span class='lane-name'>{lane.name}</span>"
-                + "".join(f"<div class='item'{_data(attrs)}>{escape(text, quote=False)}</div>" for text, attrs in lane.items) + "</div>"
-                for lane in cell.lanes)  # fmt: skip
+            lanes = "".join(f"<div class='lane' data-lane='{lane.name}'><span class='lane-name'>{lane.name}</span>{_items(lane.items)}</div>" for lane in cell.lanes)
             raw = escape(json.dumps(cell.raw, sort_keys=True, ensure_ascii=False, separators=(",", ":")), quote=False)
             cells.append(f"<td class='cell status-{escape(cell.status)}' data-column='{escape(column)}' data-step='{index}' data-status='{escape(cell.status)}'>"
                          f"{lanes}<details class='raw'><summary>raw</summary><pre>{raw}</pre></details></td>")  # fmt: skip
@@ -111,6 +110,14 @@ def _scenario_html(scenario: Scenario, documents: dict[str, dict[str, Any]], col
             f"<div class='scroll'><table class='steps'><thead><tr><th>driver step</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody>"
             f"<tfoot><tr class='sent'><th>the model was sent (unscripted)</th>{sent}</tr><tr class='reasons'><th>reasons</th>{reasons}</tr>"
             "</tfoot></table></div></section>")
+
+
+def _items(items: list[tuple[str, dict[str, str]]]) -> str:
+    """A lane's items; past ``LANE_SHOWN`` the rest collapse behind a click (a long run stays readable)."""
+    html = [f"<div class='item'{_data(attrs)}>{escape(text, quote=False)}</div>" for text, attrs in items]
+    if len(html) <= LANE_SHOWN:
+        return "".join(html)
+    return "".join(html[:LANE_SHOWN]) + f"<details class='more'><summary>{len(html) - LANE_SHOWN} more</summary>{''.join(html[LANE_SHOWN:])}</details>"
 
 
 def _reasons(record: dict[str, Any]) -> str:

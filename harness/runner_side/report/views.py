@@ -83,6 +83,9 @@ def step_cell(record: dict[str, Any], index: int, engine: dict[str, Any] | None)
         calls.add(f"{call_id} waits for a decision", call_id=call_id, pending="true")
     for call_id, outcome in facts.get("results", ()):
         calls.add(f"{call_id} → {outcome}", call_id=call_id, result=outcome)
+    for call_id, effects in facts.get("ran_with", {}).items():  # the runner's ledger: what each effect committed, beside what was asked
+        for effect in effects:
+            calls.add(f"{call_id} took effect with {json.dumps(effect, sort_keys=True)}", call_id=call_id, ran="true")
     lanes.append(calls)
     lanes.append(_approval_lane(facts, trace, _observable(record, "pre_approval_state"), index))
     lanes.append(_checkpoint_lane(trace, record.get("trace", ())))
