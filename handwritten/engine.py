@@ -33,6 +33,7 @@ from .tools import ToolContext, ToolRegistry, as_session_user
 RunStatus = Literal["completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "model_unavailable", "refused"]
 ReconcileOutcome = Literal["confirmed", "not_executed"]
 RUN_UNFINISHED = "run_unfinished"  # the refusal of a new inbound event on a session whose run is unfinished (``Engine.run``)
+MAX_ATTEMPTS = 3  # the default bound on a tool call's attempts, all under one idempotency key (``Engine(max_attempts=...)``)
 
 
 class EngineError(Exception):
@@ -76,7 +77,7 @@ class Engine:
         trace: Callable[[ev.Event], None] | None = None,
         hooks: Hooks | None = None,
         max_steps: int = 10,
-        max_attempts: int = 3,
+        max_attempts: int = MAX_ATTEMPTS,
         system_prompt: str | None = None,
         user: str | None = None,
     ) -> None:

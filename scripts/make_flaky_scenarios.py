@@ -22,7 +22,6 @@ every time); ``--check`` writes nothing and exits 1 when a committed file differ
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import random
 import sys
@@ -32,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
-from handwritten.engine import Engine  # noqa: E402
+from handwritten.engine import MAX_ATTEMPTS  # noqa: E402
 
 RATES = (0, 20, 50, 80)  # percent
 TOOL = "put_note"
@@ -43,7 +42,6 @@ TICKETS = (
     ("T-1044", "Overdraft fee dispute: fee waived once, explain the policy on the next call."),
     ("T-1045", "Lost PIN: new PIN letter posted, follow up if it has not arrived in 7 days."),
 )
-MAX_ATTEMPTS: int = inspect.signature(Engine.__init__).parameters["max_attempts"].default  # the engine's default: 3
 
 
 def seed(rate: int) -> str:

@@ -4,10 +4,9 @@ per scenario; a framework contributes only its mechanisms' names and its constan
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Iterator
 
-from handwritten.engine import Engine
+from handwritten.engine import MAX_ATTEMPTS
 from handwritten.tools import RiskClass
 from harness.fixture_tools import InjectedToolError
 from harness.runner_side.rule_facts import (
@@ -42,8 +41,6 @@ _UNCERTAIN_CAUSES = {
     "tool.kill_after_effect": "{}'s executor was entered before a kill, so whether it took effect is unknown",
 }
 
-MAX_ATTEMPTS = inspect.signature(Engine.__init__).parameters["max_attempts"].default
-"""The engine's bound on attempts per tool call, read from its own signature."""
 
 
 def executed_again(case: Case) -> Iterator[Reason]:

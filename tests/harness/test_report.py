@@ -4,18 +4,19 @@ loop's states follow the engine's trace, and the page is self-contained and the 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import re
 from typing import Any
 
 import pytest
 
+from handwritten.engine import MAX_ATTEMPTS
 from harness.columns import ROOT
 from harness.runner_side.report.page import render_report
 from harness.runner_side.report.scorecard import STAGES, scorecard, scorecard_svg
 from harness.runner_side.report.views import loop_states, step_cell
-from harness.runner_side.rules import MAX_ATTEMPTS
-from harness.scenarios import SCENARIO_DIR, Scenario, load_scenarios
+from harness.scenarios import SCENARIO_DIR, load_scenarios
 
 EVIDENCE = ROOT / "evidence"
 SCENARIOS = {s.id: s for s in load_scenarios(SCENARIO_DIR)}
@@ -82,9 +83,7 @@ def test_the_loop_replays_the_trace_one_event_per_state_with_attempts_against_th
     (2 failures, then the third attempt that succeeded; 3 failures and an error result; 0 once a turn starts), the step
     counter follows the model turns, the messages grow by the user input, each assistant turn and each tool result, and
     the run's status shows at the last event."""
-    scenario = Scenario.__new__(Scenario)
-    object.__setattr__(scenario, "system_prompt", None)
-    object.__setattr__(scenario, "user_input", "hi")
+    scenario = dataclasses.replace(SCENARIOS["basic_react_loop"], system_prompt=None, user_input="hi")
     trace = [
         {"kind": "run_started"},
         {"kind": "model_turn", "step": 1, "call_ids": ["c1"], "final_text": None},

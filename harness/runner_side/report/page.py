@@ -13,9 +13,9 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from handwritten.engine import MAX_ATTEMPTS
 from harness.runner_side.report.scorecard import STAGES, Cell, Scorecard, cell_text, columns_of, scorecard
 from harness.runner_side.report.views import driver_text, engine_record, flaky_scenarios, loop_states, model_sent, records_for, step_cell
-from harness.runner_side.rules import MAX_ATTEMPTS
 from harness.scenarios import Scenario
 
 STATIC = Path(__file__).parent
@@ -89,20 +89,19 @@ def _scenario_html(scenario: Scenario, documents: dict[str, dict[str, Any]], col
     records = records_for(documents, columns, scenario.id)
     steps = len(scenario.driver)
     head = "".join(f"<th data-column='{escape(c)}'>{escape(c)}</th>" for c in records)
+    engines = {c: None if c.startswith("handwritten/") else engine_record(documents, c.split("/")[1].split("@")[0], scenario.id) for c in records}
     rows = []
     for index in range(steps):
         cells = []
         for column, record in records.items():
-            engine = engine_record(documents, column.split("/")[1].split("@")[0], scenario.id)
-            cell = step_cell(record, index, engine if not column.startswith("handwritten/") else None)
+            cell = step_cell(record, index, engines[column])
             lanes = "".join(f"<div class='lane' data-lane='{lane.name}'><span class='lane-name'>{lane.name}</span>{_items(lane.items)}</div>" for lane in cell.lanes)
             raw = escape(json.dumps(cell.raw, sort_keys=True, ensure_ascii=False, separators=(",", ":")), quote=False)
             cells.append(f"<td class='cell status-{escape(cell.status)}' data-column='{escape(column)}' data-step='{index}' data-status='{escape(cell.status)}'>"
                          f"{lanes}<details class='raw'><summary>raw</summary><pre>{raw}</pre></details></td>")  # fmt: skip
         rows.append(f"<tr class='step' data-step='{index}'><th class='driver'>{escape(driver_text(scenario, index))}</th>{''.join(cells)}</tr>")
     reasons = "".join(f"<td data-column='{escape(c)}'>{_reasons(r)}</td>" for c, r in records.items())
-    sent = "".join(f"<td data-column='{escape(c)}'>" + "".join(f"<div class='item'{_data(a)}>{escape(t)}</div>" for t, a in model_sent(r)) + "</td>"
-                   for c, r in records.items())  # fmt: skip
+    sent = "".join(f"<td data-column='{escape(c)}'>{_items(model_sent(r))}</td>" for c, r in records.items())
     return (f"<section class='scenario' id='{anchor}-{escape(scenario.id)}' data-scenario='{escape(scenario.id)}' data-steps='{steps}'>"
             f"<h3>{escape(scenario.id)}</h3><p>{escape(scenario.description)}</p>"
             "<div class='stepper'><button class='step-prev' type='button'>◀</button> <span>driver step <b class='step-now'>0</b> (the "
