@@ -45,6 +45,7 @@ from harness.column_side.protocol import ColumnAdapter, Decision, PendingCall, S
 from harness.column_side.trace_facts import facts_from_column_trace
 from harness.column_side.wire_kill import arm_wire_kills
 from harness.column_side.world import FixtureWorld
+from harness.paths import inside
 from harness.records import ScenarioRun, StepFacts
 from harness.scenarios import BINDINGS, Scenario
 
@@ -351,7 +352,7 @@ class _Step:
     def _snapshot_path(self) -> Path:
         snapshots = self.context.scratch / "snapshots"
         snapshots.mkdir(exist_ok=True)
-        return snapshots / f"{self.context.request.name}.json"
+        return inside(snapshots, f"{self.context.request.name}.json", what="saved state name")
 
 
 _RUNS_THE_FRAMEWORK = ("run", "deliver_again", "approve", "misuse_token", "reject", "resume")

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
 from harness.canonical_io import write_json  # noqa: E402
 from harness.columns import REFERENCE, Column, known_columns  # noqa: E402
-from harness.errors import ScenarioError  # noqa: E402
+from harness.errors import ScenarioError, printable  # noqa: E402
 from harness.json_input import kind, why  # noqa: E402
 from harness.runner_side.check import collapse_common, diff_documents  # noqa: E402
 from harness.runner_side.cli_parser import OneLineParser  # noqa: E402
@@ -174,8 +174,9 @@ def run_all(
 
 
 def say(line: str) -> None:
-    """Print a line for a reader at a terminal: paths under the repository relative to it, wrapped at 100 characters."""
-    print("\n".join(textwrap.wrap(line.replace(f"{ROOT}/", ""), WIDTH, subsequent_indent="    ", break_on_hyphens=False)), flush=True)
+    """Print a line for a reader at a terminal: paths under the repository relative to it, wrapped at 100 characters, scenario
+    and column text ``printable``."""
+    print("\n".join(textwrap.wrap(printable(line.replace(f"{ROOT}/", "")), WIDTH, subsequent_indent="    ", break_on_hyphens=False)), flush=True)
 
 
 def progress(result: ColumnResult) -> str:
@@ -270,7 +271,7 @@ def compare(args: argparse.Namespace, scenarios: list[Scenario], expectations: d
                   if _read(args.output / name) != text]
         print(f"\n--check against {_shown(args.output)}: " + ("no drift" if not drift else f"{len(drift)} drifted:"))
         for line in drift + findings_diff:
-            print(f"  {line}")
+            print(f"  {printable(line)}")
         failures += [f"evidence drifted ({len(drift)} change{'s' if len(drift) > 1 else ''})"] if drift else []
     if failures:
         print("\nFAILED: " + "; ".join(failures), file=sys.stderr)
@@ -317,7 +318,7 @@ def report(args: argparse.Namespace, results: dict[str, ColumnResult], documents
         print(f"findings (what each framework hides): {_shown(args.output / FINDINGS)}; the report to look at: {_shown(args.output / REPORT)}")
         print(f"evidence per column, every cell with its reason: {_shown(args.output)}/<column>.json")
     for problem in problems:  # loud: on stderr, the last lines a reader sees
-        print("\n".join(textwrap.wrap(f"!!! {problem}", WIDTH, subsequent_indent="    ")), file=sys.stderr)
+        print("\n".join(textwrap.wrap(printable(f"!!! {problem}"), WIDTH, subsequent_indent="    ")), file=sys.stderr)
     return failures
 
 

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
 from harness.columns import REFERENCE, known_columns  # noqa: E402
-from harness.errors import ScenarioError  # noqa: E402
+from harness.errors import ScenarioError, printable  # noqa: E402
 from harness.runner_side.cli_parser import OneLineParser  # noqa: E402
 from harness.runner_side.observables import expected_names  # noqa: E402
 from harness.runner_side.runner import run_column  # noqa: E402
@@ -90,13 +90,13 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if result.status != "measured":
-        print(f"error: the hand-written engine could not run: {result.reason}", file=sys.stderr)
+        print(f"error: the hand-written engine could not run: {printable(str(result.reason))}", file=sys.stderr)
         return 1
     failed = []
     for index, scenario in enumerate(scenarios):
         record, expected = result.modes["wire" if scenario.uses_wire else "contract"][scenario.id], expectations.get(scenario.id)
-        print(("\n" if index else "") + f"== {shown(args.files[index])}")
-        print("\n".join(walkthrough(scenario, record, expected, trace=args.trace)))
+        print(("\n" if index else "") + f"== {printable(shown(args.files[index]))}")
+        print("\n".join(map(printable, walkthrough(scenario, record, expected, trace=args.trace))))  # scenario text: shown, never obeyed
         missed = expected is not None and any(expected[n] != record["observables"][n] for n in expected_names(expected))
         if record["status"] != "ok" or missed:
             failed.append(scenario.id)

@@ -34,6 +34,7 @@ from harness.column_side.scripted_model import ScriptedModel
 from harness.column_side.trace_facts import facts_from_engine_events
 from harness.column_side.wire_kill import arm_wire_kills
 from harness.column_side.world import FixtureWorld
+from harness.paths import inside
 from harness.records import ScenarioRun, StepFacts
 from harness.scenarios import Scenario
 
@@ -85,7 +86,7 @@ class HandwrittenColumn(ColumnAdapter):
 
     def boundary_records(self, scratch: Path, session: str) -> SessionRecords:
         """A session's boundary records (pending calls, grants, idempotency) in the scratch directory."""
-        return SessionRecords(scratch / "boundary" / session)
+        return SessionRecords(inside(scratch / "boundary", session, what="session id"))
 
     def call_boundary(self, scenario: Scenario, scratch: Path, request: StepRequest, world: FixtureWorld, sink: Sink) -> tuple[str, str | None]:
         """A direct call at the boundary, in process: its status and reason."""
@@ -179,10 +180,10 @@ def _engine_step(column: HandwrittenColumn, engine: Engine, checkpoints: SqliteC
         case "snapshot":
             state = _require(checkpoints.load(session), session)
             snapshots.mkdir(exist_ok=True)
-            (snapshots / f"{request.name}.json").write_text(json.dumps(state.to_json()), encoding="utf-8")
+            inside(snapshots, f"{request.name}.json", what="saved state name").write_text(json.dumps(state.to_json()), encoding="utf-8")
             return _outcome_of_state(state)
         case "restore":
-            state = AgentState.from_json(json.loads((snapshots / f"{request.name}.json").read_text(encoding="utf-8")))
+            state = AgentState.from_json(json.loads(inside(snapshots, f"{request.name}.json", what="saved state name").read_text(encoding="utf-8")))
             checkpoints.save(state)  # the saved state is delivered again, as a retried webhook would
             return _outcome_of_state(state)
         case _:

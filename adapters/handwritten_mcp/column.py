@@ -33,6 +33,7 @@ from harness.column_side.protocol import StepOutcome, StepRequest
 from harness.column_side.world import FixtureWorld
 from harness.columns import ROOT
 from harness.ledger import current_binding
+from harness.paths import inside
 from harness.scenarios import Scenario
 
 SERVER = ROOT / "scripts" / "serve_mcp.py"
@@ -62,7 +63,7 @@ class HandwrittenMcpColumn(HandwrittenColumn):
             yield server.tool_specs()
 
     def boundary_records(self, scratch: Path, session: str) -> SessionRecords:
-        return SessionRecords(scratch / "mcp" / session)  # the server's own session directory
+        return SessionRecords(inside(scratch / "mcp", session, what="session id"))  # the server's own session directory
 
     def call_boundary(self, scenario: Scenario, scratch: Path, request: StepRequest, world: FixtureWorld, sink: Sink) -> tuple[str, str | None]:
         step = request.boundary or {}

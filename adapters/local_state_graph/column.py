@@ -24,6 +24,7 @@ from harness.column_side.protocol import ColumnAdapter, StepOutcome, StepRequest
 from harness.column_side.scripted_model import ScriptedModel
 from harness.column_side.trace_facts import facts_from_engine_events
 from harness.column_side.world import FixtureWorld
+from harness.paths import inside
 from harness.records import ScenarioRun, StepFacts
 from harness.scenarios import Scenario
 
@@ -129,10 +130,10 @@ def _act(session: ContractSession, request: StepRequest, snapshots: Path) -> Ste
         case "snapshot":  # the graph keeps every checkpoint: a snapshot is the id of the latest
             state = session.state()
             snapshots.mkdir(exist_ok=True)
-            (snapshots / f"{request.name}.json").write_text(json.dumps({"checkpoint_id": state.checkpoint_id}), encoding="utf-8")
+            inside(snapshots, f"{request.name}.json", what="saved state name").write_text(json.dumps({"checkpoint_id": state.checkpoint_id}), encoding="utf-8")
             return _saved(state)
         case "restore":
-            saved = json.loads((snapshots / f"{request.name}.json").read_text(encoding="utf-8"))
+            saved = json.loads(inside(snapshots, f"{request.name}.json", what="saved state name").read_text(encoding="utf-8"))
             return _saved(session.restore(saved["checkpoint_id"]))
         case "direct_call" | "grant":  # never handed over: the column has no tool boundary outside its graph
             raise ValueError(f"{request.action} needs a tool boundary this column does not have")

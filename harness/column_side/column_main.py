@@ -36,6 +36,7 @@ from harness.column_side.scripted_model import summarize_log
 from harness.column_side.wire_warmup import share_default_ssl_context, warm_openai_client
 from harness.errors import HarnessError
 from harness.ledger import Binding, LedgerClient
+from harness.paths import inside
 from harness.records import PROGRESS_PREFIX, SCENARIO_TIMEOUT_S, ScenarioRun, StepFacts, StepRecord, raw_record, run_key
 from harness.scenarios import Scenario, load_scenarios
 
@@ -161,12 +162,12 @@ def main(argv: list[str] | None = None) -> int:
                 scenario_started = time.perf_counter()
                 run = functools.partial(_guarded_run, column, scenario, mode, args.scenario_timeout, schedule, failed, args.wire)
                 first = run_key(mode, key)
-                record = run(args.scratch / first, Binding(args.ledger, first, 0))
+                record = run(inside(args.scratch, first, what="run key"), Binding(args.ledger, first, 0))
                 if args.twice:  # a difference between the two runs is a race nobody declared
                     again = run_key(mode, key, again=True)
                     if recorder is not None:
                         recorder.record_into(args.trace_lines / f"{mode}.tsv")
-                    record["again"] = run(args.scratch / again, Binding(args.ledger, again, 0))
+                    record["again"] = run(inside(args.scratch, again, what="run key"), Binding(args.ledger, again, 0))
                     if recorder is not None:
                         recorder.record_into(None)
                 records[key] = {**record, "scenario": scenario.id, "schedule": schedule}
@@ -188,7 +189,7 @@ def _built_constants(column: ColumnAdapter, playable: list[Scenario], scratch: P
     failed: dict[str, str] = {}
     for scenario in playable:
         try:
-            return column.built_constants(scenario, _fresh(scratch / scenario.id)), failed
+            return column.built_constants(scenario, _fresh(inside(scratch, scenario.id, what="scenario id"))), failed
         except Exception as exc:
             failed[scenario.id] = exception_text(exc, "building the agent for the framework's constants raised ")
     return {}, failed
