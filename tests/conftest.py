@@ -3,6 +3,8 @@ the tests that are slow by where they run (the others carry it themselves)."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,16 @@ from harness.scenarios import Scenario, load_scenarios
 
 # A column's in-environment tests import its framework: they run on its own interpreter (tests/in_env.py).
 collect_ignore_glob = ["*/in_env", "*/in_env/*"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """As root (CI) the runner starts every column under a user of its own, which must pass through the directories
+    above its scratch directory (the runner grants them the traverse bit). pytest's default base directory,
+    ``/tmp/pytest-of-root``, is set back to ``0700`` by every pytest that starts (a column's in-environment tests start
+    one, ``tests/in_env.py``), which would lock out the columns of the tests running beside it: the session's base
+    directory is a fresh one of its own instead (the workers of ``-n`` get theirs inside it from the controller)."""
+    if os.geteuid() == 0 and not config.option.basetemp and not hasattr(config, "workerinput"):
+        config.option.basetemp = tempfile.mkdtemp(prefix="pytest-root-")
 
 
 @dataclass(frozen=True)

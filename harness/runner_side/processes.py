@@ -5,6 +5,9 @@ Ctrl-C at the terminal reaches only the CLI, which then stops them all (``stop_a
 instead of every column dying on its own and being reported as not measured. While a column runs,
 the lines it writes that start with ``PROGRESS`` are handed to a callback as they come (one per
 finished scenario); the rest is kept as the tail an error report quotes.
+
+Given a ``ColumnUser`` (when the runner is root: ``harness.runner_side.users``), the column process runs under that
+user's ids with no supplementary groups, set before its interpreter starts; the runner, root, still kills its group.
 """
 
 from __future__ import annotations
@@ -18,8 +21,10 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from harness.records import PROGRESS_PREFIX as PROGRESS
+from harness.runner_side.users import ColumnUser
 
 _running: set[subprocess.Popen[str]] = set()
 _lock = threading.Lock()
@@ -45,15 +50,27 @@ class Stopped(Exception):
 
 
 def run_watched(
-    command: Sequence[str], *, env: dict[str, str], cwd: Path, timeout_s: float, on_progress: Callable[[str], None], stdin_text: str = ""
+    command: Sequence[str],
+    *,
+    env: dict[str, str],
+    cwd: Path,
+    timeout_s: float,
+    on_progress: Callable[[str], None],
+    stdin_text: str = "",
+    pass_fds: Sequence[int] = (),
+    user: ColumnUser | None = None,
 ) -> Finished:
     """Run one column process in a new session, forwarding its progress lines, killing its whole group at
     ``timeout_s`` or when ``stop_all`` is called. ``stdin_text`` is written to its standard input, which is then closed:
-    what other processes must not read goes there, not on the command line (``/proc/<pid>/cmdline`` is world-readable)."""
+    what other processes must not read goes there, not on the command line (``/proc/<pid>/cmdline`` is world-readable).
+    ``pass_fds`` stay open in the process under the same numbers (a channel the runner keeps the other end of).
+    With ``user`` the process runs under that user's ids (``setgroups([])``, then the group id and the user id, real,
+    effective and saved, all before ``exec``: Popen's ``extra_groups``, ``group`` and ``user``), so it can signal no
+    process of another id; ``cwd`` must then be reachable by that user (``users.private_dir``)."""
     if _stopping.is_set():
         return Finished(-signal.SIGKILL, False, ["stopped before it started"])
     process = subprocess.Popen(command, env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               start_new_session=True)  # fmt: skip
+                               start_new_session=True, pass_fds=pass_fds, **_ids(user))  # fmt: skip
     assert process.stdin is not None
     try:
         process.stdin.write(stdin_text)
@@ -86,6 +103,11 @@ def run_watched(
         with _lock:
             _running.discard(process)
     return Finished(returncode, timed_out.is_set(), list(tail))
+
+
+def _ids(user: ColumnUser | None) -> dict[str, Any]:
+    """Popen's arguments that start a process under ``user``'s ids alone, or none."""
+    return {} if user is None else {"user": user.uid, "group": user.gid, "extra_groups": []}
 
 
 def stop_all() -> None:
