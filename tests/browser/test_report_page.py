@@ -1,24 +1,29 @@
-"""The committed ``evidence/report.html`` in Debian's Chromium, clicked through as a reader would, every shown value
-checked against the committed evidence files (not against the page's own data): the scorecard's counts, every driver
-step of three scenarios (a kill and a resume; parallel calls and an approval; a misused approval) in every column, and
-the loop at every failure rate, event by event. The ``page`` fixture fails a test on any console error, uncaught
-exception or request leaving the file."""
+"""The report the committed evidence generates (``tests/harness/test_report.py`` checks that it is the committed
+``evidence/report.html`` byte for byte; rendered here by the code under test, so a change to the page is checked before
+the evidence is regenerated) in Debian's Chromium, clicked through as a reader would, every shown value checked against
+the committed evidence files (not against the page's own data): the scorecard's counts, every driver step of three
+scenarios (a kill and a resume; parallel calls and an approval; a misused approval) in every column, the loop at every
+failure rate, event by event, with the same scenario beside it; and a page whose scenario and column texts try to end
+or comment out its script blocks. The ``page`` fixture fails a test on any console error, uncaught exception or request
+leaving the file."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from harness.columns import ROOT
+from harness.runner_side.report.page import render_report
 from harness.scenarios import SCENARIO_DIR, load_scenarios
+from tests.harness.report_text_attack import ATTACK, attacked
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
 EVIDENCE = ROOT / "evidence"
-REPORT = (EVIDENCE / "report.html").as_uri()
 SCENARIOS = ("crash_resume", "high_risk_in_parallel_batch", "approval_misuse_other_args")
 """A kill and a resume; parallel calls and an approval; a misused approval."""
 ENGINE_BOUND = 3
@@ -30,6 +35,19 @@ def _evidence() -> dict[str, dict[str, Any]]:
 
 
 DOCUMENTS = _evidence()
+SCENARIO_FILES = {s.id: s for s in load_scenarios(SCENARIO_DIR)}
+
+
+def _written(directory: Path, documents: dict[str, dict[str, Any]], scenarios: dict[str, Any]) -> str:
+    path = directory / "report.html"
+    path.write_text(render_report(documents, scenarios), encoding="utf-8")
+    return path.as_uri()
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The ``file://`` URL of the report generated from the committed evidence and scenarios."""
+    return _written(tmp_path_factory.mktemp("report"), DOCUMENTS, SCENARIO_FILES)
 
 
 def _records(scenario: str) -> dict[str, dict[str, Any]]:
@@ -75,8 +93,8 @@ READ_ROW = """(section) => {
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
-def test_every_driver_step_shows_each_columns_status_ledger_and_results_as_the_evidence_holds(page: Page, scenario: str) -> None:
-    page.goto(f"{REPORT}#scenario-{scenario}")
+def test_every_driver_step_shows_each_columns_status_ledger_and_results_as_the_evidence_holds(page: Page, report: str, scenario: str) -> None:
+    page.goto(f"{report}#scenario-{scenario}")
     section = page.locator(f"section#scenario-{scenario}")
     records = _records(scenario)
     steps = int(section.get_attribute("data-steps") or 0)
@@ -116,11 +134,11 @@ def _found(name: str, mode: str, rules: set[str]) -> set[str]:
             if any(x["rule"] in rules and any(x["rule"] in c.get("rules", ()) for c in r.get("columns", {}).values()) for x in r.get("reasons", ()))}  # fmt: skip
 
 
-def test_the_scorecards_counts_are_recounted_from_the_evidence(page: Page) -> None:
+def test_the_scorecards_counts_are_recounted_from_the_evidence(page: Page, report: str) -> None:
     """Every behaviour cell's visible ``● N/M``: N the scenarios whose stored reasons carry the rule, M the scenarios the
     column played in that mode. Every stage cell's ``✗ N/M``: N the scenarios with a reason of one of the stage's rules
     (the rules its hover names); a stage holds (✓) where none is. Its link opens its first scenario."""
-    page.goto(REPORT)
+    page.goto(report)
     cells = page.evaluate("""() => Array.from(document.querySelectorAll("table.scorecard td[data-row]")).map((td) => (
         {row: td.dataset.row, column: td.dataset.column, text: td.textContent.trim(), title: td.title}))""")
     assert len(cells) > 200
@@ -155,10 +173,15 @@ READ_LOOP = """() => ({
   status: document.getElementById('loop-status').textContent,
   messages: Array.from(document.querySelectorAll('#loop-messages li')).map((li) => [li.dataset.role, li.textContent]),
   beside: Array.from(document.querySelectorAll('.loop-frameworks')).filter((d) => !d.hidden).map((d) => d.dataset.scenario),
+  besideSections: Array.from(document.querySelectorAll('.loop-frameworks')).filter((d) => !d.hidden).map((d) => {
+    const copy = d.querySelector('section.scenario');
+    const original = document.getElementById(`scenario-${d.dataset.scenario}`);
+    return [copy.id, copy.dataset.current, copy.innerHTML === original.innerHTML, copy.querySelectorAll('td.cell').length];
+  }),
 })"""
 
 
-def test_the_loop_replays_the_engines_trace_at_every_failure_rate(page: Page) -> None:
+def test_the_loop_replays_the_engines_trace_at_every_failure_rate(page: Page, report: str) -> None:
     """At each position of the failure-rate control (the scenarios stating a ``failure_rate``, lowest first) the loop
     plays that scenario; every click shows the next event of the engine's recorded trace, the model step, the attempt of
     the call in flight (failures recounted from the trace; 0 once a turn starts), the messages so far, and at the last
@@ -166,7 +189,7 @@ def test_the_loop_replays_the_engines_trace_at_every_failure_rate(page: Page) ->
     engine = DOCUMENTS["handwritten"]["modes"]["contract"]["scenarios"]
     rates = sorted((s.failure_rate["percent"], s.id) for s in load_scenarios(SCENARIO_DIR) if s.failure_rate is not None)
     assert [r for r, _ in rates] == [0, 20, 50, 80]
-    page.goto(f"{REPORT}#loop")
+    page.goto(f"{report}#loop")
     exhausted = 0
     for position, (rate, scenario) in enumerate(rates):
         page.locator("#failure-rate").fill(str(position))
@@ -176,6 +199,8 @@ def test_the_loop_replays_the_engines_trace_at_every_failure_rate(page: Page) ->
         attempts = kinds.count("tool_attempt_failed") + sum(1 for e in trace if e["kind"] == "tool_result" and e["status"] == "ok")
         label = f"{rate} %: in this run {kinds.count('tool_attempt_failed')} of {attempts} attempts failed"
         assert (shown["scenario"], shown["label"], shown["count"], shown["beside"]) == (scenario, label, len(trace), [scenario])
+        # beside it the scenario's own section, copied by the script (a cell per column and driver step), its stepper set up
+        assert shown["besideSections"] == [[f"loop-{scenario}", "0", True, len(_records(scenario)) * len(SCENARIO_FILES[scenario].driver)]]
         assert shown["maxAttempts"] == ENGINE_BOUND and shown["maxSteps"] == json.loads((ROOT / "scenarios" / f"{scenario}.json").read_text())["max_steps"]
         failed, step, tools, attempt = 0, 0, 0, 0
         for index, event in enumerate(trace):
@@ -197,3 +222,26 @@ def test_the_loop_replays_the_engines_trace_at_every_failure_rate(page: Page) ->
                 assert failed == ENGINE_BOUND and shown["messages"][-1][1].startswith(f"tool: {event['call_id']} (error)")
                 exhausted += 1
     assert exhausted >= 1, "no committed rate exhausts the engine's attempts: the error-as-result path is not shown"
+
+
+def test_text_that_would_end_or_comment_out_a_script_block_shows_as_text(page: Page, tmp_path: Path) -> None:
+    """``ATTACK`` (an HTML comment opener and script tags, end tags, line separators) in a flaky scenario's description,
+    system prompt and input, in the engine's model message and tool result, a driver step's error, a call id and a
+    framework's reason: the page still has every scenario section, its script runs (the loop plays to its last event,
+    whose message is the text, shown as text), the text is the description of its sections, and nothing of it ran."""
+    documents, scenarios = attacked(DOCUMENTS, SCENARIO_FILES)
+    page.goto(_written(tmp_path, documents, scenarios) + "#loop")
+    played = {k.split("@")[0] for d in DOCUMENTS.values() for b in d["modes"].values() for k in b["scenarios"]}
+    assert page.locator("section.scenario[id^='scenario-']").count() == len(played)
+    position = sorted((s.failure_rate["percent"], s.id) for s in scenarios.values() if s.failure_rate).index((20, "flaky_tool_rate_20"))
+    page.locator("#failure-rate").fill(str(position))
+    page.locator("#loop-end").click()
+    shown = page.evaluate(READ_LOOP)
+    assert shown["scenario"] == "flaky_tool_rate_20" and shown["index"] == shown["count"] > 1
+    assert shown["messages"][0] == ["system", f"system: (the scenario's system prompt) {ATTACK}"]
+    assert shown["messages"][-1] == ["assistant", f"assistant: {ATTACK}"]
+    for sid in ("flaky_tool_rate_20", "basic_react_loop"):
+        assert page.locator(f"section#scenario-{sid} > p").text_content() == ATTACK
+    assert page.title() == "What each framework hides"
+    error = page.locator("section#scenario-flaky_tool_rate_20 td.cell[data-column='handwritten/contract'] .item[data-error='true']")
+    assert error.first.text_content() == f"error: {ATTACK}"

@@ -1,10 +1,11 @@
 """The teaching views (``harness.runner_side.report``): the scorecard's cells follow the evidence by their rules, the
-loop's states follow the engine's trace, and the page is self-contained and the same bytes every time."""
+loop's replay follows the engine's trace, and the page is self-contained and the same bytes every time."""
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import html
 import json
 import re
 from typing import Any
@@ -15,8 +16,9 @@ from handwritten.engine import MAX_ATTEMPTS
 from harness.columns import ROOT
 from harness.runner_side.report.page import render_report
 from harness.runner_side.report.scorecard import STAGES, scorecard, scorecard_svg
-from harness.runner_side.report.views import loop_states, step_cell
+from harness.runner_side.report.views import loop_replay, state_at, step_cell
 from harness.scenarios import SCENARIO_DIR, load_scenarios
+from tests.harness.report_text_attack import ATTACK, attacked, script_blocks
 
 EVIDENCE = ROOT / "evidence"
 SCENARIOS = {s.id: s for s in load_scenarios(SCENARIO_DIR)}
@@ -97,13 +99,15 @@ def test_the_loop_replays_the_trace_one_event_per_state_with_attempts_against_th
         {"kind": "tool_result", "call_id": "c2", "status": "error", "content": "{\"error\": \"failed\"}"},
         {"kind": "model_turn", "step": 3, "call_ids": [], "final_text": "Sorry."},
     ]
-    states = loop_states(scenario, {"trace": trace, "steps": [{"status": "completed"}]})
+    replay = loop_replay(scenario, {"trace": trace, "steps": [{"status": "completed"}]})
+    states = [state_at(replay, index) for index in range(len(trace))]
     assert [s["status"] for s in states] == [""] * (len(trace) - 1) + ["completed"]
-    assert len(states) == len(trace) and [s["event"] for s in states] == trace
+    assert len(states) == len(trace) and [s["event"] for s in states] == trace == replay["events"]
     assert [s["attempt"] for s in states] == [0, 0, 0, 1, 2, 3, 0, 0, 1, 2, 3, 3, 0]
     assert [s["step"] for s in states] == [0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3]
-    assert [m["role"] for m in states[-1]["messages"]] == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
-    assert states[-2]["messages"][-1]["text"].startswith("c2 (error)")
+    assert [role for role, _ in states[-1]["messages"]] == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
+    assert states[-2]["messages"][-1][1].startswith("c2 (error)")
+    assert [len(s["messages"]) for s in states] == [1, 2, 2, 2, 2, 3, 4, 4, 4, 4, 4, 5, 6]
 
 
 def test_the_committed_views_are_what_the_committed_evidence_generates_and_need_nothing_outside(documents: dict[str, dict[str, Any]]) -> None:
@@ -119,3 +123,21 @@ def test_the_committed_views_are_what_the_committed_evidence_generates_and_need_
     anchors = set(re.findall(r"id='([^']+)'", page))
     links = re.findall(r"href='([^']*)'", page)
     assert links and all(link.startswith("#") and link[1:] in anchors for link in links)
+
+
+def test_scenario_and_column_text_cannot_end_or_comment_out_a_script_block(documents: dict[str, dict[str, Any]]) -> None:
+    """With ``ATTACK`` in every text a scenario or column brings, the page holds exactly its own two script elements
+    (the loop's data and its script): no ``<script`` anywhere else, none of them enters a comment (``<!--``) or ends
+    early, no line separator reaches a payload raw, and the loop's data reads back with the text unchanged. Everywhere
+    else the text is HTML-escaped: every scenario section is there, the description shown as text."""
+    changed, scenarios = attacked(documents, SCENARIOS)
+    page = render_report(changed, scenarios)
+    blocks = script_blocks(page)
+    assert len(blocks) == 2 and page.lower().count("<script") == 2
+    for block in blocks:
+        assert "<!--" not in block and "<script" not in block.lower() and "\u2028" not in block and "\u2029" not in block
+    messages = json.loads(blocks[0])["runs"]["flaky_tool_rate_20"]["messages"]
+    assert messages[0][1].endswith(ATTACK) and messages[1][1].endswith(ATTACK) and messages[-1] == ["assistant", ATTACK]
+    assert page.count("<section class='scenario'") == page.count("<section class='scenario' id='scenario-") == len({
+        k.split("@")[0] for d in documents.values() for b in d["modes"].values() for k in b["scenarios"]})
+    assert f"<p>{html.escape(ATTACK)}</p>" in page

@@ -3,7 +3,14 @@
 Three parts: the scorecard (``scorecard``), a section per scenario with its driver steps as rows and every column and
 mode side by side (``views``), and the loop: the engine's own trace of a flaky-tool scenario played one event per click,
 with a control that picks the failure rate among the committed flaky-tool scenarios. The script only shows and hides
-what this module wrote and plays the loop's precomputed states; it computes nothing of the engine.
+what this module wrote and plays the loop's precomputed replay (``views.loop_replay``); it computes nothing of the
+engine.
+
+Scenario and column text reaches the page in two ways only: HTML-escaped (``html.escape``, quotes included in
+attributes) everywhere in the markup, and as JSON with ``<``, ``>``, ``&`` and the line separators escaped
+(``script_json``) in the one script payload, so no text can end or comment out a script block. The page's size is
+linear in what the evidence holds: each record is shown once, in its scenario's section (the loop copies the section
+in the browser), and the loop's replay ships each event once; ``budget`` states the bound per part.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from typing import Any
 
 from handwritten.engine import MAX_ATTEMPTS
 from harness.runner_side.report.scorecard import STAGES, Cell, Scorecard, cell_text, columns_of, scorecard
-from harness.runner_side.report.views import driver_text, engine_record, flaky_scenarios, loop_states, model_sent, records_for, step_cell
+from harness.runner_side.report.views import driver_text, engine_record, flaky_scenarios, loop_replay, model_sent, records_for, step_cell
 from harness.scenarios import Scenario
 
 STATIC = Path(__file__).parent
@@ -35,7 +42,7 @@ def render_report(documents: dict[str, dict[str, Any]], scenarios: dict[str, Sce
         "and count comes from a measured run; the reasons are the rule table's. <a href='#scorecard'>Scorecard</a> · "
         "<a href='#loop'>The loop, step by step</a> · <a href='#scenarios'>Scenarios</a></p></header>",
         _scorecard_html(card, documents),
-        _loop_html(documents, scenarios, columns),
+        _loop_html(documents, scenarios),
         "<section id='scenarios'><h2>Scenarios</h2><p>Each driver step is a row; the columns are side by side. "
         "Step through with ▶, or show all steps.</p><ul class='index'>"
         + "".join(f"<li><a href='#scenario-{escape(sid)}'>{escape(sid)}</a></li>" for sid in shown) + "</ul>",
@@ -75,7 +82,8 @@ def _glue(column: str, documents: dict[str, dict[str, Any]]) -> str:
     if not glue:
         return ""
     files = "".join(f"<li>{escape(f)}: {n}</li>" for f, n in sorted(glue["files"].items()))
-    return f"<details class='glue' data-glue-lines='{glue['total']}'><summary>{glue['total']} lines</summary><ul>{files}</ul></details>"
+    total = escape(str(glue["total"]))
+    return f"<details class='glue' data-glue-lines='{total}'><summary>{total} lines</summary><ul>{files}</ul></details>"
 
 
 def _score_cell(row_id: str, column: str, cell: Cell) -> str:
@@ -85,7 +93,7 @@ def _score_cell(row_id: str, column: str, cell: Cell) -> str:
             f"data-count='{len(cell.scenarios)}' data-of='{cell.of}' title='{escape(title)}'>{link}</td>")
 
 
-def _scenario_html(scenario: Scenario, documents: dict[str, dict[str, Any]], columns: list[str], anchor: str = "scenario") -> str:
+def _scenario_html(scenario: Scenario, documents: dict[str, dict[str, Any]], columns: list[str]) -> str:
     records = records_for(documents, columns, scenario.id)
     steps = len(scenario.driver)
     head = "".join(f"<th data-column='{escape(c)}'>{escape(c)}</th>" for c in records)
@@ -102,7 +110,7 @@ def _scenario_html(scenario: Scenario, documents: dict[str, dict[str, Any]], col
         rows.append(f"<tr class='step' data-step='{index}'><th class='driver'>{escape(driver_text(scenario, index))}</th>{''.join(cells)}</tr>")
     reasons = "".join(f"<td data-column='{escape(c)}'>{_reasons(r)}</td>" for c, r in records.items())
     sent = "".join(f"<td data-column='{escape(c)}'>{_items(model_sent(r))}</td>" for c, r in records.items())
-    return (f"<section class='scenario' id='{anchor}-{escape(scenario.id)}' data-scenario='{escape(scenario.id)}' data-steps='{steps}'>"
+    return (f"<section class='scenario' id='scenario-{escape(scenario.id)}' data-scenario='{escape(scenario.id)}' data-steps='{steps}'>"
             f"<h3>{escape(scenario.id)}</h3><p>{escape(scenario.description)}</p>"
             "<div class='stepper'><button class='step-prev' type='button'>◀</button> <span>driver step <b class='step-now'>0</b> (the "
             f"last is {steps - 1})</span> <button class='step-next' type='button'>▶</button> <button class='step-all' type='button'>all steps</button></div>"
@@ -132,6 +140,23 @@ def _data(attrs: dict[str, str]) -> str:
     return "".join(f" data-{k.replace('_', '-')}='{escape(v)}'" for k, v in sorted(attrs.items()))
 
 
+SCRIPT_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+"""What a script payload spells as JSON escapes: ``<`` and ``>`` (so no text can open a comment, ``<!--``, which keeps a
+script block open past its own end tag, or write ``</script``, which ends it), ``&`` (an entity in an attribute or a
+foreign parser's eyes) and the two line separators (line breaks to older JavaScript parsers)."""
+
+
+def script_json(value: Any) -> str:
+    """``value`` as JSON that is safe as the content of a ``<script>`` element whatever text it carries: canonical
+    (sorted keys), and every character of ``SCRIPT_ESCAPES`` written as its ``\\uXXXX`` escape, which ``JSON.parse``
+    reads back as the same character. The characters can only stand inside JSON strings (no JSON syntax uses them), so
+    replacing them in the serialised text changes no value."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    for char, escaped in SCRIPT_ESCAPES.items():
+        text = text.replace(char, escaped)
+    return text
+
+
 def _attempts(record: dict[str, Any]) -> dict[str, int]:
     """The engine's attempts in the run, and how many failed (the drawn rate, as it happened: five calls are few)."""
     kinds = [e["kind"] for e in record.get("trace", ())]
@@ -139,7 +164,7 @@ def _attempts(record: dict[str, Any]) -> dict[str, int]:
     return {"failed": kinds.count("tool_attempt_failed"), "attempts": kinds.count("tool_attempt_failed") + ok}
 
 
-def _loop_html(documents: dict[str, dict[str, Any]], scenarios: dict[str, Scenario], columns: list[str]) -> str:
+def _loop_html(documents: dict[str, dict[str, Any]], scenarios: dict[str, Scenario]) -> str:
     """The loop: per flaky-tool scenario, the engine's trace as states; the failure-rate control picks one."""
     engine = documents.get("handwritten", {}).get("modes", {}).get("contract", {}).get("scenarios", {})
     flaky = [(rate, s) for rate, s in flaky_scenarios(scenarios) if s.id in engine]
@@ -150,11 +175,13 @@ def _loop_html(documents: dict[str, dict[str, Any]], scenarios: dict[str, Scenar
              "the tool's result. Below, the same scenario in every column at the same driver steps.</p>")
     if not flaky:
         return f"<section id='loop'><h2>The loop, step by step</h2>{intro}<p>No flaky-tool scenario ran.</p></section>"
-    data = {s.id: {"rate": rate, "max_steps": s.max_steps, "max_attempts": MAX_ATTEMPTS, "states": loop_states(s, engine[s.id]), **_attempts(engine[s.id])}
+    data = {s.id: {"rate": rate, "max_steps": s.max_steps, "max_attempts": MAX_ATTEMPTS, **loop_replay(s, engine[s.id]), **_attempts(engine[s.id])}
             for rate, s in flaky}
-    options = "".join(f"<option value='{i}' label='{rate} %'></option>" for i, (rate, _) in enumerate(flaky))
-    besides = "".join(f"<div class='loop-frameworks' data-scenario='{escape(s.id)}'>{_scenario_html(s, documents, columns, 'loop')}</div>" for _, s in flaky)
-    payload = json.dumps({"order": [s.id for _, s in flaky], "runs": data}, sort_keys=True, ensure_ascii=False).replace("</", "<\\/")
+    options = "".join(f"<option value='{i}' label='{escape(str(rate))} %'></option>" for i, (rate, _) in enumerate(flaky))
+    # The same scenario in every column is the scenario's own section further down: the script copies it here (as
+    # ``loop-<id>``) instead of the page holding its bytes twice.
+    besides = "".join(f"<div class='loop-frameworks' data-scenario='{escape(s.id)}'></div>" for _, s in flaky)
+    payload = script_json({"order": [s.id for _, s in flaky], "runs": data})
     return (f"<section id='loop'><h2>The loop, step by step</h2>{intro}"
             f"<div class='controls'><label>tool failure rate <input type='range' id='failure-rate' min='0' max='{len(flaky) - 1}' "
             f"step='1' value='0' list='failure-rates'></label><datalist id='failure-rates'>{options}</datalist> "

@@ -1,5 +1,6 @@
 // The report's only script: steps through what the page already holds. It computes nothing of the engine: the loop's
-// states were written by harness/runner_side/report/views.py from the engine's recorded trace.
+// replay (each event once, per event the step, the attempt and how many messages stand; the messages once) was written
+// by loop_replay in harness/runner_side/report/views.py from the engine's recorded trace.
 "use strict";
 
 // A scenario's driver steps, one more per click of ▶ (all of them with "all steps").
@@ -39,22 +40,23 @@ function setupLoop() {
     return li;
   }
 
+  // The state after event `index`, as views.state_at reads it: the run's status only at its last event.
   function render() {
-    const state = run.states[index];
+    const last = run.events.length - 1;
     byId("loop-event-index").textContent = String(index + 1);
-    byId("loop-event-count").textContent = String(run.states.length);
-    byId("loop-step").textContent = String(state.step);
+    byId("loop-event-count").textContent = String(run.events.length);
+    byId("loop-step").textContent = String(run.step[index]);
     byId("loop-max-steps").textContent = String(run.max_steps);
-    byId("loop-attempt").textContent = String(state.attempt);
+    byId("loop-attempt").textContent = String(run.attempt[index]);
     byId("loop-max-attempts").textContent = String(run.max_attempts);
-    byId("loop-status").textContent = state.status;
+    byId("loop-status").textContent = index === last ? run.status : "";
     const event = byId("loop-event");
-    event.textContent = JSON.stringify(state.event, null, 1);
-    event.dataset.kind = state.event.kind;
+    event.textContent = JSON.stringify(run.events[index], null, 1);
+    event.dataset.kind = run.events[index].kind;
     const messages = byId("loop-messages");
-    messages.replaceChildren(...state.messages.map((m) => item(`${m.role}: ${m.text}`, m.role)));
+    messages.replaceChildren(...run.messages.slice(0, run.shown[index]).map(([role, text]) => item(`${role}: ${text}`, role)));
     const events = byId("loop-events");
-    events.replaceChildren(...run.states.slice(0, index + 1).map((s) => item(s.event.kind)));
+    events.replaceChildren(...run.events.slice(0, index + 1).map((e) => item(e.kind)));
     events.lastChild.classList.add("current");
   }
 
@@ -70,11 +72,25 @@ function setupLoop() {
   }
 
   rate.addEventListener("input", pick);
-  byId("loop-next").addEventListener("click", () => { index = Math.min(index + 1, run.states.length - 1); render(); });
+  byId("loop-next").addEventListener("click", () => { index = Math.min(index + 1, run.events.length - 1); render(); });
   byId("loop-prev").addEventListener("click", () => { index = Math.max(index - 1, 0); render(); });
-  byId("loop-end").addEventListener("click", () => { index = run.states.length - 1; render(); });
+  byId("loop-end").addEventListener("click", () => { index = run.events.length - 1; render(); });
   pick();
 }
 
+// Beside the loop, the same scenario in every column: a copy of the scenario's own section (the page holds its bytes
+// once), made before the steppers are set up so the copy steps on its own.
+function copyLoopSections() {
+  const sections = Array.from(document.querySelectorAll("section.scenario"));
+  document.querySelectorAll(".loop-frameworks").forEach((div) => {
+    const original = sections.find((s) => s.dataset.scenario === div.dataset.scenario);
+    if (!original) return;
+    const copy = original.cloneNode(true);
+    copy.id = `loop-${div.dataset.scenario}`;
+    div.replaceChildren(copy);
+  });
+}
+
+copyLoopSections();
 document.querySelectorAll("section.scenario").forEach(setupStepper);
 setupLoop();

@@ -7,9 +7,10 @@ an uncertain outcome, a reconciliation, the step bound); the ledger's counts per
 the effects exceed the engine's at the same step); a kill and where the resume continued; the wire requests of the
 step. The unscripted text the model was sent and the record's reasons, with their rule ids, close the column.
 
-The loop replays the engine's own trace of a flaky-tool scenario one event per state: each state is what the page
-shows after that event (the step against ``max_steps``, the attempt against the engine's bound, the messages array as
-it grows), computed from the events up to it (and the scenario's own input text, which no event carries).
+The loop replays the engine's own trace of a flaky-tool scenario one event per click: what the page shows after an
+event (the step against ``max_steps``, the attempt against the engine's bound, the messages array as it grows) is
+computed here from the events up to it (and the scenario's own input text, which no event carries), and shipped in a
+size linear in the trace: the events and the messages once, three counters per event.
 """
 
 from __future__ import annotations
@@ -227,31 +228,46 @@ def driver_text(scenario: Scenario, index: int) -> str:
     return text
 
 
-def loop_states(scenario: Scenario, record: dict[str, Any]) -> list[dict[str, Any]]:
-    """The loop's page state after each event of the engine's trace: the event, the model step against ``max_steps``,
-    the attempt of the call in flight against the engine's bound (0 when none is), the messages array as it grows, and
-    at the last event the run's status. The events carry no text of the run's input: the system prompt and the user's
-    message are the scenario's, marked so; every later message is an event's."""
-    messages: list[dict[str, str]] = ([{"role": "system", "text": f"(the scenario's system prompt) {scenario.system_prompt}"}] if scenario.system_prompt else [])
-    trace, states, step, attempt = list(record.get("trace", ())), [], 0, 0
-    for index, event in enumerate(trace):
+def loop_replay(scenario: Scenario, record: dict[str, Any]) -> dict[str, Any]:
+    """The loop's replay of the engine's trace, in a size linear in the trace: the events once, the messages array
+    once as it stands after the last event, and per event the model step against ``max_steps``, the attempt of the
+    call in flight against the engine's bound (0 when none is) and how many of the messages have been added by then;
+    at the last event the run's status. The page after event ``i`` shows ``events[i]``, ``step[i]``,
+    ``attempt[i]``, the first ``shown[i]`` messages, and ``status`` only when ``i`` is the last (``state_at``).
+
+    A state per event with its own messages array would repeat every earlier message in every later state: a
+    1,000-turn run made a 263 MB page that way. The events carry no text of the run's input: the system prompt and the
+    user's message are the scenario's, marked so; every later message is an event's."""
+    messages: list[list[str]] = [["system", f"(the scenario's system prompt) {scenario.system_prompt}"]] if scenario.system_prompt else []
+    trace = list(record.get("trace", ()))
+    steps, attempts, shown, step, attempt = [], [], [], 0, 0  # per event: the step, the attempt, the messages standing
+    for event in trace:
         kind = event["kind"]
         if kind == "run_started":
-            messages = [*messages, {"role": "user", "text": f"(the scenario's input) {scenario.user_input}"}]
+            messages.append(["user", f"(the scenario's input) {scenario.user_input}"])
         elif kind == "model_turn":
             step, attempt = event["step"], 0
             calls = ", ".join(f"{c} → {t}" for c, t in zip(event.get("call_ids") or (), event.get("tools") or (), strict=False))
-            messages = [*messages, {"role": "assistant", "text": f"calls {calls}" if calls else str(event.get("final_text"))}]
+            messages.append(["assistant", f"calls {calls}" if calls else str(event.get("final_text"))])
         elif kind == "call_admitted":
             attempt = 0
         elif kind == "tool_attempt_failed":
             attempt = event["attempt"]
         elif kind == "tool_result":
             attempt = attempt + 1 if event.get("status") == "ok" else attempt
-            messages = [*messages, {"role": "tool", "text": f"{event['call_id']} ({event.get('status')}): {event.get('content')}"}]
-        status = record["steps"][-1]["status"] if index == len(trace) - 1 and record.get("steps") else ""
-        states.append({"event": event, "step": step, "attempt": attempt, "messages": messages, "status": status})
-    return states
+            messages.append(["tool", f"{event['call_id']} ({event.get('status')}): {event.get('content')}"])
+        steps.append(step)
+        attempts.append(attempt)
+        shown.append(len(messages))
+    status = record["steps"][-1]["status"] if trace and record.get("steps") else ""
+    return {"events": trace, "step": steps, "attempt": attempts, "shown": shown, "messages": messages, "status": status}
+
+
+def state_at(replay: dict[str, Any], index: int) -> dict[str, Any]:
+    """What the page shows after event ``index`` of a ``loop_replay`` (``report.js`` reads the replay the same way): the
+    event, the model step, the attempt, the messages so far, and the run's status at the last event ("" before)."""
+    return {"event": replay["events"][index], "step": replay["step"][index], "attempt": replay["attempt"][index],
+            "messages": replay["messages"][: replay["shown"][index]], "status": replay["status"] if index == len(replay["events"]) - 1 else ""}  # fmt: skip
 
 
 def flaky_scenarios(scenarios: dict[str, Scenario]) -> list[tuple[int, Scenario]]:
