@@ -196,7 +196,8 @@ def _message(line: bytes) -> types.JSONRPCMessage | None:
 
 class BoundedBody:
     """Reads a POST's body whole (at most ``MAX_MESSAGE_BYTES``) and answers one over a limit itself; any other goes on
-    to the SDK's app with the same body."""
+    to the SDK's app with the same body. A body that never ends is the connection's to bound: ``harness.http_bounds``
+    closes it after ``BODY_TIMEOUT_S``, and this reader, seeing the client gone, answers nothing."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app

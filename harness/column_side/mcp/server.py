@@ -10,7 +10,9 @@ never a raw exception. No elicitation: a client answers an elicitation itself, s
 
 Input is bounded (``bounded``): a message over the size or nesting limit is answered with a JSON-RPC error naming the
 problem and never reaches the SDK. Over HTTP every request must carry ``Authorization: Bearer <token>``; any other
-gets 401 before anything else reads it.
+gets 401 before anything else reads it; and every connection has the deadlines and cap of ``harness.http_bounds``
+(a request head within ``HEAD_TIMEOUT_S``, its body within ``BODY_TIMEOUT_S``, at most ``MAX_CONNECTIONS`` at once), so
+neither a client without the token nor one with it can hold the server's descriptors.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import hmac
 import resource
 import socket
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp.types as types
@@ -31,11 +33,17 @@ from handwritten.canonical import canonical_json
 from handwritten.tools import RiskClass
 from harness.column_side.mcp import ACTS_FOR_META, APPROVAL_META, KEY_META, RISK_META
 from harness.column_side.mcp.bounded import MAX_MESSAGE_BYTES, BoundedBody, bounded_stdio
+from harness.http_bounds import BODY_TIMEOUT_S, HEAD_TIMEOUT_S, ConnectionBounds
+
+if TYPE_CHECKING:
+    import uvicorn
 
 SERVER_NAME = "agent-framework-bench"
 SERVER_VERSION = "0.1.0"
-HEAD_TIMEOUT_S = 5.0  # uvicorn's own keep-alive timeout: the time a request head is given, after opening or an answer
-MAX_CONNECTIONS = 512  # connections (and requests) at once; more are answered 503 and closed, before descriptors run out
+MAX_CONNECTIONS = 512  # connections at once (past it the oldest one still owing a request head is closed: harness.http_bounds)
+HTTP_BOUNDS = ConnectionBounds(MAX_CONNECTIONS, HEAD_TIMEOUT_S, BODY_TIMEOUT_S)
+"""The connection bounds of ``serve_http``: the process is the server's alone and raises its descriptor limit to the
+hard one, so it holds twice the wire server's connections."""
 MAX_TRANSPORT_SESSIONS = 256  # the SDK's transport sessions (Mcp-Session-Id) open at once: a host needs a few
 TRANSPORT_IDLE_S = 600.0  # after which an idle transport session is closed
 
@@ -127,47 +135,25 @@ class RequireBearer:
 
 
 def serve_http(server: Server[Any], sock: socket.socket, token: str) -> None:
-    """Serve Streamable HTTP at ``/mcp`` on a socket bound to the port (``cli.bound``): the token checked first, then the
-    body's bounds, then the SDK's app (its DNS-rebinding protection is on for loopback). A connection that has not sent
-    a whole request head within ``HEAD_TIMEOUT_S`` is closed, at most ``MAX_CONNECTIONS`` are served at once, and the
-    descriptor limit is raised to the hard one, so clients without the token can make the server busy but not hold it; at most
-    ``MAX_TRANSPORT_SESSIONS`` transport sessions are kept, one idle for ``TRANSPORT_IDLE_S`` closed."""
-    import uvicorn
-
+    """Serve Streamable HTTP at ``/mcp`` on a socket bound to the port (``cli.bound``) until the process is stopped, with
+    the descriptor limit raised to the hard one (``http_server`` says what a request passes)."""
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    sock.listen(128)
+    http_server(server, token).run(sockets=[sock])
+
+
+def http_server(server: Server[Any], token: str, bounds: ConnectionBounds = HTTP_BOUNDS) -> uvicorn.Server:
+    """The uvicorn server (not started) of Streamable HTTP at ``/mcp``: the token checked first, then the body's bounds,
+    then the SDK's app (its DNS-rebinding protection is on for loopback). A connection that has not sent a whole request
+    head within ``bounds.head_timeout_s``, or a request body within ``bounds.body_timeout_s``, is closed, and at most
+    ``bounds.max_connections`` are open at once (``harness.http_bounds``), so clients, with the token or without, can make
+    the server busy but not hold it; at most ``MAX_TRANSPORT_SESSIONS`` transport sessions are kept, one idle for
+    ``TRANSPORT_IDLE_S`` closed."""
+    import uvicorn
+
     sdk_app = server.streamable_http_app(
         host="127.0.0.1", max_request_body_size=MAX_MESSAGE_BYTES, max_sessions=MAX_TRANSPORT_SESSIONS, session_idle_timeout=TRANSPORT_IDLE_S
     )
     app = RequireBearer(BoundedBody(sdk_app), token)
-    sock.listen(128)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", http=_head_deadline_protocol(), limit_concurrency=MAX_CONNECTIONS)
-    uvicorn.Server(config).run(sockets=[sock])
-
-
-
-def _head_deadline_protocol() -> type[Any]:
-    """uvicorn's h11 protocol, closing a connection whose next request head has not arrived within ``HEAD_TIMEOUT_S``
-    of its opening or of the last response (uvicorn itself waits for a head forever once any of it has come: a client
-    sending half a head, on many connections, would run the server out of descriptors)."""
-    from uvicorn.protocols.http.h11_impl import H11Protocol
-
-    class HeadDeadline(H11Protocol):
-        def connection_made(self, transport: Any) -> None:
-            super().connection_made(transport)
-            self._head_deadline = self.loop.call_later(HEAD_TIMEOUT_S, self._head_too_slow, None)
-
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            self._head_deadline.cancel()
-            self._head_deadline = self.loop.call_later(HEAD_TIMEOUT_S, self._head_too_slow, getattr(self, "cycle", None))
-
-        def _head_too_slow(self, answered: object) -> None:
-            if getattr(self, "cycle", None) is answered and not self.transport.is_closing():  # no new request head since
-                self.transport.close()
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._head_deadline.cancel()
-            super().connection_lost(exc)
-
-    return HeadDeadline
+    return uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", **bounds.uvicorn_settings()))

@@ -7,7 +7,9 @@ Counts and diffs only, never wall times (those go to ``timings.json``), so two r
   met (``"200"``, an error status such as ``"500"``, ``"reset"``, ``"cut"``, ``"bad_body"``; a slow answer is
   ``"slow:waited"`` when the client waited the whole delay, ``"slow:gave_up"`` when it closed the connection first)
   and whether its attempts carried one idempotency key (``same``), several (``varied``) or none (``none``);
-- ``attempts``: the requests in all; ``client_retries``: how many of them the HTTP client sent as its own retries (an
+- ``attempts``: the requests in all (those the server answered past its bound on a run's records included);
+  ``dropped`` (only when there were any): how many of them the server answered past that bound and did not record, so
+  ``calls`` and the counts below leave them out; ``client_retries``: how many of them the HTTP client sent as its own retries (an
   ``x-stainless-retry-count`` above 0: the openai client's retry layer, under whatever layer the framework adds);
   ``idempotency_key_sent``: whether every request carried an ``Idempotency-Key``; ``read_timeout``: the read timeouts
   the client announced (``x-stainless-read-timeout``, seconds as sent; ``none`` for a request without one);
@@ -58,15 +60,16 @@ def wire_observable(
         if answers[-1] not in SUCCESS:
             gave_up.append({"step": step, "turn": turn, "attempts": len(answers), "status": status.get(step, "error")})
     sent: Sequence[Mapping[str, Any]] = next((r["tools"] for r in requests if r.get("tools")), [])
+    dropped = sum(int(r.get("dropped_after") or 0) for r in requests)  # the server's count, on the last record it kept
     return {
         "calls": calls,
-        "attempts": len(requests),
+        "attempts": len(requests) + dropped,
         "client_retries": sum(1 for r in requests if str(r.get("retry_count") or "0") != "0"),
         "idempotency_key_sent": bool(requests) and all(r.get("idempotency_key") for r in requests),
         "read_timeout": sorted({str(r.get("timeout") or "none") for r in requests}),
         "gave_up": gave_up,
         "schema_diff": schema_diffs(tools, sent, objects),
-    }
+    } | ({"dropped": dropped} if dropped else {})
 
 
 def answer_label(request: Mapping[str, Any]) -> str:
