@@ -86,7 +86,7 @@ class ApprovalAuthority:
         once this returns an approval, and says through ``spent`` which token ids are used already (a spent token is
         refused ``reused`` before it is compared with the call it is shown for)."""
         body, _, signature = token.partition(".")
-        if not body or len(signature) != 64 or not all(c in "0123456789abcdef" for c in signature):
+        if not body or not token.isascii() or len(signature) != 64 or not all(c in "0123456789abcdef" for c in signature):  # base64url.hex
             return Refusal.MALFORMED
         if not hmac.compare_digest(signature.encode("utf-8"), self._sign(body).encode("utf-8")):
             return Refusal.FORGED

@@ -24,6 +24,8 @@ from . import events as ev
 from .canonical import canonical_json, sha256_hex
 from .idempotency import Conflict, Exhausted, InFlight, Replayed, Started, Uncertain
 from .policy import Decision, Policy
+from .schema import MAX_NESTING as MAX_NESTING  # deeper arguments are refused before the schema (its validator recurses)
+from .schema import nesting_depth as nesting_depth  # both kept here for the MCP server's message bounds
 from .session_records import MAX_WAITING, SERVER_ID_PREFIX, SessionRecords
 from .tools import ToolContext, ToolRegistry, as_session_user
 
@@ -31,7 +33,6 @@ Status = Literal["ok", "replayed", "invalid_arguments", "unknown_tool", "denied"
 
 MAX_KEY_CHARS = 256  # a caller's idempotency key: printable characters only (it is shown to the human who approves)
 MAX_ARGUMENT_BYTES = 1 << 20  # a call's arguments as canonical JSON, in UTF-8: larger is refused before any check
-MAX_NESTING = 64  # arrays and objects inside one another: deeper is refused before the schema (its validator recurses)
 # Why refused before any other check: ``arguments_too_deep``, ``arguments_too_large``, or ``invalid_arguments`` (not JSON).
 
 
@@ -180,27 +181,13 @@ class ToolBoundary:
         raise AssertionError("unreachable: begin() answers with one of its outcomes")
 
 
-def nesting_depth(value: Any, limit: int) -> int:
-    """How deep arrays and objects sit inside one another in ``value`` (a scalar: 0), counted without recursion (the
-    point is to refuse what a recursive walker would die on) and given up once past ``limit``."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict | list):
-            deepest = max(deepest, depth)
-            if deepest > limit:
-                return deepest
-            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
-    return deepest
-
-
 def _unfit(arguments: Any) -> tuple[str, str] | None:
     """(reason, why) the arguments are refused before any other check (too deep, too large, not JSON), or None."""
     if nesting_depth(arguments, MAX_NESTING) > MAX_NESTING:
         return "arguments_too_deep", f"arguments nested deeper than {MAX_NESTING} levels"
     try:
         size = len(canonical_json(arguments).encode("utf-8"))
-    except (TypeError, ValueError) as exc:  # NaN, a lone surrogate, an object JSON has no spelling for: no hash could bind it
+    except (TypeError, ValueError) as exc:  # NaN, an object JSON has no spelling for: no hash could bind it (a lone surrogate: the schema's)
         return "invalid_arguments", f"arguments are not JSON: {exc}"
     if size > MAX_ARGUMENT_BYTES:
         return "arguments_too_large", f"arguments of {size} bytes, larger than the {MAX_ARGUMENT_BYTES}-byte limit"

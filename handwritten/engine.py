@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from . import events as ev
 from .approvals import Approval, ApprovalAuthority, Refusal, spent_in, token_key
-from .canonical import canonical_json, sha256_hex
+from .canonical import arguments_text, canonical_json, sha256_hex
 from .checkpoint import AgentState, CheckpointStore, PendingCall
 from .idempotency import (
     Conflict,
@@ -260,12 +260,12 @@ class Engine:
             self._emit(ev.Finished, text)
             message: dict[str, Any] = {"role": "assistant", "content": text}
             return Final(state.evolve(step=step, status="completed", final_text=text, messages=state.messages + (message,)))
-        texts = [a if isinstance(a := c.arguments, str) else canonical_json(a) for c in calls]  # encoded once: the transcript's text is the check's too
-        tool_calls = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": text}} for c, text in zip(calls, texts, strict=True)]
+        texts = [arguments_text(c.arguments) for c in calls]  # encoded once: the transcript's text is the check's too (None: no JSON, refused)
+        tool_calls = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": t or ""}} for c, t in zip(calls, texts, strict=True)]
         message = {"role": "assistant", "content": reply.text, "tool_calls": tool_calls}
         state = state.evolve(step=step, messages=state.messages + (message,), turn_call_ids=tuple(c.id for c in calls))
-        for call, text in zip(calls, texts, strict=True):
-            state = self._admit(state, call, text)
+        for call, encoded in zip(calls, texts, strict=True):
+            state = self._admit(state, call, encoded)
         return RunAgain(state)
 
     # -- stages ---------------------------------------------------------------------------

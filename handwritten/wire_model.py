@@ -123,7 +123,7 @@ class OpenAIWireModel:
             raise _Retry(f"connection ({type(exc.__cause__).__name__ if exc.__cause__ else 'closed'})") from None
         try:
             return _reply(json.loads(raw.http_response.text))
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError):  # not JSON, or not a chat completion
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError):  # not JSON (or nested past the parser), not a chat completion
             raise _Retry("bad_body") from None
 
 

@@ -9,10 +9,12 @@ import re
 _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
-def printable(text: str) -> str:
+def printable(text: str, lines: bool = False) -> str:
     """``text`` with every character a terminal would obey instead of show written as its escape (``\\x1b``,
     ``\\u202e``): scenario text printed in a message is shown, never acted on; a lone surrogate (which no terminal
-    can be sent) is escaped too."""
+    can be sent) is escaped too. With ``lines`` the text's own line breaks stay (a block of lines the harness wrote)."""
+    if lines:
+        return "\n".join(printable(line) for line in text.split("\n"))
     return _UNPRINTABLE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
 
 

@@ -13,6 +13,9 @@ device) and a file over its size limit, before reading it whole. ``loads`` parse
 - nesting deeper than ``MAX_DEPTH`` arrays and objects (far deeper ones would exhaust the recursion limit);
 - an array or object of more than ``MAX_ITEMS`` elements: a file within its size limit can still hold fifty
   thousand driver steps, which a JSON Schema validator takes half a minute over.
+
+JSON held *in* a string (a scripted model's raw arguments text) is parsed by every column at run time, so
+``text_nested_too_deeply`` measures it the same way, without parsing it: ``"[" * 100000`` is a short string.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ import os
 import stat
 from pathlib import Path
 from typing import Any
+
+from handwritten.schema import nests_deeper
 
 MAX_DEPTH = 32  # levels of arrays and objects; a committed scenario nests 8 deep
 MAX_ITEMS = 4096  # elements of one array or object; a committed scenario has at most 14, scripts/bench_scaling.py 501
@@ -134,6 +139,12 @@ def loads(text: str) -> Any:
         raise JsonInputError(f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     _check(value)
     return value
+
+
+def text_nested_too_deeply(text: str) -> bool:
+    """Whether ``text``, JSON held in a string, opens more than ``MAX_DEPTH`` arrays and objects inside one another
+    (brackets inside its strings do not count; a text that is not JSON is measured the same way)."""
+    return nests_deeper(text, MAX_DEPTH)
 
 
 def _check(document: Any) -> None:

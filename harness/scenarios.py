@@ -29,7 +29,7 @@ from jsonschema.protocols import Validator
 
 from harness.errors import ScenarioError
 from harness.fixture_tools import FIXTURE_TOOLS
-from harness.json_input import JsonInputError, kind, loads, read_bytes, why
+from harness.json_input import MAX_DEPTH, JsonInputError, kind, loads, read_bytes, text_nested_too_deeply, why
 from harness.scenario_messages import json_type, locate, not_utf8, short
 
 SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
@@ -190,6 +190,7 @@ def _read(path: Path) -> dict[str, Any]:
         field, message = locate(error)
         raise ScenarioError(f"{where}: field '{field}': {message}")
     _check_consistency(where, path.stem, data)
+    _check_arguments_text(where, data)
     return data
 
 
@@ -215,6 +216,16 @@ def _check_consistency(where: str, stem: str, data: dict[str, Any]) -> None:
             fail(f"faults/{i}/call_id", f"no scripted tool call has id {fault['call_id']!r}")
     if data["driver"][0]["action"] != "run":
         fail("driver/0/action", "the first driver step must be 'run'")
+
+
+def _check_arguments_text(where: str, data: dict[str, Any]) -> None:
+    """A scripted call's raw arguments text is JSON every column parses at run time: nested past the loader's own bound
+    it is refused here, measured without parsing it (``"[" * 100000`` is a short string Python's parser dies on)."""
+    for t, turn in enumerate(data["model_script"]):
+        for c, call in enumerate(turn.get("tool_calls", ())):
+            if isinstance(call["arguments"], str) and text_nested_too_deeply(call["arguments"]):
+                field = f"model_script/{t}/tool_calls/{c}/arguments"
+                raise ScenarioError(f"{where}: field '{field}': arguments text nested too deeply (at most {MAX_DEPTH} levels of arrays and objects)")
 
 
 def load_scenario(path: Path) -> Scenario:
