@@ -5,16 +5,16 @@ Per call id it counts three things separately, each its own commit: tool entries
 effect started) and committed effects. No engine or adapter may read it to decide an
 outcome.
 
-The ledger of a comparison is a SQLite file kept by the runner's process, never by a
-column's: a ``LedgerServer`` thread serves it over a Unix socket, and the fixture tools
-in a column's worker append through a ``LedgerClient``. Each append is one JSON line
-answered only after the entry is committed (a synchronous, acknowledged write), so an
-effect is counted before the tool returns and a kill right after it still counts. The
-protocol offers appending, reading one tool's committed effects (the fixture world
-derives balances from them) and a read-only copy of a run's counts (for a column's own
-explanations), nothing else: no column can delete or edit an entry, and the column is
-never told where the file is. The runner reads each driver step's counts
-from the file itself (``LedgerStore.counts``).
+The ledger of a comparison is kept by the runner's process, never by a column's (``harness.ledger_server``, a server
+per column process): the column process inherits one end of a socket pair (no path to find, no address on a command line, the
+same whether the run is root's or not), on which each of its workers asks for a channel bound by the runner to its run
+and driver step (``LedgerConnector.open``); the fixture tools in the worker append through a ``LedgerClient`` on that
+channel. Each append is one JSON line answered only after the runner has counted it (a synchronous, acknowledged
+write), so an effect is counted before the tool returns and a kill right after it still counts. The protocol offers
+appending, reading one tool's committed effects (the fixture world derives balances from them) and a read-only copy
+of a run's counts (for a column's own explanations), nothing else: no column can delete or edit an entry, name
+another column, or reach back into a run or step that has ended. The runner counts what it received in its own
+memory (``Entries``); the SQLite file beside it is a journal it writes and never reads back.
 
 Unit tests that build a fixture world by hand, outside any supervised worker, get a
 ``LocalLedger``: the same store, in a file of their own.
@@ -25,8 +25,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import socketserver
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,6 +84,12 @@ class LedgerStore:
                 (run, step, call_id, kind, tool, canonical_json(payload)),
             )
 
+    def all_entries(self) -> list[tuple[str, int, str, str, str, Any]]:
+        """Every entry of every run in commit order, as ``append`` takes it (run, step, kind, call id, tool, payload)."""
+        with self._lock:
+            rows = self._conn.execute("SELECT run, step, kind, call_id, tool, payload FROM ledger ORDER BY seq").fetchall()
+        return [(r, s, k, c, t, json.loads(p)) for r, s, k, c, t, p in rows]
+
     def effects_of(self, run: str, tool: str) -> list[Any]:
         """Committed effects of one tool in one run, in commit order."""
         with self._lock:
@@ -124,93 +128,71 @@ class LedgerStore:
         return dict(sorted(counts.items()))
 
 
-class _Handler(socketserver.StreamRequestHandler):
-    """One client connection: JSON lines in, one JSON line out per request."""
-
-    server: _Server
-
-    def handle(self) -> None:
-        try:
-            self._serve()
-        except (ConnectionResetError, BrokenPipeError):
-            pass  # the worker died (a kill fault, a stopped run): what it committed is already in the file
-
-    def _serve(self) -> None:
-        for line in self.rfile:
-            try:
-                request = json.loads(line)
-                answer = self.server.answer(request)
-            except Exception as exc:  # a bad request is refused, never applied
-                answer = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
-            self.wfile.write((json.dumps(answer) + "\n").encode("utf-8"))
-            self.wfile.flush()
+_MAX_MESSAGE = 1 << 16  # a connector's request or answer (a run key and a step): small, one datagram each
 
 
-class _Server(socketserver.ThreadingUnixStreamServer):
-    daemon_threads = True
+class LedgerConnector:
+    """A column's end of the connector: asks the runner for a channel bound to a run and a step, or reads counts.
 
-    def __init__(self, address: str, store: LedgerStore) -> None:
-        super().__init__(address, _Handler)
-        self.store = store
+    One process uses it at a time (the supervisor between steps, a worker when it starts, a worker just before it
+    forks its MCP server), so a request and its answer are never interleaved with another's."""
 
-    def answer(self, request: dict[str, Any]) -> dict[str, Any]:
-        match request.get("op"):
-            case "append":
-                args = (request["run"], int(request["step"]), request["kind"], request["call_id"], request["tool"], request["payload"])
-                self.store.append(*args)
-                return {"ok": True}
-            case "effects_of":
-                return {"ok": True, "effects": self.store.effects_of(request["run"], request["tool"])}
-            case "counts":
-                return {"ok": True, "counts": self.store.counts(request["run"], int(request["step"]))}
-            case other:
-                raise ValueError(f"the ledger offers append, effects_of and counts only, not {other!r}")
+    def __init__(self, sock: socket.socket) -> None:
+        self._socket = sock
 
+    @staticmethod
+    def from_fd(fd: int) -> LedgerConnector:
+        """The connector a column process inherited as descriptor ``fd``."""
+        return LedgerConnector(socket.socket(fileno=fd))
 
-class LedgerServer:
-    """Serves a ledger file over a Unix socket from a thread of this (the runner's) process."""
+    def _ask(self, request: dict[str, Any]) -> tuple[dict[str, Any], list[int]]:
+        self._socket.send(json.dumps(request).encode("utf-8"))
+        data, fds, _, _ = socket.recv_fds(self._socket, _MAX_MESSAGE, 1)
+        if not data:
+            raise ConnectionError("the ledger server closed the connector")
+        answer: dict[str, Any] = json.loads(data)
+        if not answer["ok"]:
+            for fd in fds:
+                os.close(fd)
+            raise RuntimeError(f"the ledger refused: {answer['error']}")
+        return answer, fds
 
-    def __init__(self, path: Path) -> None:
-        self.store = LedgerStore(path)
-        self._socket_dir = tempfile.mkdtemp(prefix="ledger-")  # short: a Unix socket path is at most 107 bytes
-        self.address = os.path.join(self._socket_dir, "ledger.sock")
-        self._server = _Server(self.address, self.store)
-        self._thread = threading.Thread(target=self._server.serve_forever, name="ledger", daemon=True)
+    def open(self, run: str, step: int) -> socket.socket:
+        """A new channel bound to ``run`` and ``step`` (the runner's binding; the channel cannot name another)."""
+        _, fds = self._ask({"op": "open", "run": run, "step": step})
+        if len(fds) != 1:
+            raise ConnectionError("the ledger server sent no channel")
+        return socket.socket(fileno=fds[0])
 
-    def __enter__(self) -> LedgerServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self.store.close()
-        os.unlink(self.address)
-        os.rmdir(self._socket_dir)
+    def counts(self, run: str, through_step: int) -> dict[str, dict[str, Any]]:
+        """A read-only copy of a run's counts, for a column's own explanations; the runner never uses it."""
+        _, fds = self._ask({"op": "counts", "run": run, "step": through_step})
+        with socket.socket(fileno=fds[0]) as stream:
+            body = b"".join(iter(lambda: stream.recv(1 << 16), b""))
+        counts: dict[str, dict[str, Any]] = json.loads(body)
+        return counts
 
 
 @dataclass(frozen=True)
 class Binding:
-    """Where a worker's fixture tools append: the server's address, the run, the driver step."""
+    """Where a worker's fixture tools append: the connector, the run and the driver step a channel is opened for."""
 
-    address: str
+    connector: LedgerConnector
     run: str
     step: int
 
 
 class LedgerClient:
-    """A worker's end of the channel: every append waits for the server's acknowledgement."""
+    """A worker's end of a channel bound to its run and step: every append waits for the server's acknowledgement."""
 
-    def __init__(self, binding: Binding) -> None:
-        self._binding = binding
-        self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._socket.connect(binding.address)
-        self._file = self._socket.makefile("rwb")
+    def __init__(self, channel: socket.socket) -> None:
+        self._socket = channel
+        self._file = channel.makefile("rwb")
         self._lock = threading.Lock()  # a framework may run tools in threads
 
     def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
-            self._file.write((json.dumps({**request, "run": self._binding.run}) + "\n").encode("utf-8"))
+            self._file.write((json.dumps(request) + "\n").encode("utf-8"))
             self._file.flush()
             line = self._file.readline()
         if not line:
@@ -221,7 +203,7 @@ class LedgerClient:
         return answer
 
     def record(self, kind: str, call_id: str, tool: str, payload: Any) -> None:
-        self._ask({"op": "append", "step": self._binding.step, "kind": kind, "call_id": call_id, "tool": tool, "payload": json.loads(canonical_json(payload))})
+        self._ask({"op": "append", "kind": kind, "call_id": call_id, "tool": tool, "payload": json.loads(canonical_json(payload))})
 
     def effects_of(self, tool: str) -> list[Any]:
         effects: list[Any] = self._ask({"op": "effects_of", "tool": tool})["effects"]
@@ -257,23 +239,26 @@ class LocalLedger:
 
 
 _bound: Binding | None = None
+_channel: socket.socket | None = None
 
 
-def bind_worker(binding: Binding) -> None:
-    """Called by the supervisor in a fresh worker, before the column's code runs: where its effects go."""
-    global _bound
+def bind_worker(binding: Binding | None, channel: socket.socket | None = None) -> None:
+    """Called in a fresh worker, before the column's code runs: where its effects go. The worker opens its own channel
+    for its run and step on the connector (or is handed one: a server forked for the step gets its worker's)."""
+    global _bound, _channel
     _bound = binding
+    _channel = channel if channel is not None else binding.connector.open(binding.run, binding.step) if binding is not None else None
 
 
 def current_binding() -> Binding | None:
     """The binding of this worker (None outside a supervised worker): a program the worker starts for the same
-    driver step (the MCP server) is handed it, so its effects count in the step too."""
+    driver step (the MCP server) is handed a channel opened on it, so its effects count in the step too."""
     return _bound
 
 
 def worker_ledger(scratch: Path) -> LedgerClient | LocalLedger:
     """The ledger of this process: the runner's channel in a supervised worker, else a local file."""
-    return LedgerClient(_bound) if _bound is not None else LocalLedger(scratch / "ledger.sqlite")
+    return LedgerClient(_channel) if _channel is not None else LocalLedger(scratch / "ledger.sqlite")
 
 
 def ledger_counts(path: str) -> dict[str, dict[str, Any]]:

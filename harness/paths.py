@@ -17,8 +17,8 @@ from pathlib import Path
 
 from harness.errors import HarnessError, printable
 
-PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,127}")
-"""One path component: letters, digits, '.', '_', '@', '-', starting with a letter or a digit, at most 128
+PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}")
+"""One path component: letters, digits, '.', '_', '@', '+', '-' (a sub-case such as ``@write_held+siblings_first``), starting with a letter or a digit, at most 128
 characters (well under every file system's 255-byte name limit, with room for a suffix); never '.', '..',
 empty, absolute, or holding a separator, a NUL or a newline."""
 
@@ -26,7 +26,7 @@ empty, absolute, or holding a separator, a NUL or a newline."""
 def plain_name(name: str, what: str) -> str:
     """``name`` itself when it is a plain name (``PLAIN_NAME``, matched whole), else a ``HarnessError`` naming ``what``."""
     if not isinstance(name, str) or not PLAIN_NAME.fullmatch(name):
-        raise HarnessError(f"{what} {printable(repr(name))} is not a plain name (letters, digits, '.', '_', '@', '-'; "
+        raise HarnessError(f"{what} {printable(repr(name))} is not a plain name (letters, digits, '.', '_', '@', '+', '-'; "
                            "starting with a letter or a digit; at most 128)")
     return name
 

@@ -21,6 +21,7 @@ RunStatus = Literal["completed", "awaiting_approval", "reconcile_required", "sto
 STATUSES: tuple[RunStatus, ...] = ("completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "model_unavailable", "refused", "crashed", "error")
 SCENARIO_TIMEOUT_S = 120.0  # wall clock for all steps of one scenario: a hidden loop must never hang a run
 PROGRESS_PREFIX = "PROGRESS "
+IMPORT_PHASE = "import"  # the network guard's tag for what a column process attempts before its first mode
 DEFAULTS_NEVER_REACHES = "defaults_never_reaches"  # a column class attribute for the glue coverage check: {"<file>:<function>": "<why>"}
 """How a column process starts a line to the runner: ``plan <n>`` (the scenario runs it will make, sub-cases aside)
 first, then ``<mode>/<key>`` as each scenario finishes."""

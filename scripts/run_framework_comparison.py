@@ -32,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
-from harness.canonical_io import write_json  # noqa: E402
+from harness.canonical_io import as_written, write_files  # noqa: E402
 from harness.columns import REFERENCE, Column, known_columns  # noqa: E402
 from harness.errors import ScenarioError, printable  # noqa: E402
 from harness.json_input import kind, why  # noqa: E402
@@ -52,10 +52,11 @@ from harness.runner_side.probes import declared_probes  # noqa: E402
 from harness.runner_side.processes import Stopped, stop_all, stopping  # noqa: E402
 from harness.runner_side.report.page import render_report  # noqa: E402
 from harness.runner_side.report.scorecard import scorecard, scorecard_svg  # noqa: E402
-from harness.runner_side.runner import ColumnResult, run_column  # noqa: E402
+from harness.runner_side.runner import ColumnResult, check_separation, run_column  # noqa: E402
 from harness.runner_side.table import LEGEND, WIDTH  # noqa: E402
 from harness.runner_side.table import compact as compact_table  # noqa: E402
 from harness.runner_side.table import wide as wide_table  # noqa: E402
+from harness.runner_side.users import CannotReach  # noqa: E402
 from harness.runner_side.wire.server import WireServer  # noqa: E402
 from harness.scenarios import SCENARIO_DIR, Scenario, load_expectations, load_scenarios, shown  # noqa: E402
 
@@ -176,14 +177,14 @@ def run_all(
 def say(line: str) -> None:
     """Print a line for a reader at a terminal: paths under the repository relative to it, wrapped at 100 characters, scenario
     and column text ``printable``."""
-    print("\n".join(textwrap.wrap(printable(line.replace(f"{ROOT}/", "")), WIDTH, subsequent_indent="    ", break_on_hyphens=False)), flush=True)
+    print("\n".join(textwrap.wrap(printable(line.replace(f"{ROOT}/", ""), lines=True), WIDTH, subsequent_indent="    ", break_on_hyphens=False)), flush=True)
 
 
 def progress(result: ColumnResult) -> str:
     if result.status != "measured":
         return f"NOT MEASURED: {result.reason}"
     parts = [f"{mode}: {len(records)} scenarios" for mode, records in sorted(result.modes.items())]
-    network = f"; refused network: {', '.join(result.network)}" if result.network else ""
+    network = f"; refused network: {', '.join(result.network.refused)}" if result.network.refused else ""
     return f"measured ({'; '.join(parts)}) in {result.timings.get('total_s', 0):.1f} s{network}"
 
 
@@ -193,8 +194,9 @@ def main(argv: list[str] | None = None) -> int:
         scenarios = load_scenarios(args.scenarios)
         expectations = load_expectations(args.scenarios)
         before = output_as_it_was(args.output)
-    except (ScenarioError, BadOutput) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        check_separation()  # as root every column runs under a user of its own, who must reach the repository
+    except (ScenarioError, BadOutput, CannotReach) as exc:
+        print(f"error: {printable(str(exc))}", file=sys.stderr)
         return 2
     scratch = Path(tempfile.mkdtemp(prefix="framework-comparison-"))
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -248,17 +250,15 @@ def compare(args: argparse.Namespace, scenarios: list[Scenario], expectations: d
         if name in entries and document.get("status") == "measured":
             entries[name]["modes"] = sorted(document["modes"])
     documents_to_write = {**{f"{n}.json": d for n, d in documents.items()}, "availability.json": availability_document(entries)}
-    for file_name, document in documents_to_write.items():
+    for file_name, document in documents_to_write.items():  # every file is made before any is written
         errors = validation_errors(document)
         if errors:
             raise AssertionError(f"harness bug: {file_name} breaks the evidence schema: {errors[:3]}")
-        write_json(target / file_name, document)
     findings = findings_text(documents, before if args.whole else {})
-    (target / FINDINGS).write_text(findings, encoding="utf-8")
-    views = teaching_views(documents, before if args.whole else {}, scenarios, target)  # --check compares them below
-    timings = {n: r.timings for n, r in results.items()}
+    views = teaching_views(documents, before if args.whole else {}, scenarios)  # --check compares them below
     wall_s = time.perf_counter() - run_started
-    (target / "timings.json").write_text(json.dumps(timings_document(timings, wall_s), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    timings = timings_document({n: r.timings for n, r in results.items()}, wall_s)
+    write_files(target, {**documents_to_write, FINDINGS: findings, **views, "timings.json": timings})  # each replaced whole or not at all
 
     races = [race for result in results.values() for race in result.undeclared_races]
     print()
@@ -271,7 +271,7 @@ def compare(args: argparse.Namespace, scenarios: list[Scenario], expectations: d
                   if _read(args.output / name) != text]
         print(f"\n--check against {_shown(args.output)}: " + ("no drift" if not drift else f"{len(drift)} drifted:"))
         for line in drift + findings_diff:
-            print(f"  {printable(line)}")
+            print(f"  {printable(line, lines=True)}")
         failures += [f"evidence drifted ({len(drift)} change{'s' if len(drift) > 1 else ''})"] if drift else []
     if failures:
         print("\nFAILED: " + "; ".join(failures), file=sys.stderr)
@@ -318,7 +318,7 @@ def report(args: argparse.Namespace, results: dict[str, ColumnResult], documents
         print(f"findings (what each framework hides): {_shown(args.output / FINDINGS)}; the report to look at: {_shown(args.output / REPORT)}")
         print(f"evidence per column, every cell with its reason: {_shown(args.output)}/<column>.json")
     for problem in problems:  # loud: on stderr, the last lines a reader sees
-        print("\n".join(textwrap.wrap(printable(f"!!! {problem}"), WIDTH, subsequent_indent="    ")), file=sys.stderr)
+        print("\n".join(textwrap.wrap(printable(f"!!! {problem}", lines=True), WIDTH, subsequent_indent="    ")), file=sys.stderr)
     return failures
 
 
@@ -347,23 +347,21 @@ FINDINGS = "FINDINGS.md"
 
 def findings_text(documents: dict[str, dict[str, Any]], kept: dict[str, dict[str, Any] | None]) -> str:
     """FINDINGS.md from this run's documents and, from ``kept`` (the output's files as they were; empty for a run of
-    one's own scenarios, whose FINDINGS.md holds this run only), the documents of the columns this run did not measure."""
+    one's own scenarios, whose FINDINGS.md holds this run only), the documents of the columns this run did not measure;
+    as it is written (``as_written``), so that --check compares it with the file as it is."""
     everything = {name.removesuffix(".json"): d for name, d in kept.items() if d and "framework" in d}
-    return render_findings({**everything, **documents}, declared_probes())
+    return as_written(render_findings({**everything, **documents}, declared_probes()))
 
 
 REPORT, SCORECARD = "report.html", "scorecard.svg"
 
 
-def teaching_views(documents: dict[str, dict[str, Any]], kept: dict[str, dict[str, Any] | None], scenarios: list[Scenario], target: Path) -> dict[str, str]:
-    """Write ``report.html`` and ``scorecard.svg`` (``harness.runner_side.report``) into ``target`` from the same
-    documents as FINDINGS.md; return their texts by file name."""
+def teaching_views(documents: dict[str, dict[str, Any]], kept: dict[str, dict[str, Any] | None], scenarios: list[Scenario]) -> dict[str, str]:
+    """The texts of ``report.html`` and ``scorecard.svg`` (``harness.runner_side.report``) by file name, from the same
+    documents as FINDINGS.md, as they are written."""
     everything = {name.removesuffix(".json"): d for name, d in kept.items() if d and "framework" in d}
     merged, by_id = {**everything, **documents}, {s.id: s for s in scenarios}
-    views = {REPORT: render_report(merged, by_id), SCORECARD: scorecard_svg(scorecard(merged, by_id))}
-    for file_name, text in views.items():
-        (target / file_name).write_text(text, encoding="utf-8")
-    return views
+    return {REPORT: as_written(render_report(merged, by_id)), SCORECARD: as_written(scorecard_svg(scorecard(merged, by_id)))}
 
 
 def _read(path: Path) -> str | None:

@@ -32,7 +32,8 @@ from harness.columns import REFERENCE, known_columns  # noqa: E402
 from harness.errors import ScenarioError, printable  # noqa: E402
 from harness.runner_side.cli_parser import OneLineParser  # noqa: E402
 from harness.runner_side.observables import expected_names  # noqa: E402
-from harness.runner_side.runner import run_column  # noqa: E402
+from harness.runner_side.runner import check_separation, run_column  # noqa: E402
+from harness.runner_side.users import CannotReach  # noqa: E402
 from harness.runner_side.walkthrough import walkthrough  # noqa: E402
 from harness.runner_side.wire.server import WireServer  # noqa: E402
 from harness.scenarios import Scenario, load_expectations, load_scenario, shown  # noqa: E402
@@ -73,6 +74,11 @@ def main(argv: list[str] | None = None) -> int:
     for error in errors:
         print(f"error: {error}", file=sys.stderr)
     if errors:
+        return 2
+    try:
+        check_separation()  # as root the engine's column runs under a user of its own, who must reach the repository
+    except CannotReach as exc:
+        print(f"error: {printable(str(exc))}", file=sys.stderr)
         return 2
     scratch = Path(tempfile.mkdtemp(prefix="validate-scenario-"))
     try:

@@ -107,7 +107,7 @@ def _fork_server(scenario: Scenario, scratch: Path, request: StepRequest, sessio
     wiring = HarnessWiring(
         scratch=str(scratch),
         faults=[f.to_json() for f in scenario.faults],
-        ledger=(binding.address, binding.run, binding.step),
+        ledger=(binding.connector.open(binding.run, binding.step).detach(), binding.run, binding.step),  # the server's own channel, inherited
         now=request.now,
         trace=str(trace_path(scratch)),
     )

@@ -30,12 +30,12 @@ from harness.canonical_io import write_json
 from harness.column_side.driver import exception_text, run_scenario
 from harness.column_side.line_trace import LineRecorder, write_declared
 from harness.column_side.mechanisms import built_constants, locate, locate_approval_fields, read_constants
-from harness.column_side.network_guard import install_network_guard
+from harness.column_side.network_guard import install_network_guard, set_phase
 from harness.column_side.protocol import ColumnAdapter
 from harness.column_side.scripted_model import summarize_log
 from harness.column_side.wire_warmup import share_default_ssl_context, warm_openai_client
 from harness.errors import HarnessError
-from harness.ledger import Binding, LedgerClient
+from harness.ledger import Binding, LedgerConnector
 from harness.paths import inside
 from harness.records import PROGRESS_PREFIX, SCENARIO_TIMEOUT_S, ScenarioRun, StepFacts, StepRecord, raw_record, run_key
 from harness.scenarios import Scenario, load_scenarios
@@ -56,14 +56,12 @@ def run_raw(
 ) -> dict[str, Any]:
     """Run one scenario through one column; return the raw material of its observation.
 
-    ``ledger`` is the runner's ledger (address, run key); without it the driver keeps a private one. ``wire``: the
+    ``ledger`` is the runner's ledger (the connector, the run key); without it the driver keeps a private one. ``wire``: the
     column's base URL on the runner's scripted server, in ``wire`` mode (whose requests the runner records)."""
     run = run_scenario(scenario, functools.partial(column.perform, mode=mode), scratch, timeout_s, schedule, ledger, wire if mode == "wire" else None)
     if ledger is not None:  # the column's own facts and explanations may quote counts; the runner reads its own
-        client = LedgerClient(ledger)
         for step in run.steps:
-            step.ledger = client.counts(step.index)
-        client.close()
+            step.ledger = ledger.connector.counts(ledger.run, step.index)
     model = summarize_log(scratch / "model_log.jsonl", len(scenario.model_script))
     clean = not any(s.error and s.raised is None for s in run.steps)  # no timeout, no unexpected death
     try:  # the column reads its own trace and rebuilds its agent here, in the column process: not the column's end
@@ -101,12 +99,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scratch", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--scenario-timeout", type=float, default=SCENARIO_TIMEOUT_S)
-    parser.add_argument("--ledger", required=True, help="address of the runner's ledger server")
+    parser.add_argument("--ledger-fd", type=int, required=True, help="the inherited descriptor of the runner's ledger connector")
     parser.add_argument("--wire", help="the column's base URL on the runner's scripted OpenAI-compatible server (wire mode); '-': read it from stdin")
     parser.add_argument("--twice", action="store_true", help="run every scenario twice: the runner fails on any difference")
     parser.add_argument("--trace-lines", type=Path, help="with --twice: trace the second runs' lines under --trace-under into <dir>/<mode>.tsv")
     parser.add_argument("--trace-under", type=Path, help="the folder whose lines --trace-lines records (adapters/)")
     args = parser.parse_args(argv)
+    connector = LedgerConnector.from_fd(args.ledger_fd)  # before anything else could take the descriptor's number
     if args.wire == "-":  # the runner hands the URL (its token) over stdin, where no other process can read it
         args.wire = sys.stdin.readline().strip() or None
 
@@ -141,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     constants = built_constants(read_constants(column.constants), built)
     print(f"{PROGRESS_PREFIX}plan {sum(len(playable) - len(not_applicable[m]) for m in modes)}", flush=True)  # sub-cases come on top
     for mode in modes:
+        set_phase(mode)  # the guard's log tells the modes apart: a run of one mode replaces that mode's attempts alone
         column.prepare(mode)
         if mode == "wire" and args.wire:
             try:
@@ -162,12 +162,12 @@ def main(argv: list[str] | None = None) -> int:
                 scenario_started = time.perf_counter()
                 run = functools.partial(_guarded_run, column, scenario, mode, args.scenario_timeout, schedule, failed, args.wire)
                 first = run_key(mode, key)
-                record = run(inside(args.scratch, first, what="run key"), Binding(args.ledger, first, 0))
+                record = run(inside(args.scratch, first, what="run key"), Binding(connector, first, 0))
                 if args.twice:  # a difference between the two runs is a race nobody declared
                     again = run_key(mode, key, again=True)
                     if recorder is not None:
                         recorder.record_into(args.trace_lines / f"{mode}.tsv")
-                    record["again"] = run(inside(args.scratch, again, what="run key"), Binding(args.ledger, again, 0))
+                    record["again"] = run(inside(args.scratch, again, what="run key"), Binding(connector, again, 0))
                     if recorder is not None:
                         recorder.record_into(None)
                 records[key] = {**record, "scenario": scenario.id, "schedule": schedule}

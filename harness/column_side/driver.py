@@ -26,7 +26,8 @@ from harness.column_side.protocol import InboundEvent, StepOutcome, StepRequest
 from harness.column_side.sibling_order import earlier_kills, killed_siblings, raising_siblings
 from harness.column_side.world import arm_schedule
 from harness.errors import HarnessError
-from harness.ledger import Binding, LedgerServer, bind_worker
+from harness.ledger import Binding, bind_worker
+from harness.ledger_server import LedgerServer
 from harness.records import SCENARIO_TIMEOUT_S, ScenarioRun, StepRecord
 from harness.scenarios import BOUNDARY_ACTIONS, Scenario
 
@@ -50,14 +51,14 @@ def run_scenario(
     The steps share one wall-clock budget; when it runs out the worker is killed, the
     step is recorded as ``error: timeout`` and the remaining steps do not run.
     ``schedule`` names the ordering a column forces on a race it can pin (every request carries it).
-    ``ledger`` is the runner's ledger (its address and this run's key): the steps' counts are then the
-    runner's to read. Without it (a test driving a column directly) this process keeps a private
+    ``ledger`` is the runner's ledger (the column process's connector and this run's key): the steps' counts are then
+    the runner's to read. Without it (a test driving a column directly) this process keeps a private
     ledger server and fills in each step's counts itself. ``wire`` (``wire`` mode) is the column's base URL on the
     runner's scripted server: each step's request carries ``<wire>/<run>/<step>/v1`` as its ``model_url``.
     """
     if ledger is None:  # a run on the same scratch directory again continues the same private ledger
-        with LedgerServer(scratch.parent / f"{scratch.name}.ledger.sqlite") as server:
-            private = Binding(server.address, f"private/{scenario.id}", 0)  # <mode>/<key>, as the runner's run keys
+        with LedgerServer(scratch.parent / f"{scratch.name}.ledger.sqlite", continued=True) as server:
+            private = Binding(server.connector(), f"private/{scenario.id}", 0)  # <mode>/<key>, as the runner's run keys
             return _play(scenario, perform, scratch, timeout_s, schedule, private, lambda: server.store.counts(private.run), wire)
     return _play(scenario, perform, scratch, timeout_s, schedule, ledger, None, wire)
 
@@ -140,18 +141,19 @@ def _in_worker(perform: Perform, scenario: Scenario, scratch: Path, request: Ste
     worker.start()
     sender.close()
     index, action = request.index, request.action
+    deadline = time.monotonic() + timeout_s
     try:
-        if not receiver.poll(timeout_s):
+        if not _answered(receiver, worker, deadline):
             worker.kill()
             worker.join()
             return StepRecord(index, action, "error", "error", error="timeout")
         try:
-            kind, payload = receiver.recv()
+            kind, payload = receiver.recv() if receiver.poll() else ("died", {})  # ended without a word
         except EOFError:
             kind, payload = "died", None
     finally:
         receiver.close()
-    worker.join(timeout_s)
+    _ended(worker, deadline)
     if kind == "ok":
         if not isinstance(payload, StepOutcome):
             return StepRecord(index, action, "error", "error", error=f"the column returned {type(payload).__name__}, not a StepOutcome")
@@ -165,6 +167,27 @@ def _in_worker(perform: Perform, scenario: Scenario, scratch: Path, request: Ste
     if kind == "raised":
         return StepRecord(index, action, "error", "error", error=payload["error"], raised=payload["type"], raised_bases=payload["bases"])
     return StepRecord(index, action, "error", "error", error=f"worker died with exit code {worker.exitcode}")
+
+
+_SLICE_S = 0.05
+
+
+def _answered(receiver: Any, worker: Any, deadline: float) -> bool:
+    """Wait until the worker answered or ended (False: the deadline came first). Its end is read from its exit status,
+    not only from its end of the pipe: a process it started that left its group (a framework's daemon, a hostile
+    column's) may hold that end open long after the worker is gone."""
+    while time.monotonic() < deadline:
+        if receiver.poll(min(_SLICE_S, max(0.0, deadline - time.monotonic()))) or worker.exitcode is not None:
+            return True
+    return False
+
+
+def _ended(worker: Any, deadline: float) -> None:
+    """Reap the worker once it has answered: at once in the usual case (its sentinel closes), else by its exit status
+    (a process it left holds the sentinel), until the deadline."""
+    worker.join(_SLICE_S)
+    while worker.exitcode is None and time.monotonic() < deadline:
+        time.sleep(0.005)
 
 
 def _worker_main(sender: Any, perform: Perform, scenario: Scenario, scratch: Path, request: StepRequest, binding: Binding) -> None:

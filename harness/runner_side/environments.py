@@ -328,6 +328,7 @@ def ensure_environment(
         reason = "rebuild requested" if rebuild else _stale_reason(column, final, fingerprint, expected)
         if reason is None:
             log(f"reusing cached environment {column!r} at {final} (key {key[:16]})")
+            os.chmod(final, 0o755)  # one built before column users existed kept mkdtemp's 0700
             return Environment(column, final / "bin" / "python", key, versions, True, final)
         log(f"cached environment {column!r} at {final} cannot be reused ({reason}); deleting and rebuilding")
         shutil.rmtree(final)
@@ -335,6 +336,7 @@ def ensure_environment(
     uv, uv_version = find_uv()
     cache.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.build-", dir=cache))  # same file system: rename is atomic
+    os.chmod(staging, 0o755)  # readable like any installed package: as root a column runs under a user of its own
     python = staging / "bin" / "python"
     install = [*uv, "pip", "install", "--python", str(python), "--no-deps"]
     log(f"building environment {column!r} with {uv_version} from {lock} (key {key[:16]}) into {final}")

@@ -38,10 +38,11 @@ from pathlib import Path
 from typing import Any
 
 from harness.columns import ROOT, Column
-from harness.ledger import LedgerServer
+from harness.ledger_server import LedgerServer
 from harness.records import DEFAULTS_NEVER_REACHES as DECLARATION
 from harness.runner_side.glue import counted_lines, glue_parts
 from harness.runner_side.sandbox import clean_environment
+from harness.runner_side.users import read_column_file
 
 MODES = ("defaults", "contract")
 TRACE_TIMEOUT_S = 300.0  # per scenario: tracing slows a framework's own code down several times
@@ -165,9 +166,9 @@ def traced_mode(
             str(python or sys.executable), "-I", "-c", BOOTSTRAP, ":".join(str(p) for p in [ROOT, *extra_sys_path]),
             str(traced), str(column.adapter_dir.resolve().parent), str(declared), column.entry,
             "--column", column.entry, "--mode", mode, "--scenarios", str(scenarios_dir.resolve()), "--scratch", str(scratch),
-            "--out", str(out), "--scenario-timeout", str(scenario_timeout_s), "--ledger", ledger.address,
+            "--out", str(out), "--scenario-timeout", str(scenario_timeout_s), "--ledger-fd", str(ledger.column_fd),
         ]  # fmt: skip
-        done = subprocess.run(command, env=clean_environment(scratch / "home"), cwd=scratch, capture_output=True, text=True)
+        done = subprocess.run(command, env=clean_environment(scratch / "home"), cwd=scratch, capture_output=True, text=True, pass_fds=(ledger.column_fd,))
     if done.returncode != 0 or not out.exists():
         tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-5:])
         raise RuntimeError(f"{column.name} in {mode} mode: the column process exited with {done.returncode}:\n{tail}")
@@ -251,7 +252,7 @@ def coverage_of_traces(column: Column, traces: Path, errors: Mapping[str, list[s
     of ``--check`` (``column_main --trace-lines``: ``<mode>.tsv`` per mode and ``declared.json``), and the second runs
     that ended a step in an error per mode (their coverage is partial)."""
     lines = {mode: read_lines(traces / f"{mode}.tsv") for mode in MODES}
-    declared = json.loads((traces / "declared.json").read_text(encoding="utf-8"))
+    declared = json.loads(read_column_file(traces / "declared.json", traces.parent))
     coverage = compare(column.adapter_dir, lines["defaults"], lines["contract"], declared)
     coverage.errors = {mode: sorted(keys) for mode, keys in errors.items() if keys}
     return coverage
@@ -268,7 +269,7 @@ def read_lines(out: Path) -> dict[Path, set[int]]:
     runs: dict[Path, set[int]] = {}
     resolved: dict[str, Path] = {}  # two names of one file (a link, a relative path) are one file's lines
     if out.exists():
-        for entry in out.read_text(encoding="utf-8").splitlines():
+        for entry in read_column_file(out, out.parent.parent).splitlines():
             number, _, name = entry.partition("\t")
             path = resolved.get(name) or resolved.setdefault(name, Path(name).resolve())
             runs.setdefault(path, set()).add(int(number))

@@ -24,8 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from harness.records import PROGRESS_PREFIX as PROGRESS
-from harness.runner_side.users import ColumnUser
+from harness.runner_side.users import ColumnUser, end_processes_of
 
+MAX_LINE = 1 << 16  # characters of one line a column process writes: progress lines are short, a longer line is cut
+READER_GRACE_S = 5.0  # how long the column's output is still read once its process has ended
 _running: set[subprocess.Popen[str]] = set()
 _lock = threading.Lock()
 _stopping = threading.Event()
@@ -69,6 +71,8 @@ def run_watched(
     process of another id; ``cwd`` must then be reachable by that user (``users.private_dir``)."""
     if _stopping.is_set():
         return Finished(-signal.SIGKILL, False, ["stopped before it started"])
+    if user is not None:
+        end_processes_of(user)  # whatever an earlier run under these ids left behind
     process = subprocess.Popen(command, env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                start_new_session=True, pass_fds=pass_fds, **_ids(user))  # fmt: skip
     assert process.stdin is not None
@@ -89,19 +93,27 @@ def run_watched(
     watchdog.daemon = True
     watchdog.start()
     tail: deque[str] = deque(maxlen=20)
-    try:
+
+    def read() -> None:  # in a thread: a process that left the group may hold the pipe open past the column's end
         assert process.stdout is not None
-        for line in process.stdout:
+        while line := process.stdout.readline(MAX_LINE):  # a line without end is cut, never held whole
             if line.startswith(PROGRESS):
                 on_progress(line[len(PROGRESS):].strip())
             elif line.strip():
-                tail.append(line.rstrip())
+                tail.append(line.rstrip()[:MAX_LINE])
+
+    reader = threading.Thread(target=read, name="column-output", daemon=True)
+    reader.start()
+    try:
         returncode = process.wait()
     finally:
         watchdog.cancel()
         _kill(process)  # workers a dead column process left behind
+        if user is not None:
+            end_processes_of(user)  # and any process it started that left its group (setsid): every one of its ids
         with _lock:
             _running.discard(process)
+    reader.join(READER_GRACE_S)  # without root a process that left the group keeps the pipe: not waited for
     return Finished(returncode, timed_out.is_set(), list(tail))
 
 

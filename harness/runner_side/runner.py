@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import shutil
+import stat
 import sys
+import tempfile
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -19,14 +24,15 @@ from typing import Any
 
 from harness.columns import ROOT, Column, measured_exceptions
 from harness.errors import HarnessError
-from harness.ledger import LedgerServer, LedgerStore
+from harness.ledger_server import Entries, LedgerServer
 from harness.records import SCENARIO_TIMEOUT_S, missing_roles, run_key
 from harness.runner_side.glue_coverage import Coverage, coverage_of_traces, ended_in_error, sources
 from harness.runner_side.observation import observation
-from harness.runner_side.processes import run_watched, stopping
-from harness.runner_side.sandbox import clean_environment, refused_attempts
+from harness.runner_side.processes import Finished, run_watched, stopping
+from harness.runner_side.sandbox import NetworkAttempts, clean_environment, network_attempts
+from harness.runner_side.users import CannotReach, ColumnUser, claim_user, preflight, private_dir, read_column_file, separation_applies
 from harness.runner_side.wire.server import WireServer
-from harness.scenarios import Scenario, load_scenarios
+from harness.scenarios import Scenario, load_scenarios, scenario_files
 from harness.script_log import summarize_entries
 
 # -I ignores PYTHONPATH and the user site; the bootstrap puts the repository first on sys.path.
@@ -35,6 +41,7 @@ BOOTSTRAP = (
     "from harness.column_side.column_main import main; sys.exit(main(sys.argv[2:]))"
 )
 START_MARGIN_S = 120.0
+PACKAGES = ("harness", "handwritten", "adapters")  # what a column process imports from the repository
 
 
 @dataclass
@@ -46,7 +53,8 @@ class ColumnResult:
     reason: str | None = None
     versions: dict[str, str] = field(default_factory=dict)
     modes: dict[str, dict[str, Any]] = field(default_factory=dict)
-    network: list[str] = field(default_factory=list)
+    network: NetworkAttempts = field(default_factory=NetworkAttempts)
+    """What the column's network guard let through and refused (``harness.runner_side.sandbox``)."""
     timings: dict[str, Any] = field(default_factory=dict)
     """Seconds: ``import_s``, ``<mode>_s``, ``total_s``, ``scenarios_s`` (``<mode>/<key>`` -> seconds), and when the run
     started and ended the column (``started_at_s``, ``finished_at_s``); machine- and load-dependent, never evidence."""
@@ -65,9 +73,22 @@ class ColumnResult:
     """With ``trace_glue``: the glue count against the lines the second runs played (``harness.runner_side.glue_coverage``)."""
     glue_coverage_problem: str | None = None
     """Why the glue coverage could not be computed (a source file changed under the run)."""
+    ledger: Entries | None = None
+    """Every entry the column's processes appended, as the runner counted them in its memory (an explorer checks the
+    contract's properties against them); never evidence."""
 
 
-def run_column(
+def run_column(column: Column, modes: list[str], scenarios_dir: Path, scratch_root: Path, **options: Any) -> ColumnResult:
+    """``measure_column``, with a failure of the runner's own resources while it serves the column (descriptors, memory,
+    a file it cannot write: ``OSError``) made that column's ``not-measured`` with the reason: what one column did to the
+    runner never ends the other columns' measurement."""
+    try:
+        return measure_column(column, modes, scenarios_dir, scratch_root, **options)
+    except OSError as exc:
+        return ColumnResult(column, "not-measured", reason=f"the runner could not serve the column process: {type(exc).__name__}: {exc}")
+
+
+def measure_column(
     column: Column,
     modes: list[str],
     scenarios_dir: Path,
@@ -106,6 +127,9 @@ def run_column(
         except HarnessError as exc:
             return ColumnResult(column, "not-measured", reason=f"environment could not be built: {exc}")
         python, versions = env.python, dict(env.versions)
+    user, scenarios_dir, problem = _separate(scratch, scenarios_dir, python, extra_sys_path)
+    if problem is not None:
+        return ColumnResult(column, "not-measured", reason=problem, versions=versions)
     out = scratch / "observations.json"
     # Sub-cases (schedules) and a second run only multiply the work: the budget allows four runs per scenario.
     budget = START_MARGIN_S + scenario_timeout_s * scenario_count * len(modes) * 2 * (2 if twice else 1)
@@ -118,21 +142,21 @@ def run_column(
         command = [
             str(python), "-I", "-c", BOOTSTRAP, ":".join(str(p) for p in [ROOT, *extra_sys_path]),
             "--column", column.entry, "--scenarios", str(scenarios_dir.resolve()), "--scratch", str(scratch), "--out", str(out),
-            "--scenario-timeout", str(scenario_timeout_s), "--ledger", ledger.address,
+            "--scenario-timeout", str(scenario_timeout_s), "--ledger-fd", str(ledger.column_fd),
             *(["--wire", "-"] if wire is not None and "wire" in modes else []),  # its base URL comes on stdin: never on a command line
             *[a for m in modes for a in ("--mode", m)],
             *(["--twice"] if twice else []), *tracing,
         ]  # fmt: skip
         secret = wire.base_url(column.name) + "\n" if wire is not None and "wire" in modes else ""
-        done = run_watched(command, env=clean_environment(home), cwd=scratch, timeout_s=budget, on_progress=on_progress, stdin_text=secret)
+        done = run_watched(command, env=clean_environment(home), cwd=scratch, timeout_s=budget, on_progress=on_progress, stdin_text=secret,
+                           pass_fds=(ledger.column_fd,), user=user)
         if stopping():
             return ColumnResult(column, "not-measured", reason="stopped by a signal", versions=versions)
         if done.timed_out:
             return ColumnResult(column, "not-measured", reason=f"the column process did not finish within {budget:.0f} s", versions=versions)
-        if done.returncode != 0 or not out.exists():
-            tail = " | ".join(done.tail[-3:])
-            return ColumnResult(column, "not-measured", reason=f"the column process exited with {done.returncode}: {tail}", versions=versions)
-        document = json.loads(out.read_text(encoding="utf-8"))
+        document, why = _document(out, done)
+        if document is None:
+            return ColumnResult(column, "not-measured", reason=why, versions=versions)
         scenarios = {s.id: s for s in load_scenarios(scenarios_dir)}
         modes_out: dict[str, dict[str, Any]] = {}
         races: list[str] = []
@@ -153,7 +177,7 @@ def run_column(
                 modes_out[mode][key] = record
     timings = {**document["timings"], "total_s": time.perf_counter() - started}
     versions = versions or dict(sorted(document.get("versions", {}).items()))  # a project column's own packages
-    network = refused_attempts(scratch / "network.jsonl")
+    network = network_attempts(scratch / "network.jsonl", modes)
     mechanisms = document["mechanisms"]
     if column.environment == "isolated" and (missing := missing_roles({r: m["ref"] for r, m in mechanisms.items()})):
         return ColumnResult(column, "not-measured", reason=f"the column names no mechanism for {', '.join(missing)}", versions=versions)
@@ -162,8 +186,65 @@ def run_column(
     return ColumnResult(
         column, "measured", versions=versions, modes=modes_out, network=network, timings=timings, mechanisms=mechanisms,
         approval_fields=document.get("approval_fields", {}), constants=document["constants"], undeclared_races=races,
-        not_applicable=document.get("not_applicable", {}), glue_coverage=coverage, glue_coverage_problem=problem,
+        not_applicable=document.get("not_applicable", {}), glue_coverage=coverage, glue_coverage_problem=problem, ledger=ledger.store,
     )
+
+
+def _document(out: Path, done: Finished) -> tuple[dict[str, Any] | None, str]:
+    """The column process's observations document, or why there is none: it failed, or it left something that is not
+    one (read without following a link it planted, never blocking on a FIFO: ``users.read_column_file``)."""
+    if done.returncode != 0 or not out.exists():
+        return None, f"the column process exited with {done.returncode}: {' | '.join(done.tail[-3:])}"
+    try:
+        document = json.loads(read_column_file(out))
+        if not isinstance(document, dict):
+            raise ValueError(f"a JSON {type(document).__name__}, not an object")
+    except (HarnessError, OSError, ValueError) as exc:
+        return None, f"the column process left no readable observations: {exc}"
+    return document, ""
+
+
+_users: dict[str, ColumnUser] = {}
+_users_lock = threading.Lock()
+
+
+def column_user(key: str) -> ColumnUser:
+    """The column user of one column process of this runner (``key``: its scratch directory), distinct from every
+    other one this runner, or any other runner on the machine, started (``users.claim_user``)."""
+    with _users_lock:
+        if key not in _users:
+            _users[key] = claim_user()
+        return _users[key]
+
+
+def check_separation() -> None:
+    """As root, that a column user can run this interpreter and read the repository, else ``CannotReach`` with one line
+    saying what it cannot reach and what to do (a clone under a private home), for a CLI to print before any column
+    starts (exit 2). Nothing to check when the runner is not root (no separation)."""
+    if separation_applies() and (problem := preflight(column_user("pre-flight"), Path(sys.executable), readable=[ROOT / d for d in PACKAGES])):
+        raise CannotReach(problem)
+
+
+def _separate(scratch: Path, scenarios_dir: Path, python: Path, extra_sys_path: Sequence[Path]) -> tuple[ColumnUser | None, Path, str | None]:
+    """As root, the column user of the process about to start in ``scratch`` (else None, and nothing changes). Its
+    scratch directory becomes its own (``0700``, with its ``home``) and reachable (the traverse bit, never read, on the
+    directories above it that lack it: a test's or a user's temporary directory); it gets a copy of the scenarios it may
+    read (the user's directory may be private); and a pre-flight checks it can run ``python`` and read the repository.
+    Returns the user, the scenarios directory the column should read, and the pre-flight's one line (None: none)."""
+    if not separation_applies():
+        return None, scenarios_dir, None
+    user = column_user(str(scratch.resolve()))
+    for parent in reversed(scratch.resolve().parents):
+        if not parent.stat().st_mode & stat.S_IXOTH:
+            os.chmod(parent, parent.stat().st_mode | stat.S_IXOTH)
+    private_dir(scratch, user)
+    private_dir(scratch / "home", user)
+    copied = Path(tempfile.mkdtemp(prefix=f"{scratch.name}.scenarios-", dir=scratch.parent))
+    os.chmod(copied, 0o755)  # scenario files are the column's to read, like the repository
+    for source in scenario_files(scenarios_dir):
+        shutil.copyfile(source, copied / source.name)
+        os.chmod(copied / source.name, 0o644)
+    return user, copied, preflight(user, python, readable=[*(ROOT / d for d in PACKAGES), *extra_sys_path, copied], writable=[scratch])
 
 
 def _glue_coverage(column: Column, traces: Path, before: dict[Path, bytes], errors: dict[str, list[str]]) -> tuple[Coverage | None, str | None]:
@@ -172,10 +253,13 @@ def _glue_coverage(column: Column, traces: Path, before: dict[Path, bytes], erro
     changed = sorted(str(p) for p in set(before) | set(after) if before.get(p) != after.get(p))
     if changed:
         return None, f"changed while the column was traced (run the check again): {', '.join(changed)}"
-    return coverage_of_traces(column, traces, errors), None
+    try:
+        return coverage_of_traces(column, traces, errors), None
+    except (HarnessError, OSError, ValueError) as exc:  # the column wrote its traces itself: what it left may be anything
+        return None, f"the column's line traces could not be read: {exc}"
 
 
-def _with_ledger(raw: dict[str, Any], store: LedgerStore, run: str) -> dict[str, Any]:
+def _with_ledger(raw: dict[str, Any], store: Entries, run: str) -> dict[str, Any]:
     """The column's raw record with each driver step's ledger counts and the effects it committed, read from the runner's
     own ledger."""
     steps = [{**step, "ledger": store.counts(run, step["index"]), "effects_committed": store.effects_at(run, step["index"])} for step in raw["steps"]]

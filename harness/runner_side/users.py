@@ -11,7 +11,7 @@ another column's files, and refuses it any signal to another column or to the ru
 processes of its own uid) and any look into their memory or environment (``ptrace``, ``/proc/<pid>/mem`` and
 ``environ`` need the same uid too); the root runner can still kill the column's process group. What a column can
 still do, as a column user or without root, is in docs/columns.md. No account is created: the ids
-(``BASE_ID`` upwards, ``column_users``) are numbers that ``/etc/passwd`` and ``/etc/group`` do not use, so a column user
+(``BASE_ID`` upwards, ``claim_user``) are numbers that ``/etc/passwd`` and ``/etc/group`` do not use, so a column user
 owns nothing but its scratch directory and belongs to no group that owns anything: what it may read elsewhere is what
 the mode bits give "other" users.
 
@@ -27,13 +27,16 @@ and a column sees the same paths, environment and files either way.
 
 from __future__ import annotations
 
+import fcntl
 import grp
 import json
 import os
 import pwd
 import stat
 import subprocess
-from collections.abc import Iterable, Sequence
+import sys
+import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,7 +45,7 @@ from harness.errors import HarnessError
 BASE_ID = 61000
 """The first id tried for a column user. Debian leaves 60000-64999 to be created on demand and systemd's dynamic users
 start at 61184, so the first ids above this one are normally free; every id is checked against the account databases
-anyway (``column_users``)."""
+anyway (``claim_user``)."""
 
 PREFLIGHT_TIMEOUT_S = 60.0
 
@@ -108,21 +111,31 @@ def separation_applies() -> bool:
     return os.geteuid() == 0
 
 
-def column_users(keys: Sequence[str]) -> dict[str, ColumnUser]:
-    """A distinct column user for each key (a column, or a job of a run that starts one column twice), in order: the
-    ids from ``BASE_ID`` up that no account or group uses, the same number as uid and gid. Deterministic: the same keys
-    on the same machine get the same ids."""
-    if len(set(keys)) != len(keys):
-        raise HarnessError(f"column users need distinct keys: {list(keys)}")
+CLAIMS_DIR = Path("/run/agent-bench-column-users") if Path("/run").is_dir() else Path("/tmp/agent-bench-column-users")
+"""Where a runner claims the ids it hands out (a lock file per id, held while the runner lives): two runners as root on
+one machine (pytest's workers, two comparisons) never share an id, so one's end of its column (``end_processes_of``)
+never kills the other's column."""
+MAX_USERS = 4000
+_claims: list[int] = []  # descriptors of the lock files this process holds: released when it ends, never before
+
+
+def claim_user() -> ColumnUser:
+    """A column user no other runner on this machine holds, claimed for the life of this process: the first id from
+    ``BASE_ID`` up that no account or group uses and whose lock file this process could lock."""
+    os.makedirs(CLAIMS_DIR, mode=0o700, exist_ok=True)
     taken = {entry.pw_uid for entry in pwd.getpwall()} | {entry.gr_gid for entry in grp.getgrall()}
-    users: dict[str, ColumnUser] = {}
-    candidate = BASE_ID
-    for key in keys:
-        while candidate in taken or _known_id(candidate):
-            candidate += 1
-        users[key] = ColumnUser(candidate, candidate)
-        candidate += 1
-    return users
+    for candidate in range(BASE_ID, BASE_ID + MAX_USERS):
+        if candidate in taken or _known_id(candidate):
+            continue
+        fd = os.open(CLAIMS_DIR / str(candidate), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)  # another runner's, or one this process holds already
+            continue
+        _claims.append(fd)
+        return ColumnUser(candidate, candidate)
+    raise HarnessError(f"no free column user id among {MAX_USERS} from {BASE_ID}")
 
 
 def _known_id(number: int) -> bool:
@@ -166,10 +179,58 @@ class CannotReach(HarnessError):
     """``preflight``'s line: the column user cannot reach what a column needs (the CLI prints it and exits 2)."""
 
 
-def read_column_file(path: Path) -> str:
-    """The text of a file a column process wrote in its own scratch directory, read only if it is a regular file and
-    not through a symbolic link. The runner, root, could read any file: a column must not make it read another
-    column's (a link planted in its own directory) or wait forever (a FIFO). ``FileNotFoundError`` when missing."""
+_KILL_ALL = "import os, signal\ntry:\n    os.kill(-1, signal.SIGKILL)\nexcept ProcessLookupError:\n    pass\n"
+"""Run as the column user: ``kill(-1)`` signals every process of that id but the caller, and none of another id."""
+END_ROUNDS = 20
+
+
+def end_processes_of(user: ColumnUser) -> None:
+    """Kill every process running under ``user``'s ids, its group's or not (one that called ``setsid`` left the group the
+    runner kills), until none is left: a column's processes never outlive its run, nor meet the next run's column that
+    gets the same ids. The kill is sent by a process of that id (``kill(-1)``): root killing pids it listed could hit a
+    pid reused by another process in between. A zombie nobody reaps (a container's init may not) counts as gone."""
+    for _ in range(END_ROUNDS):  # a process that forks as fast as it is killed is met again in the next round
+        if not _running_as(user.uid):
+            return
+        subprocess.run([sys.executable, "-I", "-c", _KILL_ALL], cwd="/", env={}, capture_output=True, timeout=PREFLIGHT_TIMEOUT_S,
+                       user=user.uid, group=user.gid, extra_groups=[])  # fmt: skip
+        deadline = time.monotonic() + 1.0
+        while _running_as(user.uid) and time.monotonic() < deadline:  # a killed process takes a moment to go
+            time.sleep(0.01)
+    if _running_as(user.uid):
+        raise HarnessError(f"the processes of column user {user.uid} kept coming back after {END_ROUNDS} rounds of kill(-1)")
+
+
+def _running_as(uid: int) -> bool:
+    """Whether a process that is not a zombie runs under real user id ``uid``."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            status = Path(f"/proc/{entry}/status").read_text(encoding="utf-8")
+        except OSError:
+            continue  # gone meanwhile
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if fields.get("Uid", "").split()[:1] == [str(uid)] and not fields.get("State", "").strip().startswith("Z"):
+            return True
+    return False
+
+
+MAX_COLUMN_FILE = 256 << 20
+"""The largest file of a column's the runner reads (its observations, its guard's log, its line traces): the committed
+evidence's largest column document is under 3 MB; a larger file (a sparse one costs the column nothing) is refused
+before it is read, so a column cannot make the runner hold gigabytes."""
+
+
+def read_column_file(path: Path, within: Path | None = None) -> str:
+    """The text of a file a column process wrote in its own scratch directory, read only if it is a regular file of at
+    most ``MAX_COLUMN_FILE`` bytes, not through a symbolic link, nor (with ``within``, the column's scratch directory)
+    through a link among the directories between ``within`` and the file. The runner, root, could read any file: a
+    column must not make it read another column's (a link planted in its own directory), wait forever (a FIFO) or hold
+    more than it should. ``FileNotFoundError`` when missing."""
+    for directory in [within / part for part in _between(path, within)] if within is not None else []:
+        if os.path.islink(directory):
+            raise HarnessError(f"{directory} is a symbolic link, not a directory the column made")
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
@@ -177,9 +238,18 @@ def read_column_file(path: Path) -> str:
             raise
         raise HarnessError(f"{path} is not a file the column wrote (a symbolic link, or unreadable): {exc.strerror}") from None
     with open(fd, encoding="utf-8") as file:
-        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+        facts = os.fstat(file.fileno())
+        if not stat.S_ISREG(facts.st_mode):
             raise HarnessError(f"{path} is not a regular file: a column's output must be one")
-        return file.read()
+        if facts.st_size > MAX_COLUMN_FILE:
+            raise HarnessError(f"{path} holds {facts.st_size} bytes, more than the {MAX_COLUMN_FILE >> 20} MiB a column's file may")
+        return file.read(MAX_COLUMN_FILE)
+
+
+def _between(path: Path, within: Path) -> list[str]:
+    """The directories from ``within`` down to ``path``'s own, as cumulative relative paths (``a``, ``a/b``)."""
+    parts = path.relative_to(within).parts[:-1]
+    return [os.path.join(*parts[: i + 1]) for i in range(len(parts))]
 
 
 def preflight(user: ColumnUser, python: Path, readable: Iterable[Path] = (), writable: Iterable[Path] = ()) -> str | None:

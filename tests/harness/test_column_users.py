@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ import pytest
 
 from harness.errors import HarnessError
 from harness.runner_side.processes import run_watched
-from harness.runner_side.users import ColumnUser, column_users, preflight, private_dir, read_column_file, separation_applies, traversable
+from harness.runner_side.users import ColumnUser, claim_user, preflight, private_dir, read_column_file, separation_applies, traversable
 
 PYTHON = Path(sys.executable)
 
@@ -39,7 +40,7 @@ def users() -> tuple[ColumnUser, ColumnUser]:
     """Two column users that can run this interpreter."""
     if not separation_applies():
         _unavailable("column users need root (the runner gives columns users of their own only as root)")
-    first, second = column_users(["a", "b"]).values()
+    first, second = claim_user(), claim_user()
     if problem := preflight(first, PYTHON):
         _unavailable(problem)
     return first, second
@@ -138,12 +139,19 @@ def test_the_runner_still_kills_a_column_users_process_group_at_its_timeout(user
     assert _gone(int(workers[0]))
 
 
-def _gone(pid: int) -> bool:
-    """Whether ``pid`` no longer runs: no such process, or a zombie nobody reaped yet (a container's init may not)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()[0] == "Z"
-    except FileNotFoundError:
-        return True
+def _gone(pid: int, within_s: float = 10.0) -> bool:
+    """Whether ``pid`` no longer runs within ``within_s`` (a killed process is torn down after the signal, slower on a
+    loaded machine): no such process, or a zombie nobody reaped yet (a container's init may not)."""
+    deadline = time.monotonic() + within_s
+    while True:
+        try:
+            if Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()[0] == "Z":
+                return True
+        except FileNotFoundError:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
 
 
 def test_preflight_names_a_path_the_column_user_cannot_read_and_passes_a_readable_one(users: tuple[ColumnUser, ColumnUser], run_dir: Path) -> None:
@@ -185,16 +193,20 @@ def test_preflight_names_an_interpreter_the_column_user_cannot_run(users: tuple[
     )
 
 
-def test_column_users_are_distinct_unused_and_the_same_for_the_same_keys() -> None:
+def test_column_users_are_distinct_unused_and_never_shared_by_two_runners() -> None:
     import grp
     import pwd
 
-    users = column_users(["handwritten", "langgraph", "handwritten/wire"])
-    assert users == column_users(["handwritten", "langgraph", "handwritten/wire"])
-    ids = [u.uid for u in users.values()]
-    assert len(set(ids)) == 3 and all(u.uid == u.gid for u in users.values())
+    if not separation_applies():
+        _unavailable("column users need root")
+    users = [claim_user() for _ in range(3)]
+    ids = [u.uid for u in users]
+    assert len(set(ids)) == 3 and all(u.uid == u.gid for u in users)
     used = {e.pw_uid for e in pwd.getpwall()} | {e.gr_gid for e in grp.getgrall()}
     assert not used & set(ids)
+    other = subprocess.run([sys.executable, "-c", "from harness.runner_side.users import claim_user; print(claim_user().uid)"],
+                           capture_output=True, text=True, check=True, timeout=60)  # another runner, while this one holds its ids
+    assert int(other.stdout) not in ids
 
 
 def test_the_runner_reads_a_columns_output_only_as_a_regular_file_the_column_wrote(users: tuple[ColumnUser, ColumnUser], run_dir: Path) -> None:

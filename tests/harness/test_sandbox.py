@@ -13,7 +13,7 @@ import pytest
 from harness.column_side.network_guard import ALLOWED_PROGRAMS, allowed_program
 from harness.columns import ROOT, Column
 from harness.runner_side.runner import run_column
-from harness.runner_side.sandbox import TELEMETRY_OFF, allowed_starts, refused_attempts
+from harness.runner_side.sandbox import TELEMETRY_OFF, allowed_attempts, refused_attempts
 
 BROKEN_DIR = ROOT / "tests" / "broken_adapters"
 
@@ -36,7 +36,7 @@ def test_a_column_runs_isolated_with_a_cleaned_environment(one_scenario: Path, t
     detail = result.modes["contract"]["basic_react_loop"]["detail"]
     assert (detail["isolated"], detail["ignore_environment"], detail["lookup"]) == (1, 1, "refused")
     assert set(detail["environment"]) == {"PATH", "HOME", "LANG", "LC_ALL", "TZ", *TELEMETRY_OFF}
-    assert result.network == ["resolve 'example.invalid'"]
+    assert result.network.refused == ["resolve 'example.invalid'"]
 
 
 @pytest.mark.slow  # column processes through the runner
@@ -101,14 +101,8 @@ print(json.dumps({name: outcome(attempt) for name, attempt in attempts.items()})
 ALLOWED_PROBE = """
 BACKSTOP[0] = False
 outcomes = {}
-server = socket.create_server(("127.0.0.1", 0))
+server = socket.create_server(("127.0.0.1", 0))  # a port of its own (UDP on loopback: test_network_guard_gaps.py)
 outcomes["connect"] = outcome(lambda: socket.create_connection(server.getsockname()).close())
-receiver = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-receiver.bind(("127.0.0.1", 0))
-udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-outcomes["sendto"] = outcome(lambda: udp.sendto(b"to", receiver.getsockname()))
-outcomes["sendmsg"] = outcome(lambda: udp.sendmsg([b"msg"], [], 0, receiver.getsockname()))
-outcomes["received"] = [receiver.recv(16).decode(), receiver.recv(16).decode()]
 outcomes["getaddrinfo"] = outcome(lambda: len(socket.getaddrinfo("localhost", 80)) > 0)
 outcomes["gethostbyname"] = outcome(lambda: socket.gethostbyname("localhost").startswith("127."))
 outcomes["gethostbyname_ex"] = outcome(lambda: socket.gethostbyname_ex("localhost")[0] != "")
@@ -134,7 +128,8 @@ def run_guarded(probe: str, log: Path) -> dict[str, object]:
     code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); exec({PROBE_PRELUDE + probe!r})"
     done = subprocess.run([sys.executable, "-I", "-c", code, str(log)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    outcomes: dict[str, object] = json.loads(done.stdout)
+    return outcomes
 
 
 def test_the_guard_refuses_and_records_every_remote_access_and_program_start(tmp_path: Path) -> None:
@@ -157,7 +152,7 @@ def test_the_guard_refuses_and_records_every_remote_access_and_program_start(tmp
         "subprocess true posix_spawn",
         "system sh -c 'true system'",
     ]
-    assert allowed_starts(log) == []
+    assert allowed_attempts(log) == []
 
 
 def test_the_guard_lets_loopback_unix_sockets_and_the_harness_programs_through(tmp_path: Path) -> None:
@@ -165,9 +160,6 @@ def test_the_guard_lets_loopback_unix_sockets_and_the_harness_programs_through(t
     outcomes = run_guarded(ALLOWED_PROBE, log)
     assert outcomes == {
         "connect": "returned None",
-        "sendto": "returned 2",
-        "sendmsg": "returned 3",
-        "received": ["to", "msg"],
         "getaddrinfo": "returned True",
         "gethostbyname": "returned True",
         "gethostbyname_ex": "returned True",
@@ -177,7 +169,18 @@ def test_the_guard_lets_loopback_unix_sockets_and_the_harness_programs_through(t
         "allowed program": "returned the allowed program ran",
     }
     assert refused_attempts(log) == []
-    assert allowed_starts(log) == [f"subprocess {Path(sys.executable).name} -I allowed.py"]
+    assert allowed_attempts(log) == [
+        "bind loopback tcp (a port the system picks)",
+        "bind unix d",
+        "bind unix s",
+        "connect loopback tcp (a port this process bound)",
+        "connect unix s",
+        "resolve '127.0.0.1'",
+        "resolve 'localhost'",
+        "reverse-resolve '127.0.0.1'",
+        "sendto unix d",
+        f"subprocess {Path(sys.executable).name} -I allowed.py",
+    ]
 
 
 def test_only_the_harness_programs_are_allowed() -> None:
@@ -195,7 +198,8 @@ def test_with_the_wire_servers_port_the_guard_lets_loopback_through_to_that_port
     done = subprocess.run([sys.executable, "-I", "-c", WIRE_PORT_PROBE, str(ROOT), str(log)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"wire": "allowed", "other": "refused", "unix": "allowed"}
-    assert refused_attempts(log) == ["connect to a loopback port other than the scripted model server's"]
+    assert refused_attempts(log) == ["connect loopback tcp (ephemeral port)"]
+    assert allowed_attempts(log) == ["connect loopback tcp (a port the runner serves)", "connect unix s", "resolve '127.0.0.1'"]
 
 
 WIRE_PORT_PROBE = """

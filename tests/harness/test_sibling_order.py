@@ -14,7 +14,8 @@ import pytest
 from harness.column_side.faults import FAULT_EXIT_CODE
 from harness.column_side.sibling_order import KILL_FIRST, SIBLINGS_FIRST, earlier_kills, killed_siblings, raising_siblings
 from harness.column_side.world import FixtureWorld, arm_schedule
-from harness.ledger import Binding, LedgerServer, bind_worker
+from harness.ledger import Binding, bind_worker
+from harness.ledger_server import LedgerServer
 from harness.scenarios import Fault
 
 NOTE = {"key": "k", "text": "t"}
@@ -49,7 +50,7 @@ def _batch(scratch: Path, binding: Binding, schedule: str, faults: list[Fault], 
 
 def _counts(tmp_path: Path, *args: Any) -> dict[str, Any]:
     with LedgerServer(tmp_path / "ledger.sqlite") as server:
-        worker = multiprocessing.get_context("fork").Process(target=_batch, args=(tmp_path, Binding(server.address, "r", 0), *args))
+        worker = multiprocessing.get_context("fork").Process(target=_batch, args=(tmp_path, Binding(server.connector(), "r", 0), *args))
         worker.start()
         worker.join(60)
         assert worker.exitcode == FAULT_EXIT_CODE
@@ -154,7 +155,7 @@ def test_a_raising_call_waits_for_its_dispatched_siblings_before_it_raises(tmp_p
     """Pinned where the column can tell what its framework dispatched together; left alone (a race --check would see) where not."""
     receiver, sender = multiprocessing.get_context("fork").Pipe(duplex=False)
     with LedgerServer(tmp_path / "ledger.sqlite") as server:
-        worker = multiprocessing.get_context("fork").Process(target=_raising_batch, args=(tmp_path, Binding(server.address, "r", 0), knows_dispatch, sender))
+        worker = multiprocessing.get_context("fork").Process(target=_raising_batch, args=(tmp_path, Binding(server.connector(), "r", 0), knows_dispatch, sender))
         worker.start()
         assert receiver.poll(60)
         assert receiver.recv() == order
@@ -180,7 +181,7 @@ def test_kill_first_lets_the_sibling_go_when_the_killed_call_ends_without_its_ki
     waited for the killed call to finish while it waited for the sibling, until the schedule failed after WAIT_S."""
     started = time.monotonic()
     with LedgerServer(tmp_path / "ledger.sqlite") as server:
-        worker = multiprocessing.get_context("fork").Process(target=_read_only_batch, args=(tmp_path, Binding(server.address, "r", 0)))
+        worker = multiprocessing.get_context("fork").Process(target=_read_only_batch, args=(tmp_path, Binding(server.connector(), "r", 0)))
         worker.start()
         worker.join(60)
         counts = server.store.counts("r")
@@ -213,7 +214,7 @@ def test_a_killed_call_and_a_raising_sibling_do_not_wait_for_each_other(tmp_path
     """Found by scripts/explore.py: each waited for the other to finish until the schedule failed after WAIT_S."""
     started = time.monotonic()
     with LedgerServer(tmp_path / "ledger.sqlite") as server:
-        worker = multiprocessing.get_context("fork").Process(target=_kill_beside_raise, args=(tmp_path, Binding(server.address, "r", 0), order))
+        worker = multiprocessing.get_context("fork").Process(target=_kill_beside_raise, args=(tmp_path, Binding(server.connector(), "r", 0), order))
         worker.start()
         worker.join(60)
         counts = server.store.counts("r")
@@ -239,7 +240,7 @@ def test_of_two_kills_in_one_turn_the_earlier_calls_fires_first() -> None:
     import tempfile
 
     with tempfile.TemporaryDirectory() as scratch, LedgerServer(Path(scratch) / "ledger.sqlite") as server:
-        worker = multiprocessing.get_context("fork").Process(target=_two_kills, args=(Path(scratch), Binding(server.address, "r", 0)))
+        worker = multiprocessing.get_context("fork").Process(target=_two_kills, args=(Path(scratch), Binding(server.connector(), "r", 0)))
         worker.start()
         worker.join(60)
         counts = server.store.counts("r")

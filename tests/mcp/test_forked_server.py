@@ -20,7 +20,7 @@ from harness.column_side.mcp.session import HARNESS_ENV, HarnessWiring
 from harness.columns import ROOT
 from harness.errors import HarnessError
 from harness.fixture_tools import FIXTURE_TOOLS
-from harness.ledger import LedgerServer
+from harness.ledger_server import LedgerServer
 
 SERVE = str(ROOT / "scripts" / "serve_mcp.py")
 _seen_by_servers: list[str] = []  # a forked script appends to it: the next fork must not see that
@@ -122,7 +122,8 @@ def test_a_kill_fault_in_a_tool_kills_the_server_and_its_worker_with_its_code_an
 
         def step(index: int) -> None:  # a driver step's worker: the server forked first, then the client
             trace = str(tmp_path / "trace.jsonl")
-            wiring = HarnessWiring(str(tmp_path), [{"point": "tool.kill_before_effect", "call_id": "k1"}], (ledger.address, "run", index), 0.0, trace)
+            channel = ledger.connector().open("run", index).detach()  # the step's channel, inherited by the forked server
+            wiring = HarnessWiring(str(tmp_path), [{"point": "tool.kill_before_effect", "call_id": "k1"}], (channel, "run", index), 0.0, trace)
             server = ForkedServer(SERVE, server_arguments(str(tmp_path / "mcp"), "s1", "alice", ["put_note"]), {HARNESS_ENV: wiring.to_env()})
             with McpTools(server) as client:
                 answers.write_text(client.call_raw("put_note", note, {KEY_META: "k1"})["status"], encoding="utf-8")

@@ -8,7 +8,8 @@ on a state directory writes its session id (``session``) and, over HTTP, its bea
 the sessions, ``0600``: that is where ``approve_mcp.py`` and a host's configuration read them.
 
 Inside a scenario run the harness starts the server with ``HARNESS_ENV`` set (JSON: the run's scratch directory,
-its faults, the ledger channel's binding, the driver's clock, the session's user): the tools then append to the
+its faults, the descriptor of a ledger channel its worker opened for the step and left to it, the driver's clock, the
+session's user): the tools then append to the
 runner's ledger, meet the scenario's faults (a kill ends the server process) and read the driver's clock.
 """
 
@@ -18,6 +19,7 @@ import json
 import os
 import re
 import secrets
+import socket
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -32,7 +34,7 @@ from harness.canonical_io import canonical_line
 from harness.column_side.world import FixtureWorld
 from harness.errors import HarnessError
 from harness.fixture_tools import FIXTURE_TOOLS
-from harness.ledger import Binding, LocalLedger, bind_worker
+from harness.ledger import LocalLedger, bind_worker
 from harness.scenarios import Fault
 
 HARNESS_ENV = "AGENT_BENCH_MCP_HARNESS"
@@ -48,7 +50,7 @@ class HarnessWiring:
 
     scratch: str
     faults: list[dict[str, Any]]
-    ledger: tuple[str, str, int]  # the runner's ledger: address, run, driver step
+    ledger: tuple[int, str, int]  # the runner's ledger: a channel's inherited descriptor, its run, its driver step
     now: float
     trace: str  # the run's trace file: the server's events are appended, tagged with the driver step
 
@@ -64,8 +66,8 @@ class HarnessWiring:
             return None
         try:
             data = json.loads(raw)
-            address, run, step = data["ledger"]
-            return HarnessWiring(str(data["scratch"]), list(data["faults"]), (str(address), str(run), int(step)), float(data["now"]), str(data["trace"]))
+            fd, run, step = data["ledger"]
+            return HarnessWiring(str(data["scratch"]), list(data["faults"]), (int(fd), str(run), int(step)), float(data["now"]), str(data["trace"]))
         except (ValueError, TypeError, KeyError) as exc:
             raise HarnessError(f"{HARNESS_ENV} is set but is not the harness's wiring ({type(exc).__name__}: {exc}); unset it") from None
 
@@ -115,8 +117,8 @@ def open_boundary(state_dir: Path, session_id: str, user: str, tools: list[str],
     if wiring is None:  # a server of one's own: its ledger is a file of the session, its clock the wall clock
         world = FixtureWorld(directory, [], may_kill=False, ledger=LocalLedger(private_file(directory / "ledger.sqlite")))
         return ToolBoundary(ToolRegistry(world.tool_specs(tools)), records, session_id, user, clock=time.time)
-    address, run, step = wiring.ledger
-    bind_worker(Binding(address, run, step))  # this process is part of the driver step: its effects are the step's
+    fd, run, step = wiring.ledger
+    bind_worker(None, socket.socket(fileno=fd))  # this process is part of the driver step: its effects are the step's
     world = FixtureWorld(Path(wiring.scratch), [Fault.from_json(f) for f in wiring.faults], may_kill=True)
     trace = open(wiring.trace, "a", encoding="utf-8", buffering=1)  # line-buffered: survives the server's kill
 

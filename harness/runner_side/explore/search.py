@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.columns import REFERENCE, known_columns
-from harness.ledger import LedgerStore
+from harness.ledger_server import Entries
 from harness.records import run_key
 from harness.runner_side.evidence import column_document, handwritten_document
 from harness.runner_side.explore.properties import DRIVER_ERROR, check_equal, check_run
@@ -84,7 +84,6 @@ def run_batch(columns: list[str], corpus: Path, scratch: Path, log: Callable[[st
 
     jobs = [(REFERENCE, list(modes), scratch / "-".join(modes)) for modes in REFERENCE_MODES]
     jobs += [(name, list(MODES), scratch) for name in names if name != REFERENCE]
-    ledgers = {(name, mode): root / f"{name}.ledger.sqlite" for name, modes, root in jobs for mode in modes}  # the runner's, per process
 
     def one(job: tuple[str, list[str], Path]) -> ColumnResult:
         name, modes, root = job
@@ -96,6 +95,7 @@ def run_batch(columns: list[str], corpus: Path, scratch: Path, log: Callable[[st
     if wire.errors:
         raise AssertionError(f"harness bug: the scripted wire server raised: {wire.errors[:3]}")
     results: dict[str, ColumnResult] = {}
+    ledgers = {(name, mode): result.ledger for (name, modes, _), result in zip(jobs, done, strict=True) for mode in modes}  # the runner's, per process
     for (name, _, _), result in zip(jobs, done, strict=True):
         results[name] = _merged(results[name], result) if name in results else result
     batch = Batch()
@@ -112,15 +112,11 @@ def run_batch(columns: list[str], corpus: Path, scratch: Path, log: Callable[[st
                     else column_document(result, reference, scenarios))  # fmt: skip
         for mode, body in document["modes"].items():
             batch.runs[(name, mode)] = sum(k.split("@", 1)[0] not in batch.unplayable for k in body["scenarios"])
-            ledger = LedgerStore(ledgers[(name, mode)]) if name in PROPERTY_COLUMNS else None
-            try:
-                for key, record in body["scenarios"].items():
-                    if key.split("@", 1)[0] in batch.unplayable:
-                        continue
-                    batch.findings += _record_findings(name, mode, key, record, result.modes[mode][key], scenarios, ledger)
-            finally:
-                if ledger is not None:
-                    ledger.close()
+            ledger = ledgers[(name, mode)] if name in PROPERTY_COLUMNS else None
+            for key, record in body["scenarios"].items():
+                if key.split("@", 1)[0] in batch.unplayable:
+                    continue
+                batch.findings += _record_findings(name, mode, key, record, result.modes[mode][key], scenarios, ledger)
     batch.seconds = time.perf_counter() - started
     return batch
 
@@ -129,7 +125,7 @@ def _merged(first: ColumnResult, second: ColumnResult) -> ColumnResult:
     """One column's result from two processes, each of some of its modes (a process not measured: the column is not)."""
     if first.status != "measured" or second.status != "measured":
         return first if first.status != "measured" else second
-    return dataclasses.replace(first, modes={**first.modes, **second.modes}, network=[*first.network, *second.network],
+    return dataclasses.replace(first, modes={**first.modes, **second.modes}, network=first.network.merged(second.network),
                                undeclared_races=[*first.undeclared_races, *second.undeclared_races],
                                not_applicable={**first.not_applicable, **second.not_applicable})  # fmt: skip
 
@@ -147,7 +143,7 @@ def _race(column: str, race: str) -> Finding:
 
 
 def _record_findings(
-    column: str, mode: str, key: str, cell_record: dict[str, Any], record: dict[str, Any], scenarios: dict[str, Scenario], ledger: LedgerStore | None
+    column: str, mode: str, key: str, cell_record: dict[str, Any], record: dict[str, Any], scenarios: dict[str, Scenario], ledger: Entries | None
 ) -> list[Finding]:
     found: list[Finding] = []
     if record["status"] == "error" and column not in PROPERTY_COLUMNS:
