@@ -18,6 +18,7 @@ from harness.columns import REFERENCE, known_columns
 from harness.runner_side.evidence import handwritten_document, validation_errors
 from harness.runner_side.observables import expected_names
 from harness.runner_side.runner import ColumnResult
+from harness.runner_side.sandbox import NetworkAttempts
 from harness.runner_side.walkthrough import walkthrough
 from harness.scenarios import SCENARIO_DIR, load_expectations, load_scenarios
 
@@ -31,9 +32,14 @@ def _result() -> ColumnResult:
     """The committed run of the engine, as the runner handed it over (records hold ``observables``)."""
     modes = {mode: {sid: {**r, "observables": r["actual"]} for sid, r in body["scenarios"].items()} for mode, body in COMMITTED["modes"].items()}
     return ColumnResult(column=known_columns()[REFERENCE], status=COMMITTED["status"], versions=COMMITTED["versions"], modes=modes,
-                        network=COMMITTED["network_refused"], mechanisms=COMMITTED.get("mechanisms", {}),
+                        network=NetworkAttempts(COMMITTED["network_allowed"], COMMITTED["network_refused"], _network_by_mode()),
+                        mechanisms=COMMITTED.get("mechanisms", {}),
                         constants=COMMITTED.get("constants", {}),
                         not_applicable={mode: body["not_applicable"] for mode, body in COMMITTED["modes"].items() if "not_applicable" in body})  # fmt: skip
+
+
+def _network_by_mode() -> dict[str, NetworkAttempts]:
+    return {mode: NetworkAttempts(body["network"]["allowed"], body["network"]["refused"]) for mode, body in COMMITTED["modes"].items()}
 
 
 def _files() -> dict[str, str]:

@@ -10,6 +10,7 @@ and are written by the one canonical writer.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -29,6 +30,19 @@ _RECORD_EXTRAS = ("steps", "facts", "trace", "model_requests", "detail")
 _WIRE_EXTRAS = ("wire_requests",)  # a wire run's requests, as the scripted server recorded them
 
 
+def _network(result: ColumnResult, mode: str) -> dict[str, Any]:
+    """A mode's ``network`` (what the guard let through and refused while the column played that mode, its import
+    included), when the guard's log told the modes apart."""
+    return {"network": result.network.by_mode[mode].to_json()} if mode in result.network.by_mode else {}
+
+
+def _network_of(bodies: Iterable[dict[str, Any]], header: dict[str, Any]) -> dict[str, list[str]]:
+    """The header's ``network_allowed`` and ``network_refused``: every mode's attempts (a mode without its own: the
+    header's as it was)."""
+    parts = [body.get("network", {"allowed": header.get("network_allowed", []), "refused": header.get("network_refused", [])}) for body in bodies]
+    return {f"network_{kind}": sorted({a for part in parts for a in part[kind]}) for kind in ("allowed", "refused")}
+
+
 def _header(result: ColumnResult) -> dict[str, Any]:
     header: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
@@ -36,7 +50,8 @@ def _header(result: ColumnResult) -> dict[str, Any]:
         "status": result.status,
         "environment": result.column.environment,
         "versions": result.versions,
-        "network_refused": result.network,
+        "network_allowed": result.network.allowed,
+        "network_refused": result.network.refused,
     }
     if result.reason:
         header["reason"] = result.reason
@@ -78,7 +93,7 @@ def handwritten_document(result: ColumnResult, expectations: dict[str, dict[str,
         unchecked = sum(s["equal"] is None for s in scenarios.values())
         if unchecked:  # only then, so the committed evidence (every scenario checked) keeps its bytes
             summary["no_expectation"] = unchecked
-        modes[mode] = {"summary": summary, "scenarios": scenarios}
+        modes[mode] = {"summary": summary, "scenarios": scenarios, **_network(result, mode)}
         if result.not_applicable.get(mode):  # left out, and said so
             modes[mode]["not_applicable"] = result.not_applicable[mode]
     return {**_header(result), "modes": modes}
@@ -108,7 +123,7 @@ def column_document(result: ColumnResult, reference: ColumnResult, scenarios_by_
                 **{k: record[k] for k in _RECORD_EXTRAS},
                 **{k: record[k] for k in _WIRE_EXTRAS if k in record},
             }
-        modes[mode] = {"summary": summarize(scenarios), "scenarios": scenarios}
+        modes[mode] = {"summary": summarize(scenarios), "scenarios": scenarios, **_network(result, mode)}
         if result.not_applicable.get(mode):  # left out, and said so: never counted as equal
             modes[mode]["not_applicable"] = result.not_applicable[mode]
     document = {**_header(result), "modes": modes}
@@ -123,7 +138,10 @@ def merge_modes(fresh: dict[str, Any], committed: dict[str, Any] | None) -> dict
     if committed is None or fresh.get("status") != "measured":
         return fresh
     kept = {mode: body for mode, body in committed.get("modes", {}).items() if mode not in fresh["modes"]}
-    return {**fresh, "modes": dict(sorted({**kept, **fresh["modes"]}.items()))} if kept else fresh
+    if not kept:
+        return fresh
+    modes = dict(sorted({**kept, **fresh["modes"]}.items()))
+    return {**fresh, **_network_of(modes.values(), fresh), "modes": modes}  # the guard's attempts: the union of the modes kept
 
 
 def availability_document(entries: dict[str, dict[str, Any]]) -> dict[str, Any]:
