@@ -52,10 +52,13 @@ TELEMETRY_OFF = {
 }
 
 def clean_environment(home: Path) -> dict[str, str]:
-    """The whole environment a column process gets: nothing inherited but a minimal PATH."""
+    """The whole environment a column process gets: nothing inherited but a minimal PATH. Its temporary files go to its
+    own ``home`` too (``TMPDIR``), not to the machine's shared ``/tmp``, where a column could leave something for the
+    next column given the same id to find."""
     return {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "HOME": str(home),
+        "TMPDIR": str(home),
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
         "TZ": "UTC",

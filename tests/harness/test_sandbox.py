@@ -35,7 +35,7 @@ def test_a_column_runs_isolated_with_a_cleaned_environment(one_scenario: Path, t
     assert result.status == "measured", result.reason
     detail = result.modes["contract"]["basic_react_loop"]["detail"]
     assert (detail["isolated"], detail["ignore_environment"], detail["lookup"]) == (1, 1, "refused")
-    assert set(detail["environment"]) == {"PATH", "HOME", "LANG", "LC_ALL", "TZ", *TELEMETRY_OFF}
+    assert set(detail["environment"]) == {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ", *TELEMETRY_OFF}
     assert result.network.refused == ["resolve 'example.invalid'"]
 
 
