@@ -134,8 +134,9 @@ _MAX_MESSAGE = 1 << 16  # a connector's request or answer (a run key and a step)
 class LedgerConnector:
     """A column's end of the connector: asks the runner for a channel bound to a run and a step, or reads counts.
 
-    One process uses it at a time (the supervisor between steps, a worker when it starts, a worker just before it
-    forks its MCP server), so a request and its answer are never interleaved with another's."""
+    The supervisor (between steps), each worker (when it starts) and a worker about to fork its MCP server share it,
+    one after the other; but a worker killed between its request and the answer leaves that answer behind. So each
+    request carries an id of its own and an answer to another id is dropped, its descriptor closed."""
 
     def __init__(self, sock: socket.socket) -> None:
         self._socket = sock
@@ -146,11 +147,17 @@ class LedgerConnector:
         return LedgerConnector(socket.socket(fileno=fd))
 
     def _ask(self, request: dict[str, Any]) -> tuple[dict[str, Any], list[int]]:
-        self._socket.send(json.dumps(request).encode("utf-8"))
-        data, fds, _, _ = socket.recv_fds(self._socket, _MAX_MESSAGE, 1)
-        if not data:
-            raise ConnectionError("the ledger server closed the connector")
-        answer: dict[str, Any] = json.loads(data)
+        asked = os.urandom(8).hex()
+        self._socket.send(json.dumps({**request, "id": asked}).encode("utf-8"))
+        while True:
+            data, fds, _, _ = socket.recv_fds(self._socket, _MAX_MESSAGE, 1)
+            if not data:
+                raise ConnectionError("the ledger server closed the connector")
+            answer: dict[str, Any] = json.loads(data)
+            if answer.get("id") == asked:
+                break
+            for fd in fds:  # the answer to a request whose asker was killed before it came
+                os.close(fd)
         if not answer["ok"]:
             for fd in fds:
                 os.close(fd)
@@ -244,7 +251,8 @@ _channel: socket.socket | None = None
 
 def bind_worker(binding: Binding | None, channel: socket.socket | None = None) -> None:
     """Called in a fresh worker, before the column's code runs: where its effects go. The worker opens its own channel
-    for its run and step on the connector (or is handed one: a server forked for the step gets its worker's)."""
+    for its run and step on the connector (or is handed one: a server forked for the step gets one its worker opened
+    for it)."""
     global _bound, _channel
     _bound = binding
     _channel = channel if channel is not None else binding.connector.open(binding.run, binding.step) if binding is not None else None

@@ -114,18 +114,17 @@ class LedgerServer:
         self._lock = threading.Lock()
         self._threads = [threading.Thread(target=self._serve_connector, name="ledger", daemon=True)]
         self.refusals = 0
+        self.journal_failed: str | None = None
+        """Why an entry counted in memory could not be journaled (a full disk), if one could not."""
         self.refused: list[str] = []
         """What a column asked for and was refused (a run or step that had ended, an unknown operation): for a test
         to tell "blocked" from "never tried"."""
 
     @property
     def column_fd(self) -> int:
-        """The descriptor to pass to the column process (``pass_fds``); ``release`` it once the process has started."""
+        """The descriptor to pass to the column process (``pass_fds``). This process keeps its copy, which nothing else
+        inherits (``close_fds``), for ``connector`` and until the server ends."""
         return self._there.fileno()
-
-    def release(self) -> None:
-        """Close this process's copy of the column's end: the column process holds it now."""
-        self._there.close()
 
     def connector(self) -> LedgerConnector:
         """A connector in this very process (a driver keeping a private ledger, a test): the column's end itself."""
@@ -157,38 +156,42 @@ class LedgerServer:
                 return
             if not message:
                 return
-            channel: socket.socket | None = None
-            mine: socket.socket | None = None
-            body = b""  # what follows on the passed socket (a run's counts can outgrow one datagram)
-            try:
-                request = json.loads(message)
-                match request.get("op") if isinstance(request, dict) else None:
-                    case "open":
-                        channel = self._open(request["run"], request["step"])
-                        answer: dict[str, Any] = {"ok": True}
-                    case "counts":
-                        body = json.dumps(self.store.counts(_run_key(request["run"]), int(request["step"]))).encode("utf-8")
-                        mine, channel = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-                        answer = {"ok": True}
-                    case other:
-                        raise ValueError(f"the connector offers open and counts only, not {other!r}")
-            except Exception as exc:  # a bad request is refused, never applied
-                answer = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
-                self._refuse(answer["error"])
+            answer, channel, body = self._connector_answer(message)
+            mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM) if body is not None else (None, channel)
             try:
                 data = json.dumps(answer).encode("utf-8")
-                if channel is not None:
-                    socket.send_fds(self._here, [data], [channel.fileno()])
+                if theirs is not None:
+                    socket.send_fds(self._here, [data], [theirs.fileno()])
                 else:
                     self._here.send(data)
-                if mine is not None:
-                    mine.sendall(body)  # the reader has the other end now
+                if mine is not None and body is not None:
+                    with contextlib.suppress(OSError):  # that reader went away (killed): the connector serves on
+                        mine.sendall(body)  # the reader has the other end now
             except OSError:
-                return
+                return  # the connector itself is gone: the column process ended
             finally:
-                for sock in (channel, mine):
+                for sock in (theirs, mine):
                     if sock is not None:
                         sock.close()
+
+    def _connector_answer(self, message: bytes) -> tuple[dict[str, Any], socket.socket | None, bytes | None]:
+        """A connector request's answer (with the request's id), the channel it passes, if any, and the body that
+        follows on a socket of its own, if any (a run's counts can outgrow one datagram)."""
+        request: Any = None
+        try:
+            request = json.loads(message)
+            match request.get("op") if isinstance(request, dict) else None:
+                case "open":
+                    return {"ok": True, "id": request.get("id")}, self._open(request["run"], request["step"]), None
+                case "counts":
+                    counts = self.store.counts(_run_key(request["run"]), int(request["step"]))
+                    return {"ok": True, "id": request.get("id")}, None, json.dumps(counts).encode("utf-8")
+                case other:
+                    raise ValueError(f"the connector offers open and counts only, not {other!r}")
+        except Exception as exc:  # a bad request is refused, never applied
+            why = f"{type(exc).__name__}: {exc}"
+            self._refuse(why)
+            return {"ok": False, "error": why, "id": request.get("id") if isinstance(request, dict) else None}, None, None
 
     def _open(self, run: Any, step: Any) -> socket.socket:
         """A new channel bound to (``run``, ``step``): the column's end, to send; this server reads the other."""
@@ -253,7 +256,10 @@ class LedgerServer:
                     if len(self.store) >= MAX_ENTRIES or self.store.payload_bytes >= MAX_PAYLOAD_BYTES:
                         raise ValueError(f"the ledger holds {MAX_ENTRIES} entries or {MAX_PAYLOAD_BYTES >> 20} MiB of payloads already")
                     self.store.append(run, step, request["kind"], request["call_id"], request["tool"], request["payload"])
-                self._journal.append(run, step, request["kind"], request["call_id"], request["tool"], request["payload"])
+                try:  # counted: the journal is the runner's record of it, never the truth, and never the tool's failure
+                    self._journal.append(run, step, request["kind"], request["call_id"], request["tool"], request["payload"])
+                except Exception as exc:
+                    self.journal_failed = f"{type(exc).__name__}: {exc}"
                 return {"ok": True}
             case "effects_of":
                 return {"ok": True, "effects": self.store.effects_of(run, request["tool"])}

@@ -16,8 +16,10 @@ It refuses (``PermissionError``), and appends to a JSON-lines log as ``["refused
   any library and under glibc's ``__libc_``/``__``/``_IO_`` aliases), or calling one by its address
   through ``_ctypes.call_function`` (the addresses are taken from the process's own symbols at install).
 
-What it lets through it records as ``["allowed", what]``: the start of a harness program, a loopback
-or AF_UNIX connection or datagram, a loopback bind, a loopback lookup. An ordinary socket's creation
+What it lets through it records as ``["allowed", what, mode]``: the start of a harness program, an
+AF_UNIX connection or datagram, a TCP connection to a loopback port the runner serves or to a loopback
+address and port this process listens on, a loopback bind, a loopback lookup (``mode``: the mode the
+column was playing, ``import`` before the first). An ordinary socket's creation
 and ctypes' other lookups and calls are no attempt at either, and are not recorded. Each distinct
 line is written once per process (a fork inherits what its parent wrote). ``what`` is deterministic:
 no pids, no ephemeral ports (shown as ``(ephemeral port)``), and of a program or a socket path only

@@ -73,7 +73,7 @@ def run_watched(
         return Finished(-signal.SIGKILL, False, ["stopped before it started"])
     if user is not None:
         end_processes_of(user)  # whatever an earlier run under these ids left behind
-    process = subprocess.Popen(command, env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    process = subprocess.Popen(command, env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
                                start_new_session=True, pass_fds=pass_fds, **_ids(user))  # fmt: skip
     assert process.stdin is not None
     try:
@@ -93,14 +93,18 @@ def run_watched(
     watchdog.daemon = True
     watchdog.start()
     tail: deque[str] = deque(maxlen=20)
+    kept = threading.Lock()
 
     def read() -> None:  # in a thread: a process that left the group may hold the pipe open past the column's end
         assert process.stdout is not None
-        while line := process.stdout.readline(MAX_LINE):  # a line without end is cut, never held whole
-            if line.startswith(PROGRESS):
-                on_progress(line[len(PROGRESS):].strip())
-            elif line.strip():
-                tail.append(line.rstrip()[:MAX_LINE])
+        with contextlib.suppress(OSError, ValueError):  # the pipe closed under it: what came is kept
+            while line := process.stdout.readline(MAX_LINE):  # a line without end is cut, never held whole
+                if line.startswith(PROGRESS):
+                    with contextlib.suppress(Exception):  # a reader's mistake must never stop the draining
+                        on_progress(line[len(PROGRESS):].strip())
+                elif line.strip():
+                    with kept:
+                        tail.append(line.rstrip())
 
     reader = threading.Thread(target=read, name="column-output", daemon=True)
     reader.start()
@@ -109,12 +113,13 @@ def run_watched(
     finally:
         watchdog.cancel()
         _kill(process)  # workers a dead column process left behind
-        if user is not None:
-            end_processes_of(user)  # and any process it started that left its group (setsid): every one of its ids
         with _lock:
             _running.discard(process)
+        if user is not None:
+            end_processes_of(user)  # and any process it started that left its group (setsid): every one of its ids
     reader.join(READER_GRACE_S)  # without root a process that left the group keeps the pipe: not waited for
-    return Finished(returncode, timed_out.is_set(), list(tail))
+    with kept:
+        return Finished(returncode, timed_out.is_set(), list(tail))
 
 
 def _ids(user: ColumnUser | None) -> dict[str, Any]:

@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import stat
+import subprocess
 import sys
 import tempfile
 import threading
@@ -79,13 +80,15 @@ class ColumnResult:
 
 
 def run_column(column: Column, modes: list[str], scenarios_dir: Path, scratch_root: Path, **options: Any) -> ColumnResult:
-    """``measure_column``, with a failure of the runner's own resources while it serves the column (descriptors, memory,
-    a file it cannot write: ``OSError``) made that column's ``not-measured`` with the reason: what one column did to the
-    runner never ends the other columns' measurement."""
+    """``measure_column``, with what a column can make go wrong in the runner made that column's ``not-measured`` with
+    the reason (printed loudly, never counted as equal): the runner's own resources failing while it serves the column
+    (``OSError``), an observations document of the right type but not of the right shape (the column process writes
+    it: ``KeyError``, ``TypeError``, ``ValueError``), processes of its user that would not end (``HarnessError``,
+    ``SubprocessError``). What one column did never ends the other columns' measurement."""
     try:
         return measure_column(column, modes, scenarios_dir, scratch_root, **options)
-    except OSError as exc:
-        return ColumnResult(column, "not-measured", reason=f"the runner could not serve the column process: {type(exc).__name__}: {exc}")
+    except (OSError, KeyError, TypeError, ValueError, AttributeError, HarnessError, subprocess.SubprocessError) as exc:
+        return ColumnResult(column, "not-measured", reason=f"the runner could not measure the column: {type(exc).__name__}: {exc}")
 
 
 def measure_column(
@@ -237,6 +240,7 @@ def _separate(scratch: Path, scenarios_dir: Path, python: Path, extra_sys_path: 
     for parent in reversed(scratch.resolve().parents):
         if not parent.stat().st_mode & stat.S_IXOTH:
             os.chmod(parent, parent.stat().st_mode | stat.S_IXOTH)
+    os.chmod(scratch.parent, (scratch.parent.stat().st_mode & ~0o044) | 0o011)  # passable, not listable: no sibling's name
     private_dir(scratch, user)
     private_dir(scratch / "home", user)
     copied = Path(tempfile.mkdtemp(prefix=f"{scratch.name}.scenarios-", dir=scratch.parent))

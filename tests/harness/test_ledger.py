@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import sqlite3
 import subprocess
 import sys
@@ -143,3 +144,20 @@ def test_a_column_cannot_exhaust_the_runner_through_its_channels(tmp_path: Path)
         assert any("the channel was closed" in r for r in server.refused)
         LedgerClient(channels[0]).record("effect", "c1", "put_note", {})
         assert server.store.counts("r")["c1"]["effects"] == 1
+
+
+def test_an_answer_left_behind_by_a_killed_asker_is_never_taken_for_anothers(tmp_path: Path) -> None:
+    """A worker killed between its request on the shared connector and the answer leaves that answer queued: the next
+    asker (the supervisor reading counts, the next worker opening its channel) must not take it for its own."""
+    with LedgerServer(tmp_path / "ledger.sqlite") as server:
+        connector = server.connector()
+        LedgerClient(connector.open("r", 0)).record("effect", "c1", "put_note", {})
+        pid = os.fork()
+        if pid == 0:  # the worker: asks, and dies before the answer
+            connector._socket.send(json.dumps({"op": "open", "run": "r", "step": 1, "id": "killed"}).encode())
+            os._exit(0)
+        os.waitpid(pid, 0)
+        time.sleep(0.2)  # the answer, with a channel, is queued on the connector
+        assert connector.counts("r", 1) == server.store.counts("r", 1)
+        LedgerClient(connector.open("r", 1)).record("effect", "c2", "put_note", {})
+        assert server.store.counts("r")["c2"]["effects"] == 1
