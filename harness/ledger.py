@@ -98,22 +98,6 @@ class LedgerStore:
             ).fetchall()
         return [json.loads(r[0]) for r in rows]
 
-    def effects_at(self, run: str, step: int) -> dict[str, list[Any]]:
-        """Per call id the effects committed at one driver step, in commit order: what the tool ran with."""
-        with self._lock:
-            rows = self._conn.execute("SELECT call_id, payload FROM ledger WHERE run = ? AND step = ? AND kind = ? ORDER BY seq", (run, step, EFFECT)).fetchall()
-        out: dict[str, list[Any]] = {}
-        for call_id, payload in rows:
-            out.setdefault(call_id, []).append(json.loads(payload))
-        return dict(sorted(out.items()))
-
-    def entries(self, run: str) -> list[dict[str, Any]]:
-        """Every entry of one run in commit order (step, call id, kind, tool, payload): what an explorer checks the
-        contract's properties against."""
-        with self._lock:
-            rows = self._conn.execute("SELECT step, call_id, kind, tool, payload FROM ledger WHERE run = ? ORDER BY seq", (run,)).fetchall()
-        return [{"step": s, "call_id": c, "kind": k, "tool": t, "payload": json.loads(p)} for s, c, k, t, p in rows]
-
     def counts(self, run: str, through_step: int | None = None) -> dict[str, dict[str, Any]]:
         """Per call id: its tool, tool entries, executor entries and effects, up to and including a driver step."""
         with self._lock:

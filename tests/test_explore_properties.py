@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from harness.columns import ROOT, known_columns
-from harness.ledger import EFFECT, EXECUTOR_ENTRY, TOOL_ENTRY, LedgerStore
+from harness.ledger import EFFECT, EXECUTOR_ENTRY, TOOL_ENTRY
 from harness.records import run_key
 from harness.runner_side.explore.generate import generate, write_scenario
 from harness.runner_side.explore.properties import check_run
@@ -38,11 +38,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
         shutil.copy(ROOT / "scenarios" / f"{name}.json", root / "scenarios")
     result = run_column(known_columns()["handwritten"], ["contract"], root / "scenarios", root / "columns", scenario_count=len(NAMES))
     assert result.status == "measured", result.reason
-    store = LedgerStore(root / "columns" / "handwritten.ledger.sqlite")
-    try:
-        return {s.id: (s, result.modes["contract"][s.id], store.entries(run_key("contract", s.id))) for s in load_scenarios(root / "scenarios")}
-    finally:
-        store.close()
+    assert result.ledger is not None  # the runner's own count, never its journal file
+    return {s.id: (s, result.modes["contract"][s.id], result.ledger.entries(run_key("contract", s.id))) for s in load_scenarios(root / "scenarios")}
 
 
 @pytest.fixture(scope="module")
@@ -59,11 +56,8 @@ def wire_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
     with WireServer(scenarios) as wire:
         result = run_column(known_columns()["handwritten"], ["wire"], root / "scenarios", root / "columns", scenario_count=len(scenarios), wire=wire)
     assert result.status == "measured" and not wire.errors, result.reason
-    store = LedgerStore(root / "columns" / "handwritten.ledger.sqlite")
-    try:
-        return {s.id: (s, result.modes["wire"][s.id], store.entries(run_key("wire", s.id))) for s in scenarios}
-    finally:
-        store.close()
+    assert result.ledger is not None
+    return {s.id: (s, result.modes["wire"][s.id], result.ledger.entries(run_key("wire", s.id))) for s in scenarios}
 
 
 def _failed(run: Run, record: dict[str, Any] | None = None, entries: list[dict[str, Any]] | None = None) -> set[str]:

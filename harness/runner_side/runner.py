@@ -31,7 +31,7 @@ from harness.runner_side.glue_coverage import Coverage, coverage_of_traces, ende
 from harness.runner_side.observation import observation
 from harness.runner_side.processes import Finished, run_watched, stopping
 from harness.runner_side.sandbox import NetworkAttempts, clean_environment, network_attempts
-from harness.runner_side.users import CannotReach, ColumnUser, claim_user, preflight, private_dir, read_column_file, separation_applies
+from harness.runner_side.users import CannotReach, ColumnUser, claim_user, preflight, private_dir, read_column_file, separation_applies, traversable
 from harness.runner_side.wire.server import WireServer
 from harness.scenarios import Scenario, load_scenarios, scenario_files
 from harness.script_log import summarize_entries
@@ -240,7 +240,7 @@ def _separate(scratch: Path, scenarios_dir: Path, python: Path, extra_sys_path: 
     for parent in reversed(scratch.resolve().parents):
         if not parent.stat().st_mode & stat.S_IXOTH:
             os.chmod(parent, parent.stat().st_mode | stat.S_IXOTH)
-    os.chmod(scratch.parent, (scratch.parent.stat().st_mode & ~0o044) | 0o011)  # passable, not listable: no sibling's name
+    traversable(scratch.parent)  # passable, not listable: a column learns no sibling's name from it
     private_dir(scratch, user)
     private_dir(scratch / "home", user)
     copied = Path(tempfile.mkdtemp(prefix=f"{scratch.name}.scenarios-", dir=scratch.parent))

@@ -25,6 +25,7 @@ from harness.column_side.mcp.session import announce, new_token, open_boundary
 from harness.fixture_tools import FIXTURE_TOOLS
 from harness.http_bounds import ConnectionBounds
 from harness.scenarios import DEFAULT_USER
+from tests.harness.test_wire_server_bounds import closed_by_server  # one definition of "the server closed it"
 from tests.mcp.attack_kit import HttpServer, structured
 
 BOUNDS = ConnectionBounds(max_connections=32, head_timeout_s=60.0, body_timeout_s=1.0)
@@ -52,17 +53,6 @@ def serving(state: Path) -> Iterator[HttpServer]:
         server.should_exit = True
         thread.join(10)
         sock.close()
-
-
-def closed_by_server(sock: socket.socket, within: float) -> bool:
-    """Whether the server closes the connection within ``within`` seconds, sending nothing."""
-    sock.settimeout(within)
-    try:
-        return sock.recv(1) == b""
-    except ConnectionResetError:
-        return True
-    except TimeoutError:
-        return False
 
 
 @pytest.mark.parametrize(
