@@ -45,6 +45,7 @@ from harness.column_side.protocol import ColumnAdapter, Decision, PendingCall, S
 from harness.column_side.trace_facts import facts_from_column_trace
 from harness.column_side.wire_kill import arm_wire_kills
 from harness.column_side.world import FixtureWorld
+from harness.modes import MODES
 from harness.paths import inside
 from harness.records import ScenarioRun, StepFacts
 from harness.scenarios import BINDINGS, Scenario
@@ -121,7 +122,7 @@ class FrameworkColumn(ColumnAdapter):
     ``open_session``; ``mechanisms`` names where the framework keeps its loop, tool dispatch, message
     assembly, approval and persistence (``module:qualname``, checked in its environment)."""
 
-    modes: ClassVar[tuple[str, ...]] = ("defaults", "contract", "wire")
+    modes: ClassVar[tuple[str, ...]] = MODES
     """``wire``: ``defaults`` with the framework's own OpenAI-compatible model on the runner's scripted server
     (``request.model_url``), every client and framework setting left at its default."""
     batched_decisions: ClassVar[bool] = False

@@ -40,11 +40,13 @@ sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
 from harness.canonical_io import write_json  # noqa: E402
 from harness.columns import REFERENCE, known_columns  # noqa: E402
+from harness.modes import MODES, reference_modes  # noqa: E402
 from harness.runner_side import evidence, runner  # noqa: E402
 from harness.scenarios import load_scenarios  # noqa: E402
 
 SIZES = (10, 100, 500)
-MODES = ("defaults", "contract")
+IN_PROCESS_MODES = tuple(m for m in MODES if m != "wire")
+"""The modes a third-party column is measured in: the bench runs no scripted wire server."""
 
 
 def scenario(turns: int) -> dict[str, Any]:
@@ -156,7 +158,7 @@ def measure(args: argparse.Namespace, work: Path, timers: Timers) -> list[dict[s
         reference = None
         for name in [REFERENCE, *[c for c in args.columns if c != REFERENCE]]:
             column = known_columns()[name]
-            for mode in ["contract"] if name == REFERENCE else args.modes:
+            for mode in reference_modes(args.modes) if name == REFERENCE else args.modes:
                 timers.reset()
                 started = time.perf_counter()
                 result = runner.run_column(
@@ -223,7 +225,7 @@ def table(rows: list[dict[str, Any]], sizes: tuple[int, ...]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--framework", action="append", metavar="NAME", help="column to run (repeatable; default: all)")
-    parser.add_argument("--mode", action="append", choices=MODES, help="mode of the third-party columns (repeatable; default: both)")
+    parser.add_argument("--mode", action="append", choices=IN_PROCESS_MODES, help="mode of the third-party columns (repeatable; default: both)")
     parser.add_argument("--sizes", type=int, nargs=3, default=SIZES, metavar="N", help="three turn counts (default: 10 100 500)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds allowed per scenario run (default: 600)")
     parser.add_argument("--json", type=Path, help="also write every measured row (with the harness's parts) to this file")
@@ -235,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown framework {', '.join(unknown)}; known: {', '.join(known_columns())}")
     args.columns = args.framework or list(known_columns())
-    args.modes = args.mode or list(MODES)
+    args.modes = args.mode or list(IN_PROCESS_MODES)
     args.sizes = tuple(sorted(args.sizes))
     timers = Timers()
     instrument(timers)

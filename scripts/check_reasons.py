@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Check that the reasons claim only what their facts show: mutate every framework leaf of every not-equal cell of
+"""Check that the reasons vouch only for what their facts show: mutate every framework leaf of every not-equal cell of
 the evidence, one at a time, to a plausible other value (another status, a refusal from another scenario, a count
 one more or one less, a turn asked once more or once less, a call's effects moved to another call, a flipped flag,
 another resume position, deduplicator or call id), re-derive the reasons from the evidence files with the rule table
-(no framework runs), and count a mutation as caught when no reason claims the mutated leaf any more or every reason
-that claims it states the new value. ``harness/runner_side/reason_mutations.py`` defines each mutation,
-``harness/runner_side/reason_check.py`` "states" precisely.
+(no framework runs), and count a mutation as caught when the mutated leaf is no longer explained (no claim's value,
+derived from the facts, is the new value) or every reason whose claim vouches for the new value states it.
+``harness/runner_side/judge/mutations.py`` defines each mutation, ``harness/runner_side/judge/mutation_check.py``
+"explained" and "states" precisely.
 
 Prints the score, per rule and per kind of mutation. Exit status: 0 when the score is at least the threshold (``--min``,
 else the score the README states), 1 below it, 2 when the evidence's stored reasons are not the ones the rules derive
@@ -22,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
-from harness.runner_side.reason_check import check, stated_score, summary  # noqa: E402
+from harness.runner_side.judge.mutation_check import check, stated_score, summary  # noqa: E402
 from harness.scenarios import SCENARIO_DIR, load_scenarios  # noqa: E402
 
 

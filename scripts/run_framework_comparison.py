@@ -15,12 +15,8 @@ stderr, found before any column starts, and nothing is written.
 from __future__ import annotations
 
 import argparse
-import errno
-import json
-import os
 import shutil
 import signal
-import stat
 import sys
 import tempfile
 import textwrap
@@ -32,10 +28,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
-from harness.canonical_io import as_written, write_files  # noqa: E402
+from harness.canonical_io import as_written, dumps, write_files  # noqa: E402
 from harness.columns import REFERENCE, Column, known_columns  # noqa: E402
 from harness.errors import ScenarioError, printable  # noqa: E402
-from harness.json_input import kind, why  # noqa: E402
+from harness.modes import MODES as ALL_MODES  # noqa: E402
+from harness.modes import reference_modes  # noqa: E402
 from harness.runner_side.check import collapse_common, diff_documents  # noqa: E402
 from harness.runner_side.cli_parser import OneLineParser  # noqa: E402
 from harness.runner_side.costs import cost_lines, timings_document  # noqa: E402
@@ -45,9 +42,11 @@ from harness.runner_side.evidence import (  # noqa: E402
     column_document,
     handwritten_document,
     merge_modes,
+    rederived,
     validation_errors,
 )
 from harness.runner_side.findings import render as render_findings  # noqa: E402
+from harness.runner_side.output_dir import BadOutput, diff_text, output_as_it_was, real, unwritable  # noqa: E402
 from harness.runner_side.probes import declared_probes  # noqa: E402
 from harness.runner_side.processes import Stopped, stop_all, stopping  # noqa: E402
 from harness.runner_side.report.page import render_report  # noqa: E402
@@ -60,7 +59,7 @@ from harness.runner_side.users import CannotReach  # noqa: E402
 from harness.runner_side.wire.server import WireServer  # noqa: E402
 from harness.scenarios import SCENARIO_DIR, Scenario, load_expectations, load_scenarios, shown  # noqa: E402
 
-MODES = {"defaults": ["defaults"], "contract": ["contract"], "wire": ["wire"], "both": ["defaults", "contract"], "all": ["defaults", "contract", "wire"]}
+MODES = {**{mode: [mode] for mode in ALL_MODES}, "both": ["defaults", "contract"], "all": list(ALL_MODES)}
 COMMITTED = (ROOT / "evidence").resolve()
 
 
@@ -84,6 +83,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="regenerate into a temporary directory, running every scenario twice, and report what drifted from --output and what differed between "
         "the two runs; with the committed scenarios, the second runs of a column with both modes are line-traced to check its glue count",
     )  # fmt: skip
+    parser.add_argument(
+        "--rederive", action="store_true",
+        help="run no column: judge the evidence in --output again from the facts it stores (reasons, cells, summaries, FINDINGS.md, the "
+        "report and the scorecard), in seconds; with --check, report what would change and write nothing",
+    )  # fmt: skip
     parser.add_argument("--allow-not-measured", action="store_true", help="exit 0 even when a requested column could not be measured")
     parser.add_argument("--keep-scratch", action="store_true", help="keep every column's scratch files (SQLite, logs) and print where")
     args = parser.parse_args(argv)
@@ -92,45 +96,22 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if unknown:
         parser.error(f"unknown framework {', '.join(unknown)}; known: {known}")
     args.columns = list(known_columns()) if "all" in names else list(dict.fromkeys(names))
-    scenarios = _real(args.scenarios)
+    scenarios = real(args.scenarios)
     own = scenarios != SCENARIO_DIR.resolve()
     args.whole = not own  # the committed scenario set: an output of it is kept whole across partial runs
     if args.output is None:
         args.output = ROOT / "runs" / scenarios.name if own else COMMITTED
-    elif own and _real(args.output) == COMMITTED:
+    elif own and real(args.output) == COMMITTED:
         parser.error("the committed evidence holds the committed scenarios only: give your scenarios another --output (default: runs/<name>/)")
-    output = _real(args.output)
+    output = real(args.output)
     if output == scenarios:  # only the top level's *.json are scenarios: an output below its own scenarios is fine
         parser.error(f"--output {shown(args.output)}: must not be the scenarios directory: the evidence files would be read as scenarios next time")
     if output.is_relative_to(SCENARIO_DIR.resolve()):
         parser.error(f"--output {shown(args.output)}: must not be in the committed {shown(SCENARIO_DIR)}/, which holds scenario files only")
-    problem = _unwritable(args.output)
+    problem = unwritable(args.output)
     if problem:
         parser.error(f"--output {shown(args.output)}: {problem}")
     return args
-
-
-def _real(path: Path) -> Path:
-    """The path with every symbolic link resolved; a loop is left as it is (``Path.resolve`` raises on one on
-    Python 3.11), so the check that meets it can say so."""
-    return Path(os.path.realpath(path))
-
-
-def _unwritable(output: Path) -> str | None:
-    """Why the evidence cannot be written to ``output``, checked before any column runs: it exists and is not a
-    directory, it is a symbolic link loop, or the nearest directory that exists above it is not writable."""
-    try:
-        mode = output.stat().st_mode
-        return None if stat.S_ISDIR(mode) else f"{kind(mode)}, not a directory"
-    except OSError as exc:
-        if exc.errno != errno.ENOENT or output.is_symlink():  # a loop, a link to nowhere, no permission
-            return f"cannot be used: {why(output, exc)}"
-    existing = next(p for p in (output.absolute(), *output.absolute().parents) if os.path.lexists(p))
-    if not existing.is_dir():
-        return f"cannot be created: {shown(existing)} is not a directory"
-    if not os.access(existing, os.W_OK | os.X_OK):
-        return f"cannot be created: {shown(existing)} is not writable"
-    return None
 
 
 def run_all(
@@ -144,7 +125,7 @@ def run_all(
     started = time.perf_counter()
 
     def one(column: Column) -> ColumnResult:
-        column_modes = ["contract", *(["wire"] if "wire" in modes else [])] if column.name == REFERENCE else modes
+        column_modes = reference_modes(modes) if column.name == REFERENCE else modes
         planned, done = [count], [0]
 
         def log(message: str) -> None:
@@ -198,6 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     except (ScenarioError, BadOutput, CannotReach) as exc:
         print(f"error: {printable(str(exc))}", file=sys.stderr)
         return 2
+    if args.rederive:
+        return rederive(args, scenarios, before)
     scratch = Path(tempfile.mkdtemp(prefix="framework-comparison-"))
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _stop)
@@ -276,6 +259,33 @@ def compare(args: argparse.Namespace, scenarios: list[Scenario], expectations: d
     if failures:
         print("\nFAILED: " + "; ".join(failures), file=sys.stderr)
         return 1
+    return 0
+
+
+def rederive(args: argparse.Namespace, scenarios: list[Scenario], before: dict[str, Any]) -> int:
+    """``--rederive``: every column document of ``--output`` judged again from its stored facts, and FINDINGS.md, the
+    report and the scorecard made from them; written (each file replaced whole, or not at all), or with ``--check``
+    compared with the files as they are."""
+    reference = before.get(f"{REFERENCE}.json")
+    if reference is None:
+        print(f"error: {_shown(args.output)} holds no {REFERENCE}.json: nothing to judge against", file=sys.stderr)
+        return 2
+    by_id = {s.id: s for s in scenarios}
+    missing = sorted({r.get("scenario", key) for d in before.values() if "framework" in d for b in d.get("modes", {}).values()
+                      for key, r in b["scenarios"].items()} - set(by_id))
+    if missing:
+        print(f"error: the evidence names scenarios {shown(args.scenarios)}/ does not hold: {', '.join(missing[:5])}", file=sys.stderr)
+        return 2
+    documents = {name.removesuffix(".json"): rederived(d, reference, by_id) if d.get("framework") != REFERENCE else d
+                 for name, d in before.items() if "framework" in d}
+    files = {f"{n}.json": as_written(dumps(d)) for n, d in documents.items()}
+    files |= {FINDINGS: findings_text(documents, {}), **teaching_views(documents, {}, scenarios)}
+    changed = [name for name, text in files.items() if _read(args.output / name) != text]
+    if args.check:
+        print(f"--rederive --check against {_shown(args.output)}: " + ("no drift" if not changed else f"{len(changed)} would change: {', '.join(changed)}"))
+        return 1 if changed else 0
+    write_files(args.output, {n: files[n] for n in changed})
+    print(f"re-judged {len(documents) - 1} column documents from their stored facts; changed: {', '.join(changed) or 'nothing'}")
     return 0
 
 
@@ -366,33 +376,6 @@ def teaching_views(documents: dict[str, dict[str, Any]], kept: dict[str, dict[st
 
 def _read(path: Path) -> str | None:
     return path.read_text(encoding="utf-8") if path.exists() else None
-
-
-def diff_text(name: str, committed: Path, fresh: str) -> list[str]:
-    """The first lines of a unified diff between a committed text file and a fresh one (empty when equal)."""
-    import difflib
-
-    old = committed.read_text(encoding="utf-8") if committed.exists() else ""
-    changed = list(difflib.unified_diff(old.splitlines(), fresh.splitlines(), f"committed {name}", f"fresh {name}", lineterm="", n=0))
-    return [f"{name}: {line}" for line in changed[:40]] + ([f"{name}: … {len(changed) - 40} more diff lines"] if len(changed) > 40 else [])
-
-
-class BadOutput(Exception):
-    """A file in --output that the run would read (to merge or --check against) and cannot."""
-
-
-def output_as_it_was(output: Path) -> dict[str, Any]:
-    """The output's JSON files by name, read once before any column runs: one that cannot be read stops the run
-    now, not after every column has run."""
-    before = {}
-    for path in sorted(output.glob("*.json")):
-        try:
-            before[path.name] = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise BadOutput(f"{shown(path)}: cannot be read: {why(path, exc)} (a file in --output the run would update)") from None
-        except (ValueError, RecursionError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
-            raise BadOutput(f"{shown(path)}: not valid JSON: {str(exc).splitlines()[0]} (a file in --output the run would update)") from None
-    return before
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from harness.columns import REFERENCE
 from harness.runner_side.observables import expected_names
 from harness.scenarios import load_expectations, load_scenarios
 
@@ -15,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 SCENARIO_IDS = [s.id for s in load_scenarios()]
 EXPECTED = load_expectations()
-_MODES = json.loads((ROOT / "evidence" / "handwritten.json").read_text(encoding="utf-8"))["modes"]
+_MODES = json.loads((ROOT / "evidence" / f"{REFERENCE}.json").read_text(encoding="utf-8"))["modes"]
 COMMITTED = {**_MODES["wire"]["scenarios"], **_MODES["contract"]["scenarios"]}  # a wire fault's scenario is played in wire mode only
 
 

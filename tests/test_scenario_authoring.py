@@ -23,7 +23,7 @@ from harness.runner_side.walkthrough import walkthrough
 from harness.scenarios import SCENARIO_DIR, load_expectations, load_scenarios
 
 ROOT = Path(__file__).resolve().parent.parent
-COMMITTED_PATH = ROOT / "evidence" / "handwritten.json"
+COMMITTED_PATH = ROOT / "evidence" / f"{REFERENCE}.json"
 COMMITTED: dict[str, Any] = json.loads(COMMITTED_PATH.read_text(encoding="utf-8"))
 NAME = "high_risk_approved"
 
@@ -61,8 +61,8 @@ def test_expected_is_optional_for_a_scenario_of_ones_own(tmp_path: Path) -> None
 
 def test_with_every_expectation_the_document_is_the_committed_one(tmp_path: Path) -> None:
     document = handwritten_document(_result(), load_expectations(), _files())
-    write_json(tmp_path / "handwritten.json", document)
-    assert (tmp_path / "handwritten.json").read_bytes() == COMMITTED_PATH.read_bytes()
+    write_json(tmp_path / COMMITTED_PATH.name, document)
+    assert (tmp_path / COMMITTED_PATH.name).read_bytes() == COMMITTED_PATH.read_bytes()
 
 
 def test_a_scenario_without_expectation_is_recorded_unchecked() -> None:

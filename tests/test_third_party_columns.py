@@ -11,6 +11,7 @@ import json
 import pytest
 
 from harness.columns import ROOT, known_columns
+from harness.modes import MODES
 from harness.runner_side.environments import direct_pins
 from harness.scenarios import load_scenarios
 
@@ -28,7 +29,7 @@ def test_every_scenario_is_measured_in_every_mode(name: str) -> None:
     at_boundary = {s.id for s in scenarios if s.uses_boundary}  # direct calls need a tool boundary outside the loop
     on_the_wire = {s.id for s in scenarios if s.uses_wire}  # a fault of the model's endpoint: the wire mode only
     assert evidence["status"] == "measured"
-    assert set(evidence["modes"]) == {"defaults", "contract", "wire"}
+    assert set(evidence["modes"]) == set(MODES)
     for mode, body in evidence["modes"].items():
         left_out = at_boundary | (on_the_wire if mode != "wire" else set())
         assert {s["scenario"] for s in body["scenarios"].values()} == {s.id for s in scenarios} - left_out, mode

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.runner_side.judge import Reason, explain
 from harness.runner_side.observables import NA, OBSERVABLES
-from harness.runner_side.reasons import Reason, Run, explain
 
 
 def describe_difference(reference: Any, value: Any, path: str = "", limit: int = 3) -> str:
@@ -42,7 +42,7 @@ def _short(value: Any, width: int = 60) -> str:
 
 def cell(name: str, reference: Any, value: Any, found: list[Reason] | None = None) -> dict[str, Any]:
     """One contract column of one scenario; a not-equal cell carries the measured difference, the reasons the
-    rule table derives for it (``harness.runner_side.reasons``) and the ids of the rules behind them."""
+    rules derive for it (``harness.runner_side.judge``) and the ids of the rules behind them."""
     if reference == NA and value == NA:
         return {"handwritten": NA, "framework": NA, "equal": None}
     if reference == value:
@@ -50,11 +50,6 @@ def cell(name: str, reference: Any, value: Any, found: list[Reason] | None = Non
     said, rules, explained = explain(name, reference, value, found or [])
     out = {"handwritten": reference, "framework": value, "equal": False, "reason": f"{describe_difference(reference, value, name)}. {said}", "rules": rules}
     return out | ({} if explained else {"unexplained": True})
-
-
-def run_of(record: dict[str, Any]) -> Run:
-    """The part of an observation record the rules read."""
-    return Run(record["observables"], record["facts"], record["steps"])
 
 
 def compare_scenario(reference: dict[str, Any] | None, record: dict[str, Any], found: list[Reason] | None = None) -> dict[str, dict[str, Any]]:

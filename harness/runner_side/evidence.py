@@ -17,10 +17,11 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from harness.columns import REFERENCE, ROOT
-from harness.runner_side.comparator import compare_scenario, run_of, summarize
+from harness.modes import compared_with
+from harness.runner_side.comparator import compare_scenario, summarize
 from harness.runner_side.glue import count_glue_lines
+from harness.runner_side.judge import case_of, reason_record, reasons, run_of
 from harness.runner_side.observables import expected_names
-from harness.runner_side.reasons import Case, reason_record, reasons
 from harness.runner_side.runner import ColumnResult
 from harness.scenarios import Scenario
 
@@ -102,34 +103,53 @@ def handwritten_document(result: ColumnResult, expectations: dict[str, dict[str,
 def column_document(result: ColumnResult, reference: ColumnResult, scenarios_by_id: dict[str, Scenario]) -> dict[str, Any]:
     """Per mode and scenario: every observable beside the hand-written engine's measured value, each not-equal
     cell with the reasons the rule table derives from the two runs' facts."""
-    mechanisms = {role: m["ref"] for role, m in result.mechanisms.items()}
+    header = _header(result)
     modes = {}
     for mode, records in result.modes.items():
         scenarios = {}
-        reference_records = reference.modes.get("wire" if mode == "wire" else "contract", {})  # over the wire: the engine over the wire
+        reference_records = reference.modes.get(compared_with(mode)[1], {})
         for key, record in records.items():  # a key is a scenario id, or <scenario>@<schedule> for a sub-case
-            engine = reference_records.get(record["scenario"])
             scenario = scenarios_by_id[record["scenario"]]
-            ok = engine is not None and engine["status"] == "ok" and record["status"] == "ok"
-            found = reasons(Case(scenario, run_of(engine), run_of(record), mechanisms, result.constants, mode)) if ok and engine else []
             scenarios[key] = {
                 "file": scenario.file,
                 "scenario": record["scenario"],
                 "schedule": record["schedule"],
                 "status": record["status"],
                 "error": record["error"],
-                "columns": compare_scenario(engine, record, found),
-                "reasons": [reason_record(r) for r in dict.fromkeys(found)],
+                **judged(scenario, reference_records.get(record["scenario"]), record, header, mode),
                 **{k: record[k] for k in _RECORD_EXTRAS},
                 **{k: record[k] for k in _WIRE_EXTRAS if k in record},
             }
         modes[mode] = {"summary": summarize(scenarios), "scenarios": scenarios, **_network(result, mode)}
         if result.not_applicable.get(mode):  # left out, and said so: never counted as equal
             modes[mode]["not_applicable"] = result.not_applicable[mode]
-    document = {**_header(result), "modes": modes}
+    document = {**header, "modes": modes}
     if result.column.environment == "isolated":  # third-party columns: defaults plus the least glue
         document["glue_lines"] = count_glue_lines(result.column.adapter_dir)
     return document
+
+
+def judged(scenario: Scenario, engine: dict[str, Any] | None, record: dict[str, Any], header: dict[str, Any], mode: str) -> dict[str, Any]:
+    """A framework record's ``columns`` (every observable beside the engine's) and ``reasons`` (what the rules derive
+    from the two runs' facts), from a record as the column measured it or as the evidence stores it (``run_of``): the
+    comparison and ``--rederive`` judge alike."""
+    ok = engine is not None and engine["status"] == "ok" and record["status"] == "ok"
+    found = reasons(case_of(scenario, engine, record, header, mode)) if ok and engine is not None else []
+    reference = None if engine is None else {"status": engine["status"], "observables": run_of(engine).observables}
+    mine = {"status": record["status"], "error": record["error"], "observables": run_of(record).observables}
+    return {"columns": compare_scenario(reference, mine, found), "reasons": [reason_record(r) for r in dict.fromkeys(found)]}
+
+
+def rederived(document: dict[str, Any], reference: dict[str, Any], scenarios_by_id: dict[str, Scenario]) -> dict[str, Any]:
+    """A stored column document with its cells, reasons and summaries judged again from the facts it stores (and the
+    engine's stored runs in ``reference``, ``handwritten.json``), no framework run: ``--rederive``."""
+    modes = {}
+    for mode, body in document.get("modes", {}).items():
+        engines = reference.get("modes", {}).get(compared_with(mode)[1], {}).get("scenarios", {})
+        scenarios = {key: {**record, **judged(scenarios_by_id[record["scenario"]], engines.get(record["scenario"]), record, document, mode)}
+                     for key, record in body["scenarios"].items()}
+        modes[mode] = {**body, "summary": summarize(scenarios), "scenarios": scenarios}
+    return {**document, "modes": modes}
 
 
 def merge_modes(fresh: dict[str, Any], committed: dict[str, Any] | None) -> dict[str, Any]:

@@ -39,12 +39,12 @@ from typing import Any
 
 from harness.columns import ROOT, Column
 from harness.ledger_server import LedgerServer
+from harness.modes import GLUE_MODES
 from harness.records import DEFAULTS_NEVER_REACHES as DECLARATION
 from harness.runner_side.glue import counted_lines, glue_parts
 from harness.runner_side.sandbox import clean_environment
 from harness.runner_side.users import read_column_file
 
-MODES = ("defaults", "contract")
 TRACE_TIMEOUT_S = 300.0  # per scenario: tracing slows a framework's own code down several times
 BOOTSTRAP = (
     "import sys; sys.path[:0] = sys.argv[1].split(':'); "
@@ -229,7 +229,7 @@ def check_column(
     RuntimeError when a file the comparison reads changed while the modes were traced (its line numbers moved)."""
     before = sources(column.adapter_dir)
     runs: dict[str, Traced] = {}
-    for mode in MODES:
+    for mode in GLUE_MODES:
         log(f"[{column.name}] tracing {mode} mode")
         runs[mode] = traced_mode(column, mode, scenarios_dir, scratch / mode, python=python, extra_sys_path=extra_sys_path, scenario_timeout_s=scenario_timeout_s)
     after = sources(column.adapter_dir)
@@ -251,7 +251,7 @@ def coverage_of_traces(column: Column, traces: Path, errors: Mapping[str, list[s
     """The findings from the lines a column process recorded in ``traces`` while it played every scenario's second run
     of ``--check`` (``column_main --trace-lines``: ``<mode>.tsv`` per mode and ``declared.json``), and the second runs
     that ended a step in an error per mode (their coverage is partial)."""
-    lines = {mode: read_lines(traces / f"{mode}.tsv") for mode in MODES}
+    lines = {mode: read_lines(traces / f"{mode}.tsv") for mode in GLUE_MODES}
     declared = json.loads(read_column_file(traces / "declared.json", traces.parent))
     coverage = compare(column.adapter_dir, lines["defaults"], lines["contract"], declared)
     coverage.errors = {mode: sorted(keys) for mode, keys in errors.items() if keys}

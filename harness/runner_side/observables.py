@@ -172,8 +172,9 @@ def undecided_calls(run: ScenarioRun, facts: list[StepFacts]) -> list[str]:
     return sorted(waiting)
 
 
-def _replay(run: ScenarioRun, facts: list[StepFacts], ledger: dict[str, dict[str, Any]]) -> Any:
-    scenario = run.scenario
+def replayed_call_ids(scenario: Scenario) -> list[str]:
+    """The calls the replay cell holds: a call id the script sends more than once, and, in a scenario that restores a
+    state or delivers an event again, every call that is not read-only."""
     seen: dict[str, int] = {}
     for turn in scenario.model_script:
         for call in turn.get("tool_calls", ()):
@@ -186,11 +187,16 @@ def _replay(run: ScenarioRun, facts: list[StepFacts], ledger: dict[str, dict[str
             for c in turn.get("tool_calls", ())
             if c["name"] in FIXTURE_TOOLS and FIXTURE_TOOLS[c["name"]].risk is not RiskClass.READ_ONLY
         }
+    return sorted(ids)
+
+
+def _replay(run: ScenarioRun, facts: list[StepFacts], ledger: dict[str, dict[str, Any]]) -> Any:
+    ids = replayed_call_ids(run.scenario)
     if not ids:
         return NA
     event_dedup = [f.dedup_by for f in facts if f.dedup and not f.results]
     cells = {}
-    for cid in sorted(ids):
+    for cid in ids:
         delivered = [(r, f.dedup_by) for f in facts for r in f.results if r["call_id"] == cid]
         results = [r["content"] for r, _ in delivered]
         providers = [by for r, by in delivered if r["status"] == "replayed"] + event_dedup

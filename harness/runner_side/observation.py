@@ -48,7 +48,12 @@ WIRE_REQUEST_FIELDS = ("step", "turn", "api", "stream", "answer", "retry_after",
 
 def wire_request(request: dict[str, Any]) -> dict[str, Any]:
     """One request of a wire run as the evidence keeps it (its messages and tools are in the observables)."""
-    return {k: request.get(k) for k in WIRE_REQUEST_FIELDS}
+    return {k: request.get(k) for k in WIRE_REQUEST_FIELDS} | {k: request[k] for k in WIRE_REQUEST_MARKS if request.get(k) is not None}
+
+
+WIRE_REQUEST_MARKS = ("waited", "dropped_after")
+"""Kept only where the server set them: whether the client waited out a slow answer, and how many requests past the
+run's bound followed this last record unrecorded (what ``wire_observable`` reads besides the fields above)."""
 
 
 LONG_RUN_REQUESTS = 64
@@ -73,7 +78,8 @@ _COUNTS = (("entered", "tool_entries"), ("executed", "executor_entries"), ("effe
 def step_facts(steps: list[StepRecord], facts: list[StepFacts]) -> list[dict[str, Any]]:
     """What each driver step did, in neutral terms (the material the reasons are derived from; empty parts left out):
     the ledger counts it added per call id (``entered`` the tool function, ``executed`` the body, ``effects``
-    committed), whether the worker was ``killed``, the exception that ended it (``raised``), the calls left ``pending`` (and, when the
+    committed), the session's status after it where that is not the step's own (``session``: a refused step leaves the
+    session as it was), whether the worker was ``killed``, the exception that ended it (``raised``), the calls left ``pending`` (and, when the
     step paused, whether their arguments were ``validated`` before it), the approvals it ``granted``, the tool
     ``results`` it delivered (``[call id, status]`` in order), where a resume continued (``resumed``), who
     deduplicated a delivery (``dedup_by``), the decisions ``held`` for a batched turn, how a misused approval reached the
@@ -89,6 +95,7 @@ def step_facts(steps: list[StepRecord], facts: list[StepFacts]) -> list[dict[str
             if any(added.values()):
                 entry[name] = {cid: n for cid, n in added.items() if n}
         parts = {
+            "session": step.session_status if step.session_status != step.status else None,
             "killed": step.killed,
             "raised": step.raised,
             "pending": sorted(p["call_id"] for p in step.pending),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from harness.columns import ROOT
+from harness.modes import GLUE_MODES
 
 EVIDENCE = ROOT / "evidence" / "agentscope.json"
 # contract: AgentScope cannot hold a whole turn for one approval, and never answers a repeated call id;
@@ -67,7 +68,7 @@ def test_defaults_are_measured_past_the_first_question() -> None:
 
 
 def test_decisions_out_of_order_reach_their_own_calls_in_both_modes() -> None:
-    for mode in ("defaults", "contract"):
+    for mode in GLUE_MODES:  # defaults and contract
         cells = _scenarios(mode)["decisions_out_of_order"]["columns"]
         for name in ("status", "step_statuses", "refusals", "side_effects", "pre_approval_state"):
             assert cells[name]["equal"] is True, (mode, name, cells[name])

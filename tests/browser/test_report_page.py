@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness.columns import ROOT
+from harness.columns import REFERENCE, ROOT
+from harness.modes import compared_with
 from harness.runner_side.report.page import render_report
 from harness.scenarios import SCENARIO_DIR, load_scenarios
 from tests.harness.report_text_attack import ATTACK, attacked
@@ -69,9 +70,11 @@ def _observable(record: dict[str, Any], name: str) -> Any:
 def _engine_facts(column: str, scenario: str, step: int) -> dict[str, Any] | None:
     """The engine's facts a column's step is marked against: its wire run for a wire column, else its contract run;
     None for the engine's own columns."""
-    if column.startswith("handwritten/"):
+    name, mode = column.split("@")[0].split("/")
+    if name == REFERENCE:
         return None
-    runs = DOCUMENTS["handwritten"]["modes"]["wire" if column.split("/")[1].split("@")[0] == "wire" else "contract"]["scenarios"]
+    reference, engine_mode = compared_with(mode)
+    runs = DOCUMENTS[reference]["modes"][engine_mode]["scenarios"]
     return _facts(runs[scenario], step) if scenario in runs else {}
 
 
@@ -149,7 +152,7 @@ def test_the_scorecards_counts_are_recounted_from_the_evidence(page: Page, repor
         if kind == "rule":
             found = _found(name, mode, {row})
             assert cell["text"] == (f"● {len(found)}/{len(played)}" if found else "·"), cell
-        elif name != "handwritten":
+        elif name != REFERENCE:
             rules = set(cell["title"].split("rules: ", 1)[1].split(", ")) if "rules: " in cell["title"] else set()
             found = _found(name, mode, rules) if rules else set()
             assert cell["text"] in ((f"✗ {len(found)}/{len(played)}",) if found else ("✓", "–")), cell
@@ -186,7 +189,7 @@ def test_the_loop_replays_the_engines_trace_at_every_failure_rate(page: Page, re
     plays that scenario; every click shows the next event of the engine's recorded trace, the model step, the attempt of
     the call in flight (failures recounted from the trace; 0 once a turn starts), the messages so far, and at the last
     event the run's status; a call that failed every attempt reaches the model as an error result."""
-    engine = DOCUMENTS["handwritten"]["modes"]["contract"]["scenarios"]
+    engine = DOCUMENTS[REFERENCE]["modes"]["contract"]["scenarios"]
     rates = sorted((s.failure_rate["percent"], s.id) for s in load_scenarios(SCENARIO_DIR) if s.failure_rate is not None)
     assert [r for r, _ in rates] == [0, 20, 50, 80]
     page.goto(f"{report}#loop")
@@ -243,5 +246,5 @@ def test_text_that_would_end_or_comment_out_a_script_block_shows_as_text(page: P
     for sid in ("flaky_tool_rate_20", "basic_react_loop"):
         assert page.locator(f"section#scenario-{sid} > p").text_content() == ATTACK
     assert page.title() == "What each framework hides"
-    error = page.locator("section#scenario-flaky_tool_rate_20 td.cell[data-column='handwritten/contract'] .item[data-error='true']")
+    error = page.locator(f"section#scenario-flaky_tool_rate_20 td.cell[data-column='{REFERENCE}/contract'] .item[data-error='true']")
     assert error.first.text_content() == f"error: {ATTACK}"

@@ -1,90 +1,85 @@
-"""The mutation check of the reasons (``harness.runner_side.reason_check``): a claim the fact does not imply is
-caught, a narrow rule still explains its leaves, and the committed evidence scores what the README states."""
+"""The mutation check of the reasons (``harness.runner_side.judge.mutation_check``): a claim whose value the facts do
+not give is missed, a claim with the facts' value is caught, a value counts as stated only where the text changed to
+say it, and the script's exit status follows its threshold and stale stored reasons. The check itself runs over the
+committed evidence once, in CI (``scripts/check_reasons.py``); here it runs on a stub evidence directory."""
 
 from __future__ import annotations
 
-from functools import cache
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 
-from harness.columns import ROOT
-from harness.runner_side import reason_check as rc
-from harness.runner_side.reason_mutations import mutations
-from harness.runner_side.reasons import Case, Reason, reasons
-from harness.scenarios import SCENARIO_DIR, load_scenarios
+from harness.columns import REFERENCE, ROOT
+from harness.runner_side.judge import Case, Claim, Reason, case_from_record, reasons
+from harness.runner_side.judge import mutation_check as mc
+from harness.runner_side.judge.mutations import mutations
 
 EVIDENCE = ROOT / "evidence"
-SCENARIOS = {s.id: s for s in load_scenarios(SCENARIO_DIR)}
+ALWAYS_DENY = ("langgraph", "defaults", "always_deny")  # c1 (drop_database, always denied) ran once: side_effects differs
+CRASH_RESUME = ("pydantic_ai", "defaults", "crash_resume")  # the resume was refused: "nothing saved to resume from"
 
 
-@cache
-def _report() -> rc.Report:
-    return rc.check(EVIDENCE, SCENARIOS)
+def _outcome(case: Case, name: str, label: str, derive: mc.Derive = reasons, refusals: tuple[str, ...] = ()) -> mc.Outcome:
+    mutation = next(m for m in mutations(name, case, list(refusals)) if m.label == label)
+    return mc.judge("test", name, case, derive(case), mutation, derive)
 
 
-def _case(column: str, mode: str, key: str) -> Case:
-    return next(case for c, m, k, _, case in rc.load(EVIDENCE, SCENARIOS) if (c, m, k) == (column, mode, key))
+def test_the_readme_states_a_score_of_at_least_the_issues_floor() -> None:
+    stated = mc.stated_score((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert stated is not None and stated >= 99.0
 
 
-def _outcome(case: Case, name: str, label: str, derive: rc.Derive = reasons) -> rc.Outcome:
-    refusals = sorted(r for r, where in rc.refusal_pool(EVIDENCE).items() if where - {case.scenario.id})
-    mutation = next(m for m in mutations(name, case, refusals) if m.label == label)
-    return rc.judge("test", name, case, derive(case), mutation, derive)
-
-
-def test_the_committed_evidence_scores_at_least_what_the_readme_states() -> None:
-    stated = rc.stated_score((ROOT / "README.md").read_text(encoding="utf-8"))
-    assert stated is not None and stated >= 95.0  # the issue's floor
-    report = _report()
-    assert not report.stale, report.stale[:3]
-    assert len(report.outcomes) > 1000 and report.score >= stated, rc.summary(report, 10)
-
-
-def test_a_status_claimed_without_being_stated_is_missed_and_one_stated_is_caught() -> None:
-    """The over-claim the check exists for: a reason that vouches for the final status whatever it is."""
-    case = _case("langgraph", "defaults", "always_deny")
+def test_a_claim_with_the_observed_value_is_missed_unless_its_text_states_it() -> None:
+    """The over-claim the check exists for: a claim whose value is the observable's own vouches for whatever the cell
+    says, so the new value is explained; caught only when the text states it."""
+    case = case_from_record(EVIDENCE, *ALWAYS_DENY)
     label = f"status {case.framework.observables['status']!r} -> 'crashed'"
 
     def broad(case: Case) -> list[Reason]:
-        return [*reasons(case), Reason("broad", "the run went another way", (("status",),))]
+        return [*reasons(case), Reason("broad", "the run went another way", (Claim(("status",), case.framework.observables["status"]),))]
 
     def stating(case: Case) -> list[Reason]:
-        return [*reasons(case), Reason("stating", f"the run ended {case.framework.observables['status']}", (("status",),))]
+        status = case.framework.observables["status"]
+        return [*reasons(case), Reason("stating", f"the run ended {status}", (Claim(("status",), status),))]
 
     missed = _outcome(case, "status", label, broad)
-    assert not missed.caught and missed.rules["broad"] is False
+    assert not missed.caught and missed.how == ("missed",) and missed.rules["broad"] is False
     caught = _outcome(case, "status", label, stating)
-    assert caught.caught and caught.how == ("stated",)
+    assert caught.caught and caught.how == ("stated",) and caught.rules["stating"] is True
 
 
-def test_a_count_the_facts_do_not_give_is_no_longer_claimed() -> None:
-    case = _case("langgraph", "defaults", "always_deny")  # c1 (drop_database) ran once: denied_tool_ran claims its counts
+def test_a_claim_with_the_facts_value_leaves_a_mutated_leaf_unexplained() -> None:
+    case = case_from_record(EVIDENCE, *ALWAYS_DENY)
+    label = f"status {case.framework.observables['status']!r} -> 'crashed'"
+
+    def narrow(case: Case) -> list[Reason]:
+        return [*reasons(case), Reason("narrow", "the run went another way", (Claim(("status",), case.implied["status"]),))]
+
+    outcome = _outcome(case, "status", label, narrow)
+    assert outcome.caught and outcome.how == ("unexplained",) and outcome.rules["narrow"] is True
+
+
+def test_a_count_the_facts_do_not_give_is_unexplained() -> None:
+    case = case_from_record(EVIDENCE, *ALWAYS_DENY)
     assert "denied_tool_ran" in {r.rule for r in reasons(case)}
     outcome = _outcome(case, "side_effects", "side_effects.c1.effects 1 -> 2")
-    assert outcome.caught and outcome.how == ("unclaimed",) and outcome.rules["denied_tool_ran"] is True
+    assert outcome.caught and outcome.how == ("unexplained",) and outcome.rules["denied_tool_ran"] is True
 
 
-def test_a_refusal_nobody_gave_is_unclaimed_and_a_step_refused_otherwise_is_stated() -> None:
-    case = next(case for _, _, _, record, case in rc.load(EVIDENCE, SCENARIOS)
-                if record["columns"]["refusals"]["equal"] is False and case.framework.observables["refusals"])
-    refusals = sorted(r for r, where in rc.refusal_pool(EVIDENCE).items() if where - {case.scenario.id})
+def test_a_refusal_nobody_gave_is_unexplained_and_a_step_refused_otherwise_is_stated() -> None:
+    """A refusal appended to the cell alone is in no step's record: no claim vouches for it. One that changes the
+    step's record too changes the facts: the reason that vouches for it must, and does, name it."""
+    case = case_from_record(EVIDENCE, *CRASH_RESUME)
     found = reasons(case)
-    added = next(m for m in mutations("refusals", case, refusals) if "no step gave it" in m.label)
-    assert rc.judge("test", "refusals", case, found, added).how == ("unclaimed",)
-    other = next(m for m in mutations("refusals", case, refusals) if m.kind == "refusal" and m.steps is not None)
-    outcome = rc.judge("test", "refusals", case, found, other)
-    assert outcome.caught and "stated" in outcome.how
-
-
-def test_a_narrow_rule_still_explains_the_leaves_its_fact_gives() -> None:
-    """Narrowing leaves no committed difference without a reason: every differing leaf is claimed by some reason."""
-    from harness.runner_side.reasons import explain
-
-    for _, _, key, record, case in rc.load(EVIDENCE, SCENARIOS):
-        found = reasons(case)
-        for name, cell in record["columns"].items():
-            if cell["equal"] is False:
-                assert explain(name, cell["handwritten"], cell["framework"], found)[2], (key, name)
+    added = next(m for m in mutations("refusals", case, ["not_pending"]) if "no step gave it" in m.label)
+    assert mc.judge("test", "refusals", case, found, added).how == ("unexplained",)
+    other = next(m for m in mutations("refusals", case, ["not_pending"]) if m.kind == "refusal" and m.steps is not None)
+    outcome = mc.judge("test", "refusals", case, found, other)
+    assert outcome.caught and "stated" in outcome.how and outcome.rules.get("step_refused") is True
 
 
 @pytest.mark.parametrize(("old", "new", "value", "stated"), [
@@ -96,16 +91,43 @@ def test_a_narrow_rule_still_explains_the_leaves_its_fact_gives() -> None:
     ("", "driver step 3 ended crashed", "crashed", True),  # a reason the rule did not give before
 ])
 def test_a_value_is_stated_only_where_the_text_changed_to_say_it(old: str, new: str, value: object, stated: bool) -> None:
-    before = [Reason("r", old, (("x",),))] if old else []
-    assert rc._states(Reason("r", new, (("x",),)), value, before) is stated
+    before = [Reason("r", old, (Claim(("x",), 1),))] if old else []
+    assert mc._states(Reason("r", new, (Claim(("x",), 2),)), value, before) is stated
 
 
-def test_the_script_fails_below_its_threshold(capsys: pytest.CaptureFixture[str]) -> None:
-    import importlib.util
-
+def _script() -> ModuleType:
     spec = importlib.util.spec_from_file_location("check_reasons", ROOT / "scripts" / "check_reasons.py")
     assert spec and spec.loader
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
-    assert script.main(["--min", "100.1"]) == 1
+    return script
+
+
+def _stub(tmp_path: Path, stale: bool = False) -> Path:
+    """An evidence directory of the engine's document and one column's document cut to two records (plus the files
+    that hold no runs, which the check passes over)."""
+    for name in (f"{REFERENCE}.json", "availability.json"):
+        (tmp_path / name).write_bytes((EVIDENCE / name).read_bytes())
+    column, mode, _ = ALWAYS_DENY
+    document: dict[str, Any] = json.loads((EVIDENCE / f"{column}.json").read_text(encoding="utf-8"))
+    body = document["modes"][mode]
+    kept = {key: body["scenarios"][key] for key in ("always_deny", "high_risk_approved")}
+    if stale:
+        kept["always_deny"]["reasons"][0]["text"] += " (as an older rule table said it)"
+    document["modes"] = {mode: {**body, "scenarios": kept}}
+    (tmp_path / f"{column}.json").write_text(json.dumps(document), encoding="utf-8")
+    return tmp_path
+
+
+def test_the_script_passes_at_its_threshold_and_fails_below_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script, evidence = _script(), _stub(tmp_path)
+    assert script.main(["--evidence", str(evidence), "--min", "0"]) == 0
+    said = capsys.readouterr().out
+    assert "reasons caught" in said and " of 0 mutations" not in said  # the stub's not-equal cells were mutated
+    assert script.main(["--evidence", str(evidence), "--min", "100.1"]) == 1
     assert "is below 100.1 %" in capsys.readouterr().err
+
+
+def test_the_script_refuses_stored_reasons_the_rules_do_not_derive(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _script().main(["--evidence", str(_stub(tmp_path, stale=True)), "--min", "0"]) == 2
+    assert "not what the rules derive" in capsys.readouterr().err

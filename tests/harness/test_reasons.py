@@ -1,42 +1,92 @@
 """The rule table: reasons follow the facts (change a fact and its reason changes or goes), quote only what
-the record holds, and leave no difference of the committed evidence unexplained."""
+the record holds, and leave no difference of the committed evidence unexplained.
+
+Every evidence file is parsed once per test session (``_document``) and each case is built from the loaded documents
+by the comparison's own builder (``case_of``, the engine's run chosen by ``harness.modes.compared_with``)."""
 
 from __future__ import annotations
 
-import copy
 import json
 import re
+from dataclasses import replace
+from functools import cache
 from typing import Any
 
 import pytest
 
-from harness.columns import ROOT, known_columns
-from harness.runner_side.comparator import run_of
-from harness.runner_side.reasons import CONSEQUENCES, UNEXPLAINED, Case, Run, explain, reason_record, reasons
-from harness.scenarios import SCENARIO_DIR, load_scenarios
+from harness.columns import REFERENCE, ROOT, known_columns
+from harness.modes import compared_with
+from harness.runner_side.judge import (
+    ABSENT,
+    UNEXPLAINED,
+    Case,
+    Claim,
+    Reason,
+    Run,
+    case_from_record,
+    case_of,
+    consequences,
+    differing_paths,
+    explain,
+    reason_record,
+    reasons,
+    run_of,
+    value_at,
+)
+from harness.runner_side.judge.explain import vouches
+from harness.scenarios import SCENARIO_DIR, Scenario, load_scenario, load_scenarios
 
 EVIDENCE = ROOT / "evidence"
-FRAMEWORKS = sorted(n for n, c in known_columns().items() if n != "handwritten")
+FRAMEWORKS = sorted(n for n in known_columns() if n != REFERENCE)
 SCENARIOS = {s.id: s for s in load_scenarios(SCENARIO_DIR)}
 
 
+@cache
 def _document(name: str) -> dict[str, Any]:
-    return json.loads((EVIDENCE / f"{name}.json").read_text(encoding="utf-8"))
+    """``evidence/<name>.json``, parsed once per session (a test that changes a record copies what it changes)."""
+    document: dict[str, Any] = json.loads((EVIDENCE / f"{name}.json").read_text(encoding="utf-8"))
+    return document
+
+
+@cache
+def _scenario(file: str) -> Scenario:
+    """The scenario file a record names, loaded once (as ``case_from_record`` loads it)."""
+    return load_scenario(SCENARIO_DIR / file)
 
 
 def _case(framework: str, mode: str, key: str) -> Case:
-    """The case the comparison built for one committed record (the engine's record from handwritten.json: its wire run for a wire record)."""
-    document, engine = _document(framework), _document("handwritten")["modes"]["wire" if mode == "wire" else "contract"]["scenarios"]
+    """The case the comparison built for one committed record, from the loaded documents: the engine's run is the
+    reference column's run ``compared_with(mode)`` names."""
+    document = _document(framework)
     record = document["modes"][mode]["scenarios"][key]
-    reference = engine[record["scenario"]]
-    observables = {name: c["framework"] for name, c in record["columns"].items()}
-    return Case(SCENARIOS[record["scenario"]], Run(reference["actual"], reference["facts"], reference["steps"]),
-                Run(observables, record["facts"], record["steps"]), {r: m["ref"] for r, m in document.get("mechanisms", {}).items()},
-                document.get("constants", {}), mode)
+    reference, engine_mode = compared_with(mode)
+    engine = _document(reference)["modes"][engine_mode]["scenarios"][record["scenario"]]
+    return case_of(_scenario(record["file"]), engine, record, document, mode)
+
+
+def _with(case: Case, **framework: Any) -> Case:
+    """``case`` with some fields of the framework's run replaced (its requests and wire records kept)."""
+    return replace(case, framework=replace(case.framework, **framework))
 
 
 def _rules(case: Case) -> dict[str, str]:
     return {r.rule: r.text for r in reasons(case)}
+
+
+def _paths(reason: Reason) -> list[tuple[str, ...]]:
+    return [c.path for c in reason.claims]
+
+
+def _requests(calls: dict[str, int]) -> list[str]:
+    """Model requests whose roles ask for each turn as often as ``calls`` says (a request asks for the turn its number
+    of assistant messages names)."""
+    return ["system user" + " assistant tool" * int(t) for t, n in calls.items() for _ in range(n)]
+
+
+def test_the_cases_built_from_the_loaded_documents_are_the_ones_case_from_record_builds() -> None:
+    for framework, mode, key in (("langgraph", "defaults", "always_deny"), ("langchain", "wire", "wire_http_500_once"),
+                                 ("openai_agents", "contract", "duplicate_call_id")):
+        assert _case(framework, mode, key) == case_from_record(EVIDENCE, framework, mode, key), (framework, mode, key)
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS)
@@ -51,11 +101,17 @@ def test_no_committed_difference_is_left_unexplained(framework: str) -> None:
 
 @pytest.mark.parametrize("framework", FRAMEWORKS)
 def test_the_stored_reasons_are_what_the_rules_derive_from_the_stored_facts(framework: str) -> None:
-    """Anyone can re-derive every reason from the evidence alone."""
+    """Anyone can re-derive every reason, and every not-equal cell's rules, from the evidence alone."""
     for mode, body in _document(framework)["modes"].items():
         for key, record in body["scenarios"].items():
-            if record["status"] == "ok":
-                assert [reason_record(r) for r in dict.fromkeys(reasons(_case(framework, mode, key)))] == record["reasons"], (mode, key)
+            if record["status"] != "ok":
+                continue
+            found = reasons(_case(framework, mode, key))
+            assert [reason_record(r) for r in dict.fromkeys(found)] == record["reasons"], (mode, key)
+            for name, cell in record["columns"].items():
+                if cell["equal"] is False:
+                    _, rules, explained = explain(name, cell["handwritten"], cell["framework"], found)
+                    assert explained and rules == cell["rules"], (mode, key, name)
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS)
@@ -74,12 +130,10 @@ def test_every_id_and_count_a_reason_quotes_is_in_the_record(framework: str) -> 
 def test_a_denied_tool_that_did_not_run_has_no_reason_and_one_that_ran_more_says_so() -> None:
     case = _case("langgraph", "defaults", "always_deny")
     assert "c1 (drop_database, always denied by the contract) ran: 1 executor entries" in _rules(case)["denied_tool_ran"]
-    ran_twice = copy.deepcopy(case.framework.observables)
-    ran_twice["side_effects"]["c1"].update(executor_entries=2, effects=2)
-    assert "ran: 2 executor entries, 2 effects" in _rules(Case(case.scenario, case.engine, Run(ran_twice, case.framework.facts, case.framework.steps)))["denied_tool_ran"]
-    never = copy.deepcopy(case.framework.observables)
-    never["side_effects"] = {}
-    assert "denied_tool_ran" not in _rules(Case(case.scenario, case.engine, Run(never, case.framework.facts, case.framework.steps)))
+    twice = [{**f, "executed": {"c1": 2}, "effects": {"c1": 2}} if f.get("executed") else f for f in case.framework.facts]
+    assert "ran: 2 executor entries, 2 effects" in _rules(_with(case, facts=twice))["denied_tool_ran"]
+    never = [{k: v for k, v in f.items() if k not in ("entered", "executed", "effects", "ran_with")} for f in case.framework.facts]
+    assert "denied_tool_ran" not in _rules(_with(case, facts=never))
 
 
 def test_a_misused_approval_is_taken_only_when_its_call_was_pending_and_decided_or_ran() -> None:
@@ -89,11 +143,11 @@ def test_a_misused_approval_is_taken_only_when_its_call_was_pending_and_decided_
         "misused_approval_accepted"]
     # the same step with its effects taken away and c1 left pending: nothing was taken, the binding held
     facts = [{k: v for k, v in f.items() if k not in ("effects", "executed", "entered")} | {"pending": ["c1"]} for f in case.framework.facts]
-    rules = _rules(Case(case.scenario, case.engine, Run(case.framework.observables, facts, case.framework.steps)))
+    rules = _rules(_with(case, facts=facts))
     assert "misused_approval_accepted" not in rules
     assert "other_args approval for c1 at driver step 1 (c1 stayed pending; the step ended completed, nothing ran" in rules["misused_approval_ignored"]
     refused = [{**s, "status": "refused"} if s["action"] == "misuse_token" else s for s in case.framework.steps]
-    rules = _rules(Case(case.scenario, case.engine, Run(case.framework.observables, facts, refused)))
+    rules = _rules(_with(case, facts=facts, steps=refused))
     assert "misused_approval_accepted" not in rules and "misused_approval_ignored" not in rules
 
 
@@ -103,9 +157,9 @@ def test_a_misuse_the_approval_object_cannot_carry_is_a_consequence_not_a_findin
     assert fact["approval_object"] == {"misuse": "other_args", "binding": "arguments", "carried": False, "made_for": "c1"}
     rules = _rules(case)
     assert "its approval object has no field for the arguments: it went in as a plain approval" in rules["approval_not_carried"]
-    assert "misused_approval_accepted" not in rules and "approval_not_carried" in CONSEQUENCES
+    assert "misused_approval_accepted" not in rules and "approval_not_carried" in consequences()
     carried = [{**f, "approval_object": {**f["approval_object"], "carried": True}} if f.get("approval_object") else f for f in case.framework.facts]
-    assert "misused_approval_accepted" in _rules(Case(case.scenario, case.engine, Run(case.framework.observables, carried, case.framework.steps)))
+    assert "misused_approval_accepted" in _rules(_with(case, facts=carried))
 
 
 def test_a_held_misuse_is_judged_where_its_turn_was_handed_over() -> None:
@@ -120,7 +174,7 @@ def test_the_step_limit_quoted_is_the_one_read_from_the_environment() -> None:
     assert case.constants["step_limit"]["value"] == _document("langgraph")["constants"]["step_limit"]["value"]
     text = _rules(case)["step_bound_not_enforced"]
     assert f"its own default bound is {case.constants['step_limit']['value']}" in text
-    other = Case(case.scenario, case.engine, case.framework, case.mechanisms, {"step_limit": {"ref": "x:Y", "value": 7}})
+    other = replace(case, constants={"step_limit": {"ref": "x:Y", "value": 7}})
     assert "its own default bound is 7 (`x:Y`" in _rules(other)["step_bound_not_enforced"]
     bare = Case(case.scenario, case.engine, case.framework)
     assert "default bound" not in _rules(bare)["step_bound_not_enforced"]
@@ -134,14 +188,20 @@ def test_a_cell_no_rule_explains_says_so_and_names_the_leaf() -> None:
 def test_a_resume_that_continued_like_the_engine_has_no_resume_reason() -> None:
     case = _case("langgraph", "defaults", "kill_before_effect@write_landed")
     assert "found the run at before_execute with c1 pending (engine: reconcile)" in _rules(case)["resumed_differently"]
-    same = copy.deepcopy(case.framework.observables)
-    same["checkpoint_after_interrupt"]["interrupts"] = case.engine.observables["checkpoint_after_interrupt"]["interrupts"]
-    assert "resumed_differently" not in _rules(Case(case.scenario, case.engine, Run(same, case.framework.facts, case.framework.steps)))
+    engine_resume = next(f["resumed"] for f in case.engine.facts if f.get("resumed"))
+    same = [{**f, "resumed": engine_resume} if f.get("resumed") else f for f in case.framework.facts]  # the facts say where the resume found it
+    assert "resumed_differently" not in _rules(_with(case, facts=same))
 
 
 def test_run_of_reads_what_the_rules_need() -> None:
-    record = {"observables": {"status": "completed"}, "facts": [{"step": 0, "action": "run"}], "steps": [{"action": "run"}]}
-    assert run_of(record) == Run({"status": "completed"}, [{"step": 0, "action": "run"}], [{"action": "run"}])
+    facts, steps = [{"step": 0, "action": "run"}], [{"action": "run"}]
+    wire = [{"turn": 0, "attempt": 0}]
+    observation = {"observables": {"status": "completed"}, "facts": facts, "steps": steps, "model_requests": ["system user"], "wire_requests": wire}
+    assert run_of(observation) == Run({"status": "completed"}, facts, steps, ["system user"], wire)
+    stored = {"columns": {"status": {"framework": "completed", "handwritten": "completed", "equal": True}}, "facts": facts, "steps": steps}
+    assert run_of(stored) == Run({"status": "completed"}, facts, steps, [], None)  # a run without model requests or wire records
+    engine = {"actual": {"status": "completed"}, "facts": facts, "steps": steps, "model_requests": ["system user"]}
+    assert run_of(engine) == Run({"status": "completed"}, facts, steps, ["system user"], None)
 
 
 def test_a_high_risk_call_only_the_framework_paused_for_is_not_one_the_contract_does_not_ask_about() -> None:
@@ -149,24 +209,26 @@ def test_a_high_risk_call_only_the_framework_paused_for_is_not_one_the_contract_
     assert "asked_about_other_calls" in _rules(case)
     high = SCENARIOS["high_risk_approved"]  # its c1 is transfer_funds, high_risk
     facts = [{**{k: v for k, v in f.items() if k != "implicit_decision"}, "pending": ["c1"]} for f in case.framework.facts]
-    engine = Run(case.engine.observables, [{k: v for k, v in f.items() if k != "pending"} for f in case.engine.facts], case.engine.steps)
-    assert "asked_about_other_calls" not in _rules(Case(high, engine, Run(case.framework.observables, facts, case.framework.steps)))
+    engine = replace(case.engine, facts=[{k: v for k, v in f.items() if k != "pending"} for f in case.engine.facts])
+    assert "asked_about_other_calls" not in _rules(Case(high, engine, replace(case.framework, facts=facts)))
 
 
 def test_the_bound_a_run_stopped_at_is_named_by_mode_and_count() -> None:
     case = _case("openai_agents", "contract", "duplicate_call_id")
     assert f"(max_steps={case.scenario.max_steps}, as the contract glue passed it)" in _rules(case)["stopped_by_own_bound"]
-    as_defaults = Case(case.scenario, case.engine, case.framework, case.mechanisms, case.constants, "defaults")
+    as_defaults = replace(case, mode="defaults")
     assert "as the contract glue passed it" not in _rules(as_defaults)["stopped_by_own_bound"]
     defaults = _case("openai_agents", "defaults", "duplicate_call_id")
     assert f"(its default, {defaults.constants['step_limit']['value']} model calls" in _rules(defaults)["stopped_by_own_bound"]
+    fewer = _with(defaults, requests=defaults.framework.requests[:-1])  # a count of model calls that is not the bound's names no bound
+    assert "(its default" not in _rules(fewer)["stopped_by_own_bound"]
 
 
 def test_a_decision_that_ran_what_the_engine_also_ran_is_no_finding() -> None:
     case = _case("openai_agents", "defaults", "approval_misuse_other_call")  # c2's approval item handed over for c1 ran c2
     assert "the misuse_token of c1 at driver step 1 ran c2" in _rules(case)["decision_reached_other_call"]
     engine_facts = [{**f, "effects": {**f.get("effects", {}), "c2": 1}} if f["step"] == 1 else f for f in case.engine.facts]
-    same = Case(case.scenario, Run(case.engine.observables, engine_facts, case.engine.steps), case.framework, mode="defaults")
+    same = Case(case.scenario, replace(case.engine, facts=engine_facts), case.framework, mode="defaults")
     assert "decision_reached_other_call" not in _rules(same)
 
 
@@ -189,6 +251,7 @@ def test_a_restore_replaces_what_was_waiting() -> None:
 
 
 def test_a_long_runs_model_requests_keep_what_each_added() -> None:
+    from harness.runner_side.judge.facts import model_calls
     from harness.runner_side.observation import LONG_RUN_REQUESTS, compact_requests
 
     short = ["system user", "system user assistant tool"]
@@ -196,26 +259,37 @@ def test_a_long_runs_model_requests_keep_what_each_added() -> None:
     long = ["system user" + " assistant tool" * i for i in range(LONG_RUN_REQUESTS + 1)] + ["system user again"]
     kept = compact_requests(long)
     assert kept[0] == "system user" and kept[1:-1] == ["+ assistant tool"] * LONG_RUN_REQUESTS and kept[-1] == "system user again"
+    # the turns the judge reads from the compacted requests are the ones the full requests ask for
+    assert model_calls(Run({}, requests=kept)) == model_calls(Run({}, requests=long)) == {"0": 2, **{str(i): 1 for i in range(1, LONG_RUN_REQUESTS + 1)}}
 
 
-def test_the_claim_tree_finds_exactly_what_claimed_finds() -> None:
-    """``explain`` matches leaves through a tree of claims (linear in a long run); it must agree with ``claimed``,
-    the one-line definition FINDINGS.md uses."""
+def test_explain_finds_exactly_the_claims_that_vouch_for_each_differing_leaf() -> None:
+    """``explain`` matches leaves through a tree of claims (linear in a long run); it must agree with ``vouches``, the
+    one-line definition, tried for every claim against every differing leaf."""
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from harness.runner_side.reasons import Reason, _claim_tree, _claimants, claimed
-
-    key = st.sampled_from(["a", "b", "c1", "0", "*"])
-    path = st.lists(key.filter(lambda k: k != "*"), min_size=1, max_size=4).map(tuple)
-    claim = st.lists(key, min_size=1, max_size=4).map(tuple)
+    key = st.sampled_from(["a", "b", "c1", "0"])
+    leaf = st.one_of(st.integers(0, 2), st.booleans(), st.sampled_from(["x", "y"]))
+    node = st.recursive(leaf, lambda inner: st.dictionaries(key, inner, max_size=3) | st.lists(inner, max_size=2), max_leaves=6)
+    value = st.dictionaries(key, node, max_size=4)  # a cell is a dict more often than not: differing leaves lie deeper than its root
 
     @settings(max_examples=300, deadline=None)
-    @given(path, st.lists(st.lists(claim, max_size=3).map(tuple), max_size=4))
-    def agree(leaf: tuple[str, ...], claims_per_reason: list[tuple[tuple[str, ...], ...]]) -> None:
-        found = [Reason(f"r{i}", "", claims) for i, claims in enumerate(claims_per_reason)]
-        expected = {i for i, r in enumerate(found) if claimed(leaf, r.claims)}
-        assert _claimants(leaf, _claim_tree(found)) == expected
+    @given(value, value, st.data())
+    def agree(engine: Any, framework: Any, data: st.DataObject) -> None:
+        leaves = [("cell", *p) for p in differing_paths(engine, framework)]
+        prefixes = sorted({p[:i] for p in leaves for i in range(1, len(p) + 1)} | {("cell",)})
+        somewhere = st.one_of(st.sampled_from(prefixes), st.lists(key, max_size=3).map(lambda p: ("cell", *p)))
+        # a claim's value: the framework's own there (it vouches), or any other value (it may or may not)
+        claim = st.builds(lambda path, own, other: Claim(path, value_at(framework, path[1:]) if own else other),
+                          somewhere, st.booleans(), node | st.just(ABSENT))
+        found = [Reason(f"r{i}", f"text {i}", claims) for i, claims in enumerate(data.draw(st.lists(st.lists(claim, max_size=3).map(tuple), max_size=4)))]
+        vouched = [{i for i, r in enumerate(found) if any(vouches(c, p, value_at(framework, p[1:])) for c in r.claims)} for p in leaves]
+        said, rules, explained = explain("cell", engine, framework, found)
+        loose = [".".join(p) for p, v in zip(leaves, vouched, strict=True) if not v]
+        assert explained == (not loose)
+        assert rules == sorted({found[i].rule for v in vouched for i in v})
+        assert said == "; ".join([*(found[i].text for i in sorted(set().union(*vouched))), *([f"{UNEXPLAINED} at {', '.join(loose[:3])}"] if loose else [])])
 
     agree()
 
@@ -227,12 +301,13 @@ def test_a_pause_the_driver_answered_implicitly_is_still_one_the_framework_asked
     assert all(not f.get("pending") for f in case.framework.facts) and case.framework.facts[0]["implicit_decision"]
     reason = next(r for r in reasons(case) if r.rule == "asked_about_other_calls")
     assert "c1 approved at driver step 0.1, c2 approved at driver step 0.2, c3 approved at driver step 0.3" in reason.text
-    assert ("pre_approval_state",) in reason.claims and ("status",) not in reason.claims and ("side_effects", "c1") not in reason.claims
+    paths = _paths(reason)
+    assert ("pre_approval_state",) in paths and ("status",) not in paths and ("side_effects", "c1") not in paths
     unanswered = [{**{k: v for k, v in f.items() if k != "implicit_decision"}, "pending": ["c1"]} for f in case.framework.facts]
-    left = Case(case.scenario, case.engine, Run(case.framework.observables, unanswered, case.framework.steps))
-    reason = next(r for r in reasons(left) if r.rule == "asked_about_other_calls")
-    assert "left waiting: c1 after driver step 0" in reason.text and ("side_effects", "c1") in reason.claims
-    assert (("status",) in reason.claims) == ("the run ended" in reason.text)  # the run's end is claimed only where it is said
+    reason = next(r for r in reasons(_with(case, facts=unanswered)) if r.rule == "asked_about_other_calls")
+    paths = _paths(reason)
+    assert "left waiting: c1 after driver step 0" in reason.text and ("side_effects", "c1") in paths
+    assert (("status",) in paths) == ("the run ended" in reason.text)  # the run's end is claimed only where it is said
 
 
 def test_a_call_the_driver_approved_that_ran_while_its_sibling_waits_ran_early() -> None:
@@ -252,31 +327,40 @@ def _steps(*statuses: tuple[str, str | None], actions: list[str]) -> list[dict[s
     return [{"action": a, "status": s, "refusal": r, "error": None} for a, (s, r) in zip(actions, statuses, strict=True)]
 
 
+def _observed(status: str, steps: list[dict[str, Any]], calls: dict[str, int], **more: Any) -> dict[str, Any]:
+    """A run's observables with what the judge reads of every run (the cells a scenario does not exercise ``n/a``)."""
+    model = {"calls_per_turn": calls, "injected": [], "marker_roles": [], "missing_turns": [], "unused_turns": []}
+    return {"status": status, "step_statuses": [s["status"] for s in steps], "refusals": [s["refusal"] for s in steps if s["refusal"]],
+            "side_effects": {}, "model": model, "schema_failure_side_effects": "n/a", "pre_approval_state": "n/a", "idempotent_replay": "n/a",
+            "checkpoint_after_interrupt": "n/a", "wire": "n/a", **more}
+
+
 def test_an_invalid_call_held_for_approval_says_so_and_owns_the_final_status_only_while_it_waits() -> None:
     """The schema refuses c1 (amount_cents a string) before policy; a framework that paused for it and still waits for it
     after the last step ended ``awaiting_approval`` because of it (what OpenAI Agents' defaults did, measured)."""
-    from harness.runner_side.approval_rules import invalid_call_held
+    from harness.runner_side.judge.rules.approval import invalid_call_held
 
     scenario = SCENARIOS["invalid_high_risk_then_valid"]
     actions = ["run", "approve"]
-    engine = Run({"status": "completed", "checkpoint_after_interrupt": "n/a"},
+    engine_steps = _steps(("awaiting_approval", None), ("completed", None), actions=actions)
+    engine = Run(_observed("completed", engine_steps, {"0": 1, "1": 1}),
                  [{"step": 0, "action": "run", "pending": ["c2"], "validated": True}, {"step": 1, "action": "approve", "granted": ["c2"]}],
-                 _steps(("awaiting_approval", None), ("completed", None), actions=actions))
+                 engine_steps, _requests({"0": 1, "1": 1}))
     facts = [{"step": 0, "action": "run", "pending": ["c1"]}, {"step": 1, "action": "approve", "pending": ["c1"]}]
-    waiting = Run({"status": "awaiting_approval", "checkpoint_after_interrupt": "n/a"}, facts,
-                  _steps(("awaiting_approval", None), ("awaiting_approval", None), actions=actions))
+    steps = _steps(("awaiting_approval", None), ("awaiting_approval", None), actions=actions)
+    waiting = Run(_observed("awaiting_approval", steps, {"0": 1}), facts, steps, _requests({"0": 1}))
     [reason] = invalid_call_held(Case(scenario, engine, waiting))
     assert reason.text.startswith("c1's arguments break transfer_funds's strict schema (amount_cents: '2500' is not of type 'integer')")
     assert "waiting after driver step 0 (before any validation), driver step 1 (before any validation)" in reason.text
     assert "c1 still waited after the last driver step, so the run ended awaiting_approval (engine: completed)" in reason.text
-    assert reason.claims == (("status",),)
+    assert reason.claims == (Claim(("status",), "awaiting_approval"),)  # the status the steps and what waits give
     validated = [{**f, "validated": True} for f in facts]  # a validation that passed the string: it coerces
-    [reason] = invalid_call_held(Case(scenario, engine, Run(waiting.observables, validated, waiting.steps)))
+    [reason] = invalid_call_held(Case(scenario, engine, replace(waiting, facts=validated)))
     assert "driver step 0 (after its own validation passed them)" in reason.text
-    decided = Run({"status": "completed", "checkpoint_after_interrupt": "n/a"}, [facts[0], {"step": 1, "action": "approve"}], waiting.steps)
+    decided = replace(waiting, facts=[facts[0], {"step": 1, "action": "approve"}])
     [reason] = invalid_call_held(Case(scenario, engine, decided))  # no longer waiting at the end: the status is not its
     assert "still waited" not in reason.text and reason.claims == ()
-    never = Run(waiting.observables, [{"step": 0, "action": "run", "pending": ["c2"]}, {"step": 1, "action": "approve"}], waiting.steps)
+    never = replace(waiting, facts=[{"step": 0, "action": "run", "pending": ["c2"]}, {"step": 1, "action": "approve"}])
     assert list(invalid_call_held(Case(scenario, engine, never))) == []
 
 
@@ -288,74 +372,78 @@ def _redelivery_runs(step_1: tuple[str, str | None], fact_1: dict[str, Any]) -> 
     pause = {"args_validated": True, "non_read_only_effects": {}, "step": 0,
              "pending": [{"args": {"amount_cents": 2500, "from_account": "ACC-1", "to_account": "ACC-2"}, "call_id": "c1", "tool": "transfer_funds"}]}
 
-    def observables(provided_by: str, statuses: list[str], pauses: list[dict[str, Any]], calls: dict[str, int]) -> dict[str, Any]:
-        return {"status": "completed", "step_statuses": statuses, "checkpoint_after_interrupt": "n/a", "model": {"calls_per_turn": calls},
-                "idempotent_replay": {"c1": {"results": [result], "equal": True, "effects": 1, "provided_by": provided_by}},
-                "pre_approval_state": {"pauses": pauses, "decisions": [{"action": "approve", "call_id": "c1", "effects_before": {}, "step": 2}],
-                                       "undecided_at_end": []}}
+    def observables(provided_by: str, steps: list[dict[str, Any]], pauses: list[dict[str, Any]], calls: dict[str, int]) -> dict[str, Any]:
+        replay = {"c1": {"results": [result], "equal": True, "effects": 1, "provided_by": provided_by}}
+        state = {"pauses": pauses, "decisions": [{"action": "approve", "call_id": "c1", "effects_before": {}, "step": 2}], "undecided_at_end": []}
+        return _observed("completed", steps, calls, side_effects={"c1": {"effects": 1, "executor_entries": 1, "tool_entries": 1}},
+                         idempotent_replay=replay, pre_approval_state=state)
 
     ran = {"step": 2, "action": "approve", "entered": {"c1": 1}, "executed": {"c1": 1}, "effects": {"c1": 1}, "granted": ["c1"], "results": [["c1", "ok"]]}
     first = {"step": 0, "action": "run", "pending": ["c1"], "validated": True}
-    engine = Run(observables("framework", ["awaiting_approval", "refused", "completed"], [pause], {"0": 1, "1": 1}),
+    engine_steps = _steps(("awaiting_approval", None), ("refused", "duplicate_event"), ("completed", None), actions=actions)
+    engine = Run(observables("framework", engine_steps, [pause], {"0": 1, "1": 1}),
                  [first, {"step": 1, "action": "deliver_again", "pending": ["c1"], "dedup_by": "framework", "validated": True}, ran],
-                 _steps(("awaiting_approval", None), ("refused", "duplicate_event"), ("completed", None), actions=actions))
+                 engine_steps, _requests({"0": 1, "1": 1}))
     pauses = [pause, {**pause, "step": 1}] if step_1[0] == "awaiting_approval" else [pause]
-    framework = Run(observables("none", ["awaiting_approval", step_1[0], "completed"], pauses, {"0": 1 + (step_1[0] == "awaiting_approval"), "1": 1}),
-                    [first, {"step": 1, "action": "deliver_again", **fact_1}, ran],
-                    _steps(("awaiting_approval", None), step_1, ("completed", None), actions=actions))
+    calls = {"0": 1 + (step_1[0] == "awaiting_approval"), "1": 1}
+    steps = _steps(("awaiting_approval", None), step_1, ("completed", None), actions=actions)
+    framework = Run(observables("none", steps, pauses, calls), [first, {"step": 1, "action": "deliver_again", **fact_1}, ran], steps, _requests(calls))
     return engine, framework
 
 
 def test_a_redelivery_refused_for_the_frameworks_own_reason_is_no_deduplication() -> None:
     """AgentScope's defaults refused the event delivered again while c1 waited (its agent takes only the confirmation
     then), with no deduplication recorded: its replay record names none, where the engine's names the framework."""
-    from harness.runner_side.event_rules import redelivered_as_new_turn
+    from harness.runner_side.judge.rules.events import redelivered_as_new_turn
 
     scenario = SCENARIOS["redelivery_while_pending"]
     refusal = "agentscope: Agent is waiting for 1 tool calls and external execution results for 0 tool calls, but received no event"
     engine, framework = _redelivery_runs(("refused", refusal), {"pending": ["c1"], "validated": True})
     [reason] = redelivered_as_new_turn(Case(scenario, engine, framework))
-    assert reason.rule == "redelivery_refused_not_deduplicated" and "redelivery_refused_not_deduplicated" in CONSEQUENCES
+    assert reason.rule == "redelivery_refused_not_deduplicated" and "redelivery_refused_not_deduplicated" in consequences()
     assert f"driver step 1 was refused by the framework while c1 waited for a decision ({refusal}), not recognised as a duplicate" in reason.text
-    assert ("idempotent_replay", "c1", "provided_by") in reason.claims
-    engine_refused = Run(framework.observables, framework.facts, [{**s, "refusal": "duplicate_event"} if s["action"] == "deliver_again" else s
-                                                                   for s in framework.steps])
+    assert Claim(("idempotent_replay", "c1", "provided_by"), "none") in reason.claims  # the facts record no deduplicator
+    engine_refused = replace(framework, steps=[{**s, "refusal": "duplicate_event"} if s["action"] == "deliver_again" else s for s in framework.steps])
     assert list(redelivered_as_new_turn(Case(scenario, engine, engine_refused))) == []  # refused as the duplicate it is
-    glued = Run(framework.observables, [{**f, "dedup_by": "glue"} if f["action"] == "deliver_again" else f for f in framework.facts], framework.steps)
+    glued = replace(framework, facts=[{**f, "dedup_by": "glue"} if f["action"] == "deliver_again" else f for f in framework.facts])
     assert list(redelivered_as_new_turn(Case(scenario, engine, glued))) == []  # deduplicated: deduplicated_by_glue's
 
 
 def test_a_redelivery_that_paused_again_claims_the_pause_it_added() -> None:
     """OpenAI Agents' defaults took the event delivered again as a new turn, the model sent c1 again and the run paused
-    for it a second time: the redelivery explains the pause list the engine's run does not have."""
-    from harness.runner_side.event_rules import redelivered_as_new_turn
+    for it a second time: the redelivery explains the pause list the engine's run does not have, with the pauses the
+    step facts give; where the facts give another pause than the one recorded, the list is left unexplained."""
+    from harness.runner_side.judge.rules.events import redelivered_as_new_turn
 
     scenario = SCENARIOS["redelivery_while_pending"]
     engine, framework = _redelivery_runs(("awaiting_approval", None), {"pending": ["c1"], "validated": True})
     [reason] = redelivered_as_new_turn(Case(scenario, engine, framework))
     assert "the step ended awaiting_approval waiting for c1, executors entered in it: none" in reason.text
-    assert ("pre_approval_state", "pauses") in reason.claims
-    other = Run(framework.observables, [{**f, "pending": ["c2"]} if f["step"] == 1 else f for f in framework.facts], framework.steps)
+    assert ("pre_approval_state", "pauses") in _paths(reason)
+    state, engine_state = framework.observables["pre_approval_state"], engine.observables["pre_approval_state"]
+    assert explain("pre_approval_state", engine_state, state, [reason])[1:] == (["redelivered_as_new_turn"], True)
+    other = replace(framework, facts=[{**f, "pending": ["c2"]} if f["step"] == 1 else f for f in framework.facts])
     [reason] = redelivered_as_new_turn(Case(scenario, engine, other))  # the pause recorded is not the one the step's facts give
-    assert ("pre_approval_state", "pauses") not in reason.claims
+    said, _, explained = explain("pre_approval_state", engine_state, state, [reason])
+    assert not explained and f"{UNEXPLAINED} at pre_approval_state.pauses" in said
 
 
 def test_a_decision_for_a_call_the_framework_never_asked_about_is_not_one_it_ignored() -> None:
     """The engine refused c1 by schema and asked about c2; a framework that paused for c1 never asked about c2, so the
     human's approval of c2 answers no question of its own (a consequence of that pause), not ``decision_ignored``."""
-    from harness.runner_side.approval_rules import misused_approval
+    from harness.runner_side.judge.rules.approval import misused_approval
 
     scenario = SCENARIOS["invalid_high_risk_then_valid"]
     steps = _steps(("awaiting_approval", None), ("awaiting_approval", None), actions=["run", "approve"])
-    observed = {"step_statuses": [s["status"] for s in steps]}
-    engine = Run(observed, [{"step": 0, "action": "run", "pending": ["c2"]}, {"step": 1, "action": "approve"}], steps)
-    unasked = Run(observed, [{"step": 0, "action": "run", "pending": ["c1"]}, {"step": 1, "action": "approve", "pending": ["c1"]}], steps)
+    observed = _observed("awaiting_approval", steps, {"0": 1})
+    engine = Run(observed, [{"step": 0, "action": "run", "pending": ["c2"]}, {"step": 1, "action": "approve"}], steps, _requests({"0": 1}))
+    unasked = replace(engine, facts=[{"step": 0, "action": "run", "pending": ["c1"]}, {"step": 1, "action": "approve", "pending": ["c1"]}])
     [reason] = misused_approval(Case(scenario, engine, unasked))
-    assert reason.rule == "decision_for_unasked_call" and "decision_for_unasked_call" in CONSEQUENCES
+    assert reason.rule == "decision_for_unasked_call" and "decision_for_unasked_call" in consequences()
     assert "approve for c2 at driver step 1 (c2 was never waiting in the framework's run (waiting: c1); the step ended awaiting_approval" in reason.text
-    assert reason.claims == (("step_statuses", "1"),)
+    assert reason.claims == (Claim(("step_statuses", "1"), "awaiting_approval"),)
     # c2 waited just before the approval: a call the framework asked about (what became of it is for other rules to say)
-    gone = Run(observed, [{"step": 0, "action": "run", "pending": ["c2", "c1"]}, {"step": 1, "action": "approve", "pending": ["c1"]}], steps)
+    gone = replace(engine, facts=[{"step": 0, "action": "run", "pending": ["c2", "c1"]}, {"step": 1, "action": "approve", "pending": ["c1"]}])
     assert [r.rule for r in misused_approval(Case(scenario, engine, gone))] == []
 
 
@@ -363,17 +451,16 @@ def test_a_decision_the_engine_refused_that_a_killed_run_took_says_what_ran() ->
     """decision_after_kill: the engine refused the approval of c1 (not_pending, its run crashed); LangChain and LangGraph
     took it as a resume and ran c1 again. The reason says what ran and owns the step's and the run's status; with the
     step's entries taken away (nothing ran, c1 never waited) it is no longer this rule's."""
-    from harness.runner_side.approval_rules import misused_approval
+    from harness.runner_side.judge.rules.approval import misused_approval
 
     case = _case("langgraph", "defaults", "decision_after_kill@write_landed")
     [reason] = misused_approval(case)
-    assert reason.rule == "refused_decision_taken" and "refused_decision_taken" in CONSEQUENCES
+    assert reason.rule == "refused_decision_taken" and "refused_decision_taken" in consequences()
     assert "the engine refused it: not_pending" in reason.text and "killed at driver step 0 and not resumed since" in reason.text
     assert "c1 entered once" in reason.text
-    assert ("step_statuses", "1") in reason.claims and ("status",) in reason.claims
-    idle = Run(case.framework.observables, [{k: v for k, v in f.items() if k not in ("entered", "executed", "results")} for f in case.framework.facts],
-               case.framework.steps)
-    assert [r.rule for r in misused_approval(Case(case.scenario, case.engine, idle))] == ["decision_for_unasked_call"]
+    assert ("step_statuses", "1") in _paths(reason) and ("status",) in _paths(reason)
+    idle = [{k: v for k, v in f.items() if k not in ("entered", "executed", "results")} for f in case.framework.facts]
+    assert [r.rule for r in misused_approval(_with(case, facts=idle))] == ["decision_for_unasked_call"]
 
 
 def test_a_kill_the_framework_state_reads_past_is_crashed_on_the_next_snapshot() -> None:
@@ -389,16 +476,17 @@ def test_a_kill_the_framework_state_reads_past_is_crashed_on_the_next_snapshot()
 def test_a_call_whose_arguments_are_not_json_and_got_no_result_was_dropped() -> None:
     """malformed_args_not_json: LangChain's client makes ``{"city": `` an invalid tool call and the agent ends the run
     after that turn; the engine answered it and asked for turn 1. A run that asked for turn 1 did not drop it."""
-    from harness.runner_side.argument_rules import invalid_call_dropped
+    from harness.runner_side.judge.rules.run_ends import invalid_call_dropped
 
     case = _case("langchain", "defaults", "malformed_args_not_json")
     [reason] = invalid_call_dropped(case)
     assert "c1's arguments are not JSON" in reason.text and "asked the model for turn 1" in reason.text
-    assert ("model", "calls_per_turn", "1") in reason.claims and ("model", "calls_per_turn", "2") in reason.claims
-    went_on = {**case.framework.observables, "model": {**case.framework.observables["model"], "calls_per_turn": {"0": 1, "1": 1}}}
-    assert list(invalid_call_dropped(Case(case.scenario, case.engine, Run(went_on, case.framework.facts, case.framework.steps)))) == []
+    assert ("model", "calls_per_turn", "1") in _paths(reason) and ("model", "calls_per_turn", "2") in _paths(reason)
+    assert {c.value for c in reason.claims if c.path[:2] == ("model", "calls_per_turn")} == {ABSENT}  # the requests never asked for them
+    went_on = _with(case, requests=_requests({"0": 1, "1": 1}))
+    assert list(invalid_call_dropped(went_on)) == []
     answered = [{**f, "results": [["c1", "error"]]} for f in case.framework.facts]
-    assert list(invalid_call_dropped(Case(case.scenario, case.engine, Run(case.framework.observables, answered, case.framework.steps)))) == []
+    assert list(invalid_call_dropped(_with(case, facts=answered))) == []
 
 
 def test_a_schema_lost_in_the_declaration_and_one_rewritten_in_the_request_are_two_findings_that_follow_their_part() -> None:
@@ -410,18 +498,20 @@ def test_a_schema_lost_in_the_declaration_and_one_rewritten_in_the_request_are_t
     case = _case("langchain", "wire", "wire_http_500_once")
     found = {r.rule: r for r in reasons(case) if r.rule.startswith(("schema_", "constraint_"))}
     assert set(found) == {"schema_lost_in_declaration", "schema_rewritten"}
-    assert found["schema_lost_in_declaration"].claims == (("wire", "schema_diff", "get_weather", "declared"),)
-    assert found["schema_rewritten"].claims == (("wire", "schema_diff", "get_weather", "rewritten"),)
+    assert _paths(found["schema_lost_in_declaration"]) == [("wire", "schema_diff", "get_weather", "declared")]
+    assert _paths(found["schema_rewritten"]) == [("wire", "schema_diff", "get_weather", "rewritten")]
     assert "/properties/city/minLength" in found["schema_lost_in_declaration"].text
 
+    def with_diff(diff: dict[str, Any]) -> Case:
+        wire = case.framework.observables["wire"]
+        observables = {**case.framework.observables, "wire": {**wire, "schema_diff": {**wire["schema_diff"], "get_weather": diff}}}
+        return _with(case, observables=observables)
+
     diff = case.framework.observables["wire"]["schema_diff"]["get_weather"]
-    as_declared = copy.deepcopy(case)
-    as_declared.framework.observables["wire"]["schema_diff"]["get_weather"] = {"declared": diff["declared"], "rewritten": {}}
-    assert {r.rule for r in reasons(as_declared) if r.rule.startswith("schema_")} == {"schema_lost_in_declaration"}
+    assert {r.rule for r in reasons(with_diff({"declared": diff["declared"], "rewritten": {}})) if r.rule.startswith("schema_")} == {
+        "schema_lost_in_declaration"}
 
     moved = {"dropped": ["/properties/city/minLength"], "added": ["/properties/city/description"], "moved_to_text": ["/properties/city/minLength"]}
-    as_sent = copy.deepcopy(case)
-    as_sent.framework.observables["wire"]["schema_diff"]["get_weather"] = {"declared": {}, "rewritten": moved}
-    rules = {r.rule: r for r in reasons(as_sent) if r.rule.startswith(("schema_", "constraint_"))}
+    rules = {r.rule: r for r in reasons(with_diff({"declared": {}, "rewritten": moved})) if r.rule.startswith(("schema_", "constraint_"))}
     assert set(rules) == {"schema_rewritten", "constraint_moved_to_text"}
-    assert rules["constraint_moved_to_text"].claims == (("wire", "schema_diff", "get_weather", "rewritten", "moved_to_text"),)
+    assert rules["constraint_moved_to_text"].claims == (Claim(("wire", "schema_diff", "get_weather", "rewritten", "moved_to_text"), moved["moved_to_text"]),)

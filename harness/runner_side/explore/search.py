@@ -24,6 +24,7 @@ from typing import Any
 
 from harness.columns import REFERENCE, known_columns
 from harness.ledger_server import Entries
+from harness.modes import MODES, REFERENCE_MODES
 from harness.records import run_key
 from harness.runner_side.evidence import column_document, handwritten_document
 from harness.runner_side.explore.properties import DRIVER_ERROR, check_equal, check_run
@@ -33,9 +34,9 @@ from harness.scenarios import Scenario, load_scenarios
 
 PROPERTY_COLUMNS = (REFERENCE, "local_state_graph")
 """The reference columns: they run the contract themselves, so every property must hold on every scenario."""
-MODES = ("defaults", "contract", "wire")
-"""The modes asked of a column; its process plays those it has (the local state graph: ``contract`` alone)."""
-REFERENCE_MODES = (("contract",), ("wire",))
+# A column is asked every mode (``harness.modes.MODES``); its process plays those it has (the local state graph:
+# ``contract`` alone).
+REFERENCE_PROCESSES = tuple((mode,) for mode in REFERENCE_MODES)
 """The engine's modes, each in a process of its own, side by side: it imports nothing heavy, and its wire runs (a
 loopback request per model turn, the retries' waits) are the longest job of a sweep of the reference columns. A
 framework's modes share one process, which imports the framework once."""
@@ -82,7 +83,7 @@ def run_batch(columns: list[str], corpus: Path, scratch: Path, log: Callable[[st
     names = list(dict.fromkeys([REFERENCE, *columns]))
     scenarios = {s.id: s for s in load_scenarios(corpus)}
 
-    jobs = [(REFERENCE, list(modes), scratch / "-".join(modes)) for modes in REFERENCE_MODES]
+    jobs = [(REFERENCE, list(modes), scratch / "-".join(modes)) for modes in REFERENCE_PROCESSES]
     jobs += [(name, list(MODES), scratch) for name in names if name != REFERENCE]
 
     def one(job: tuple[str, list[str], Path]) -> ColumnResult:

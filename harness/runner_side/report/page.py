@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from handwritten.engine import MAX_ATTEMPTS
+from harness.columns import REFERENCE
 from harness.runner_side.report.scorecard import STAGES, Cell, Scorecard, cell_text, columns_of, scorecard
 from harness.runner_side.report.views import driver_text, engine_record, flaky_scenarios, loop_replay, model_sent, records_for, step_cell
 from harness.scenarios import Scenario
@@ -166,7 +167,7 @@ def _attempts(record: dict[str, Any]) -> dict[str, int]:
 
 def _loop_html(documents: dict[str, dict[str, Any]], scenarios: dict[str, Scenario]) -> str:
     """The loop: per flaky-tool scenario, the engine's trace as states; the failure-rate control picks one."""
-    engine = documents.get("handwritten", {}).get("modes", {}).get("contract", {}).get("scenarios", {})
+    engine = documents.get(REFERENCE, {}).get("modes", {}).get("contract", {}).get("scenarios", {})
     flaky = [(rate, s) for rate, s in flaky_scenarios(scenarios) if s.id in engine]
     intro = ("<p>The engine's own recorded trace, one event per click: the model step against <code>max_steps</code>, the "
              f"attempt of the current tool call against the engine's bound of {MAX_ATTEMPTS}, and the messages array as it grows. "

@@ -15,31 +15,17 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
-from harness.columns import known_columns
+from harness.columns import REFERENCE, known_columns
+from harness.modes import MODES
 from harness.runner_side.findings import collect
-from harness.runner_side.reasons import TITLES
+from harness.runner_side.judge import stage_rules, titles
+from harness.runner_side.judge.registry import STAGES as CONTRACT_STAGES
 from harness.scenarios import Scenario
 
-REFERENCE = "handwritten"
-MODE_ORDER = ("defaults", "contract", "wire")
-STAGES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
-    "schema": ("Schema before execution", ("validation_before_execution", "invalid_args_corrected"),
-               ("invalid_args_ran", "paused_before_validation", "invalid_call_dropped", "invalid_args_ended_run", "unknown_tool_ended_run")),
-    "policy": ("Policy (always deny, the session's user)", ("always_deny", "session_identity"), ("denied_tool_ran", "other_user_ran")),
-    "approval": ("Approval: asked where the contract asks, bound to call, arguments, session, expiry", ("high_risk_before_approval", "unbound_approval_token"),
-                 ("asked_about_other_calls", "ran_without_asking", "effect_before_decision", "approved_call_ran_early", "misused_approval_accepted",
-                  "misused_approval_ignored", "decision_ignored", "decision_reached_other_call")),
-    "checkpoint": ("Checkpoint before every side effect, resume where it stopped", ("crash_resume", "side_effect_before_checkpoint"),
-                   ("resumed_differently", "fault_never_fired", "fault_fired_only_here")),
-    "idempotency": ("Idempotency: no side effect twice, a repeat answered", ("duplicate_event",),
-                    ("executed_again", "repeat_not_answered", "redelivered_as_new_turn", "redelivery_failed", "reused_id_ended_run")),
-    "tool_errors": ("Bounded retries, errors as the tool's result", ("retry_before_effect", "tool_error_as_message"), ("tool_error_not_retried",)),
-    "uncertain": ("Uncertain outcome stops for reconciliation", ("uncertain_after_timeout",), ("uncertain_not_stopped",)),
-    "step_bound": ("Step bound", ("step_bound",), ("step_bound_not_enforced", "stopped_by_own_bound")),
-    "model_failures": ("Model endpoint failures", ("model_retry", "model_unavailable"),
-                       ("retries_stacked", "model_failure_raised", "retried_past_contract", "model_failure_not_retried")),
-}  # fmt: skip
-"""stage -> (its label, the ``covers`` tags of the scenarios that exercise it, the rules whose findings break it)."""
+MODE_ORDER = MODES
+STAGES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {stage: (label, tags, stage_rules(stage)) for stage, (label, tags) in CONTRACT_STAGES.items()}
+"""stage -> (its label, the ``covers`` tags of the scenarios that exercise it, the rules whose findings break it: each rule
+declares its stage, ``harness.runner_side.judge.registry``)."""
 
 
 @dataclass(frozen=True)
@@ -80,25 +66,25 @@ def scorecard(documents: dict[str, dict[str, Any]], scenarios: dict[str, Scenari
     card = Scorecard(columns_of(documents))
     card.glue = {f"{n}/contract": d["glue_lines"]["total"] for n, d in documents.items() if "glue_lines" in d and "contract" in d.get("modes", {})}
     found = {mode: collect(documents, mode) for mode in MODE_ORDER}
-    rules = [rule for rule in TITLES if any(rule in found[m] for m in MODE_ORDER)]
+    rules = [rule for rule in titles() if any(rule in found[m] for m in MODE_ORDER)]
     frameworks = {n for n, d in documents.items() if d.get("status") == "measured" and _third_party(n)}
     for rule in rules:
         showing = {fw for m in MODE_ORDER for fw in found[m].get(rule, {}) if fw in frameworks}
         group = "every framework" if showing >= frameworks else "one framework" if len(showing) == 1 else "some frameworks"
-        card.rows.append((f"rule:{rule}", TITLES[rule], group))
+        card.rows.append((f"rule:{rule}", titles()[rule], group))
         for column in card.columns:
             name, mode = column.split("/")
             keys = tuple(dict.fromkeys(k.split("@")[0] for k, _, _, _ in found.get(mode, {}).get(rule, {}).get(name, ())))
             ran = len(_played(documents, name, mode))
             card.cells[(f"rule:{rule}", column)] = Cell("found", keys, ran, (rule,)) if keys else Cell("none" if ran else "n/a", (), ran)
     card.rows.sort(key=lambda row: (("every framework", "some frameworks", "one framework").index(row[2]), rules.index(row[0][5:])))
-    for stage, (label, tags, stage_rules) in STAGES.items():
+    for stage, (label, tags, breakers) in STAGES.items():
         card.rows.append((f"stage:{stage}", label, "contract stages"))
         covering = {sid for sid, sc in scenarios.items() if set(sc.covers) & set(tags)}
         for column in card.columns:
             name, mode = column.split("/")
             records, played = _records(documents, name, mode), _played(documents, name, mode)
-            by_rule = {rule: {k.split("@")[0] for k, _, _, _ in found.get(mode, {}).get(rule, {}).get(name, ())} for rule in stage_rules}
+            by_rule = {rule: {k.split("@")[0] for k, _, _, _ in found.get(mode, {}).get(rule, {}).get(name, ())} for rule in breakers}
             breaking = set().union(*by_rule.values())
             if name == REFERENCE:  # the engine: its runs of the stage's scenarios against their expectations
                 breaking = {k.split("@")[0] for k, r in records.items() if k.split("@")[0] in covering and (r["status"] != "ok" or r.get("equal") is False)}

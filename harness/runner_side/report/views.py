@@ -19,6 +19,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.modes import compared_with
 from harness.scenarios import Scenario
 
 
@@ -55,7 +56,8 @@ def records_for(documents: dict[str, dict[str, Any]], columns: list[str], scenar
 
 def engine_record(documents: dict[str, dict[str, Any]], mode: str, scenario_id: str) -> dict[str, Any] | None:
     """The engine's record that a column's record is compared with: its wire run for a wire record, else its contract run."""
-    runs: dict[str, dict[str, Any]] = documents.get("handwritten", {}).get("modes", {}).get("wire" if mode == "wire" else "contract", {}).get("scenarios", {})
+    column, engine_mode = compared_with(mode)
+    runs: dict[str, dict[str, Any]] = documents.get(column, {}).get("modes", {}).get(engine_mode, {}).get("scenarios", {})
     return runs.get(scenario_id)
 
 

@@ -1,7 +1,6 @@
 """The rules of the wire mode: what a framework's model client does on the wire where the engine's keeps the contract
-(``docs/contract.md``, "The model's endpoint"). Each reads the ``wire`` observable of both runs (the scripted server's
-own records, ``harness.runner_side.wire.observable``) and the step statuses, and states the values of every leaf it
-claims, so a changed value changes its text (``harness.runner_side.reason_check``)."""
+(``docs/contract.md``, "The model's endpoint"). Each reads the ``wire`` observable of both runs, the framework's as its
+request records imply it (the scripted server's own records), and the step statuses."""
 
 from __future__ import annotations
 
@@ -9,7 +8,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from handwritten.wire_model import WirePolicy
-from harness.runner_side.rule_facts import Case, Path, Reason, Run, mechanism, stated_after, status_claim
+from harness.runner_side.judge.case import Case, Reason
+from harness.runner_side.judge.facts import (
+    claim,
+    mechanism,
+    stated_after,
+    status_claim,
+)
+from harness.runner_side.judge.registry import rule
 from harness.runner_side.wire.observable import SUCCESS
 from harness.schema_diff import NOT_REPORTED
 
@@ -19,8 +25,8 @@ NOT_RETRIED = {str(status) for status in range(400, 500)} - {"408", "429"}
 """What the contract gives up on at once: a client error other than 408 and 429."""
 
 
-def _wire(run: Run) -> dict[str, Any] | None:
-    wire = run.observables.get("wire")
+def _wire(observables: dict[str, Any]) -> dict[str, Any] | None:
+    wire = observables.get("wire")
     return wire if isinstance(wire, dict) else None
 
 
@@ -54,35 +60,40 @@ def _by_call(wire: dict[str, Any]) -> dict[tuple[int, int], dict[str, Any]]:
     return {(c["step"], c["turn"]): c for c in wire["calls"]}
 
 
+@rule('model_calls_differ', "The model calls on the wire differ from the engine's", stage=None, consequence=True)
+@rule('gave_up_differently', "Model calls end without an answer elsewhere than in the engine's run", stage=None, consequence=True)
 def model_calls_differ(case: Case) -> Iterator[Reason]:
     """The logical model calls on the wire (what each attempt met) differ: both sides stated in full."""
-    fw, engine = _wire(case.framework), _wire(case.engine)
+    fw, engine = _wire(case.implied), _wire(case.engine.observables)
     if fw is None or engine is None:
         return
     if fw["calls"] != engine["calls"] or fw["attempts"] != engine["attempts"]:
         yield Reason("model_calls_differ", (
             f"on the wire the framework made {fw['attempts']} requests: {_calls(fw['calls'])} (engine, {engine['attempts']} requests: {_calls(engine['calls'])})"
             f"{mechanism(case, 'loop')}"
-        ), (("wire", "calls"), ("wire", "attempts")))
+        ), (claim(case, ("wire", "calls")), claim(case, ("wire", "attempts"))))
     if fw["gave_up"] != engine["gave_up"]:
         yield Reason("gave_up_differently", (
             f"the framework's model calls that got no answer in the end: {_gave_up(fw['gave_up'])} (engine: {_gave_up(engine['gave_up'])})"
-        ), (("wire", "gave_up"),))
+        ), (claim(case, ("wire", "gave_up")),))
 
 
+@rule('no_idempotency_key', 'Sends no Idempotency-Key: a retried model call cannot be told from a new one', stage=None)
 def no_idempotency_key(case: Case) -> Iterator[Reason]:
     """The framework's requests carry no Idempotency-Key: a retried model call cannot be told from a new one."""
-    fw, engine = _wire(case.framework), _wire(case.engine)
+    fw, engine = _wire(case.implied), _wire(case.engine.observables)
     if fw is not None and engine is not None and engine["idempotency_key_sent"] and fw["idempotency_key_sent"] is False:
         yield Reason("no_idempotency_key", (
             "none of the framework's requests carried an Idempotency-Key, so a server cannot tell a retried model call from a new one (the engine "
             "sends <session>/turn-<n> on every attempt of a call)"
-        ), (("wire", "idempotency_key_sent"),))
+        ), (claim(case, ("wire", "idempotency_key_sent")),))
 
 
+@rule('retries_stacked', "Stacks retry layers: more requests for one model call than the contract's 3 attempts in all", stage='model_failures')
+@rule('retried_by_client', "Leaves the model call's retries to the HTTP client", stage=None, consequence=True)
 def retries_stacked(case: Case) -> Iterator[Reason]:
     """More requests for one logical model call than the contract's attempts in all, or retries the client made itself."""
-    fw, engine = _wire(case.framework), _wire(case.engine)
+    fw, engine = _wire(case.implied), _wire(case.engine.observables)
     if fw is None or engine is None:
         return
     over = [c for c in fw["calls"] if len(c["answers"]) > MAX_ATTEMPTS]
@@ -93,14 +104,16 @@ def retries_stacked(case: Case) -> Iterator[Reason]:
         yield Reason("retries_stacked", (
             f"retry layers stacked: {said} for one model call, where the contract allows {MAX_ATTEMPTS} attempts in all; {retried}"
             f"{mechanism(case, 'loop')}"
-        ), (("wire", "attempts"), ("wire", "client_retries")))
+        ), (claim(case, ("wire", "attempts")), claim(case, ("wire", "client_retries"))))
     elif fw["client_retries"] != engine["client_retries"]:
-        yield Reason("retried_by_client", f"{retried}, within the contract's {MAX_ATTEMPTS} attempts per model call", (("wire", "client_retries"),))
+        yield Reason("retried_by_client", f"{retried}, within the contract's {MAX_ATTEMPTS} attempts per model call", (claim(case, ("wire", "client_retries")),))
 
 
+@rule('no_read_timeout', 'Sets no read timeout on its model requests', stage=None)
+@rule('long_read_timeout', 'Waits far longer than the contract for a model answer', stage=None)
 def read_timeout(case: Case) -> Iterator[Reason]:
     """The read timeout the framework's client announced: none, or a longer one than the engine's."""
-    fw, engine = _wire(case.framework), _wire(case.engine)
+    fw, engine = _wire(case.implied), _wire(case.engine.observables)
     if fw is None or engine is None or fw["read_timeout"] == engine["read_timeout"] or not fw["read_timeout"]:
         return
     theirs = ", ".join(engine["read_timeout"])
@@ -108,12 +121,12 @@ def read_timeout(case: Case) -> Iterator[Reason]:
         yield Reason("no_read_timeout", (
             f"its requests carried no x-stainless-read-timeout header, which the openai client sends whenever a read timeout is set (engine: "
             f"{theirs} s): no read timeout bounds its wait for the model"
-        ), (("wire", "read_timeout"),))
+        ), (claim(case, ("wire", "read_timeout")),))
     elif (longest := _longest(fw["read_timeout"])) is not None and longest > (_longest(engine["read_timeout"]) or 0.0):
         yield Reason("long_read_timeout", (
             f"its requests announced a read timeout of {', '.join(fw['read_timeout'])} s (x-stainless-read-timeout; engine: {theirs} s): a model "
             "that stops answering holds the run that long, per attempt"
-        ), (("wire", "read_timeout"),))
+        ), (claim(case, ("wire", "read_timeout")),))
 
 
 def _longest(timeouts: list[str]) -> float | None:
@@ -124,51 +137,57 @@ def _longest(timeouts: list[str]) -> float | None:
         return None
 
 
+@rule('schema_lost_in_declaration', 'Declaring a tool as the docs teach changes its schema before any request (constraints dropped, keys added or changed)', stage=None)
+@rule('schema_rewritten', "Sends the model tool schemas other than the tools' own", stage=None)
+@rule('constraint_moved_to_text', 'Moves schema constraints into description text, where nothing enforces them', stage=None)
 def schema_rewritten(case: Case) -> Iterator[Reason]:
     """Per tool, where its schema's way to the request differs from the engine's (whose tools carry the registry's schema
     and are sent verbatim): what declaring the tool the documented way lost (``declared``: the registry against the
     framework's own tool object), what sending it changed (``rewritten``: that object against the request), a tool never
     sent, and the constraints either part moved into description text."""
-    fw, engine = _wire(case.framework), _wire(case.engine)
+    fw, engine = _wire(case.implied), _wire(case.engine.observables)
     if fw is None or engine is None:
         return
     for tool, diff in sorted(fw["schema_diff"].items()):
         theirs = engine["schema_diff"].get(tool) or {}
         if diff.get("not_sent") and not theirs.get("not_sent"):
-            yield Reason("schema_rewritten", f"{tool} was offered and never sent to the model", (("wire", "schema_diff", tool, "not_sent"),))
+            yield Reason("schema_rewritten", f"{tool} was offered and never sent to the model", (claim(case, ("wire", "schema_diff", tool, "not_sent")),))
         declared, rewritten = diff.get("declared"), diff.get("rewritten")
         if declared and declared != theirs.get("declared"):
             if declared == NOT_REPORTED:
                 yield Reason("schema_rewritten", f"{tool}: the column reported no tool object, so what was sent is compared with the registry's schema",
-                             (("wire", "schema_diff", tool, "declared"),))  # fmt: skip
+                             (claim(case, ("wire", "schema_diff", tool, "declared")),))  # fmt: skip
             else:
                 yield Reason("schema_lost_in_declaration", (
                     f"{tool}'s own tool object, declared as the framework's docs teach, differs from its registry schema: {_diff_text(declared)}"
-                ), (("wire", "schema_diff", tool, "declared"),))
-                yield from _moved(tool, declared, "the tool object", "declared")
+                ), (claim(case, ("wire", "schema_diff", tool, "declared")),))
+                yield from _moved(case, tool, declared, "the tool object", "declared")
         if rewritten and rewritten != theirs.get("rewritten"):
             source = "its registry schema" if declared == NOT_REPORTED else "its tool object's schema"
             yield Reason("schema_rewritten", (
                 f"{tool}'s parameters as sent differ from {source}: {_diff_text(rewritten)}{mechanism(case, 'message_assembly')}"
-            ), (("wire", "schema_diff", tool, "rewritten"),))
-            yield from _moved(tool, rewritten, "the schema as sent", "rewritten")
+            ), (claim(case, ("wire", "schema_diff", tool, "rewritten")),))
+            yield from _moved(case, tool, rewritten, "the schema as sent", "rewritten")
 
 
 def _diff_text(diff: dict[str, Any]) -> str:
     return "; ".join(f"{key} {', '.join(value) if isinstance(value, list) else value}" for key, value in sorted(diff.items()))
 
 
-def _moved(tool: str, diff: dict[str, Any], where: str, part: str) -> Iterator[Reason]:
+def _moved(case: Case, tool: str, diff: dict[str, Any], where: str, part: str) -> Iterator[Reason]:
     if diff.get("moved_to_text"):
         yield Reason("constraint_moved_to_text", (
             f"{tool}: the constraints {', '.join(diff['moved_to_text'])} were dropped from {where} and stated in a description, where nothing enforces them"
-        ), (("wire", "schema_diff", tool, part, "moved_to_text"),))
+        ), (claim(case, ("wire", "schema_diff", tool, part, "moved_to_text")),))
 
 
+@rule('model_failure_raised', "Ends the run in an exception when the model's endpoint fails, where the engine stops model_unavailable", stage='model_failures')
+@rule('retried_past_contract', 'Retries a model call the contract gives up on (a long Retry-After, or past its 3 attempts)', stage='model_failures')
+@rule('model_failure_not_retried', 'Does not retry a model call the contract retries', stage='model_failures')
 def model_failure_ended_run(case: Case) -> Iterator[Reason]:
     """Where the engine stopped ``model_unavailable`` (its checkpoint at the last completed turn), the framework's run
     raised out of its step; or where the engine gave up, the framework retried; or it did not retry what the engine did."""
-    fw, engine = _wire(case.framework), _wire(case.engine)
+    fw, engine = _wire(case.implied), _wire(case.engine.observables)
     if fw is None or engine is None:
         return
     mine, theirs = _by_call(fw), _by_call(engine)
@@ -200,26 +219,3 @@ def model_failure_ended_run(case: Case) -> Iterator[Reason]:
                     f"did not try again (engine: {', '.join(same['answers'])}); the step ended {f_status}{tail}"
                 ), (*status_claim(case, i, "error"), *after))
 
-
-RULES = (model_calls_differ, no_idempotency_key, retries_stacked, read_timeout, schema_rewritten, model_failure_ended_run)
-TITLES: dict[str, str] = {
-    "retries_stacked": "Stacks retry layers: more requests for one model call than the contract's 3 attempts in all",
-    "retried_by_client": "Leaves the model call's retries to the HTTP client",
-    "no_idempotency_key": "Sends no Idempotency-Key: a retried model call cannot be told from a new one",
-    "no_read_timeout": "Sets no read timeout on its model requests",
-    "long_read_timeout": "Waits far longer than the contract for a model answer",
-    "schema_lost_in_declaration": "Declaring a tool as the docs teach changes its schema before any request (constraints dropped, keys added or changed)",
-    "schema_rewritten": "Sends the model tool schemas other than the tools' own",
-    "constraint_moved_to_text": "Moves schema constraints into description text, where nothing enforces them",
-    "model_failure_raised": "Ends the run in an exception when the model's endpoint fails, where the engine stops model_unavailable",
-    "retried_past_contract": "Retries a model call the contract gives up on (a long Retry-After, or past its 3 attempts)",
-    "model_failure_not_retried": "Does not retry a model call the contract retries",
-    "model_calls_differ": "The model calls on the wire differ from the engine's",
-    "gave_up_differently": "Model calls end without an answer elsewhere than in the engine's run",
-}
-CONSEQUENCES = frozenset({"model_calls_differ", "gave_up_differently", "retried_by_client"})
-"""Statements of the wire's counts in full: they explain cells, and the findings above say why."""
-WIRE_RULES = frozenset(TITLES)
-"""The rule ids of the wire mode (FINDINGS.md's section for the wire lists their findings)."""
-
-__all__ = ["CONSEQUENCES", "RULES", "TITLES", "WIRE_RULES", "Path"]

@@ -1,6 +1,6 @@
 """The rules about inbound events: an event the contract refuses (delivered again as a duplicate, or new, or delivered
-again, while the run is unfinished) that reached the framework as a new turn, ended the step in an error, or was refused
-for a reason of the framework's own. Like every rule (``harness.runner_side.rules``) each reads a case's measured facts."""
+again, while the run is unfinished) that reached the framework as a new turn, ended the step in an error, or was
+refused for a reason of the framework's own; and deduplication that came from contract glue."""
 
 from __future__ import annotations
 
@@ -8,7 +8,19 @@ from collections.abc import Iterator
 from typing import Any
 
 from handwritten.engine import RUN_UNFINISHED
-from harness.runner_side.rule_facts import Case, Path, Reason, call_claims, mechanism, pause_claims, replay_claims, stated_after, status_claim, times
+from harness.runner_side.judge.case import Case, Claim, Reason
+from harness.runner_side.judge.facts import (
+    at,
+    call_claims,
+    claim,
+    mechanism,
+    pause_claims,
+    replay_claims,
+    stated_after,
+    status_claim,
+    times,
+)
+from harness.runner_side.judge.registry import rule
 
 
 def _refused_event(case: Case, fact: dict[str, Any]) -> str | None:
@@ -23,11 +35,18 @@ def _refused_event(case: Case, fact: dict[str, Any]) -> str | None:
     return "again" if fact["action"] == "deliver_again" and engine["refusal"] == "duplicate_event" else None
 
 
+@rule('redelivered_as_new_turn', 'Does not recognise the same event delivered again, or takes a new one while the run is unfinished', stage='idempotency')
+@rule('redelivery_failed', 'Fails on the same event delivered again, or on a new one while the run is unfinished', stage='idempotency')
+@rule(
+    'redelivery_refused_not_deduplicated',
+    "The same event delivered again is refused for a reason of the framework's own, not as a duplicate",
+    stage=None, consequence=True,
+)
 def redelivered_as_new_turn(case: Case) -> Iterator[Reason]:
     """An inbound event the contract refuses reached the framework as a new turn: the same event delivered again (not
     recognised as a duplicate: no deduplication, no refusal), or a new event while the run was unfinished (awaiting
     a decision or a reconcile, or crashed: the engine refuses it, ``run_unfinished``, and the framework took it)."""
-    fw_asked = sum(case.framework.observables["model"]["calls_per_turn"].values())
+    fw_asked = sum(case.implied["model"]["calls_per_turn"].values())
     engine_asked = sum(case.engine.observables["model"]["calls_per_turn"].values())
     for fact, step in zip(case.framework.facts, case.framework.steps, strict=True):
         kind = _refused_event(case, fact)
@@ -86,7 +105,7 @@ def _new_event_taken(case: Case, fact: dict[str, Any], step: dict[str, Any], fw_
         *(pause_claims(case, {fact["step"]}) if paused else ())))
 
 
-def _redelivery_refused(case: Case, fact: dict[str, Any], refusal: str, tail: str, after: tuple[Path, ...]) -> Reason:
+def _redelivery_refused(case: Case, fact: dict[str, Any], refusal: str, tail: str, after: tuple[Claim, ...]) -> Reason:
     """An event delivered again that the framework refused with a refusal of its own (not the engine's ``duplicate_event``)
     and recorded no deduplication for: the refusal itself is ``step_refused``'s; what this says is that nothing recognised
     the duplicate, so its replay record names no deduplicator. It says what was waiting when the event came, from the
@@ -99,8 +118,22 @@ def _redelivery_refused(case: Case, fact: dict[str, Any], refusal: str, tail: st
     ), (*after, *_redelivered(case)))
 
 
-def _redelivered(case: Case) -> tuple[Path, ...]:
+def _redelivered(case: Case) -> tuple[Claim, ...]:
     """What an event delivered again and not recognised carries into: the results each call delivered and who
     deduplicated, where the facts give them (the effects are the calls' own, ``call_claims``)."""
-    replay = case.framework.observables["idempotent_replay"]
+    replay = case.implied["idempotent_replay"]
     return tuple(c for cid in (replay if isinstance(replay, dict) else ()) for c in replay_claims(case, cid))
+
+
+@rule('deduplicated_by_glue', 'Deduplicates only through contract glue', stage=None)
+def deduplicated_by_glue(case: Case) -> Iterator[Reason]:
+    """The framework's run did not repeat an effect only because contract glue kept a record of it."""
+    replay = case.implied["idempotent_replay"]
+    glued = sorted(cid for cid, c in replay.items() if c["provided_by"] == "glue") if isinstance(replay, dict) else []
+    if glued:
+        steps = [f for f in case.framework.facts if f.get("dedup_by") == "glue"]
+        yield Reason("deduplicated_by_glue", (
+            f"the deduplication of {', '.join(glued)} (at {at(steps)}) came from contract glue (its records keyed by session and tool call "
+            f"id), not from the framework{mechanism(case, 'persistence')}"
+        ), tuple(claim(case, ("idempotent_replay", cid, "provided_by")) for cid in glued))
+

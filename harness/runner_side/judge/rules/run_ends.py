@@ -1,6 +1,5 @@
-"""The rules about the arguments the model sent: arguments that break the schema (run, or ending the run in the
-framework's exception), a call naming another user than the session's, a call id sent again with other arguments.
-Like every rule (``harness.runner_side.rules``) each reads a case's measured facts only."""
+"""The rules about a run that ends where the engine answers the model and goes on: a reused call id, arguments the
+schema stage answers, a tool the agent was not given, arguments that are not JSON."""
 
 from __future__ import annotations
 
@@ -8,79 +7,23 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from harness.runner_side.observables import invalid_call_ids_of
-from harness.runner_side.rule_facts import (
-    Case,
-    Reason,
-    at,
+from harness.runner_side.judge.case import Case, Reason
+from harness.runner_side.judge.facts import (
     call_claims,
+    claim,
     clip,
     count,
     mechanism,
-    other_user_calls,
     stated_after,
     status_claim,
-    steps_with,
-    times,
     tool_of,
 )
+from harness.runner_side.judge.registry import rule
+from harness.runner_side.observables import invalid_call_ids_of
 from harness.scenarios import Scenario
 
 
-def invalid_args_ran(case: Case) -> Iterator[Reason]:
-    """A call whose arguments break the tool's strict schema reached the tool function."""
-    for cid, error in invalid_call_ids_of(case.scenario).items():
-        entered = count(case.framework, cid, "tool_entries")
-        if entered:
-            yield Reason("invalid_args_ran", (
-                f"{cid}'s arguments break {tool_of(case.scenario, cid)}'s strict schema ({error}) yet reached the tool: {entered} tool entries, "
-                f"{count(case.framework, cid, 'executor_entries')} executor entries, {count(case.framework, cid, 'effects')} effects"
-                f"{mechanism(case, 'tool_dispatch')}"
-            ), call_claims(case, cid))
-
-
-def invalid_call_dropped(case: Case) -> Iterator[Reason]:
-    """A call whose arguments are not JSON got no result at all where the engine answered it with its schema error and
-    asked the model again: the framework took the turn for one without that call, and asked for no turn after it."""
-    asked = {int(t) for t in case.framework.observables["model"]["calls_per_turn"]}
-    engine_asked = {int(t) for t in case.engine.observables["model"]["calls_per_turn"]}
-    for t, turn in enumerate(case.scenario.model_script):
-        for call in turn.get("tool_calls", ()):
-            cid, raw = call["id"], call["arguments"]
-            answered = [f["step"] for f in case.engine.facts if any(r[0] == cid for r in f.get("results", ()))]
-            if not isinstance(raw, str) or _parses(raw) or t not in asked or t + 1 in asked or not answered:
-                continue
-            if any(r[0] == cid for f in case.framework.facts for r in f.get("results", ())) or count(case.framework, cid, "tool_entries"):
-                continue
-            tail, after = stated_after(case, answered[0])
-            yield Reason("invalid_call_dropped", (
-                f"{cid}'s arguments are not JSON ({clip(raw)}); the engine answered it with its schema error at driver step {answered[0]}"
-                f"{f' and asked the model for turn {t + 1}' if t + 1 in engine_asked else ''}; the framework gave it no result and asked for no "
-                f"turn after turn {t}{tail}{mechanism(case, 'loop')}"
-            ), (*after, *(("model", "calls_per_turn", str(x)) for x in sorted(engine_asked) if x > t)))
-
-
-def _parses(text: str) -> bool:
-    try:
-        json.loads(text)
-    except json.JSONDecodeError:
-        return False
-    return True
-
-
-def other_user_ran(case: Case) -> Iterator[Reason]:
-    """A call of a tool that acts for the session's user, whose arguments name another user (the engine refuses it),
-    entered the tool's executor."""
-    for cid, named in other_user_calls(case.scenario).items():
-        runs = count(case.framework, cid, "executor_entries")
-        if runs:
-            yield Reason("other_user_ran", (
-                f"{cid} ({tool_of(case.scenario, cid)}, which acts for the session's user {case.scenario.user!r}) named {named!r} in its arguments, "
-                f"which the engine refuses; the framework entered the tool {times(count(case.framework, cid, 'tool_entries'))} and its executor "
-                f"{times(runs)}, at {at(steps_with(case.framework, 'executed', cid))}{mechanism(case, 'tool_dispatch')}"
-            ), call_claims(case, cid))
-
-
+@rule('reused_id_ended_run', 'Ends the run in an exception when the model reuses a call id with other arguments', stage='idempotency')
 def reused_id_ended_run(case: Case) -> Iterator[Reason]:
     """The model sent a call id again with other arguments (the same key, other arguments: an error for the model, never
     a replay), and the framework ended the driver step in an exception where the engine's step did not end in error."""
@@ -100,11 +43,12 @@ def reused_id_ended_run(case: Case) -> Iterator[Reason]:
         return  # one exception ended the step: one reason, whichever reused id it met
 
 
+@rule('invalid_args_ended_run', 'Ends the run in an exception on arguments the schema stage would answer', stage='schema')
 def invalid_args_ended_run(case: Case) -> Iterator[Reason]:
     """A call whose arguments break the tool's strict schema (not JSON, not an object, ...), which the engine answers as
     a result the model can correct, met a framework that ended the driver step in an exception instead."""
     invalid = invalid_call_ids_of(case.scenario)
-    asked = {int(t) for t in case.framework.observables["model"]["calls_per_turn"]}
+    asked = {int(t) for t in case.implied["model"]["calls_per_turn"]}
     sent = [(cid, turn) for turn, t in enumerate(case.scenario.model_script) for cid in (c["id"] for c in t.get("tool_calls", ()))
             if cid in invalid and turn in asked]
     failed = _ended_in_exception(case)
@@ -119,10 +63,11 @@ def invalid_args_ended_run(case: Case) -> Iterator[Reason]:
     ), (*status_claim(case, failed, "error"), *after, *call_claims(case, cid)))
 
 
+@rule('unknown_tool_ended_run', 'Ends the run in an exception when the model calls a tool it was not given', stage='schema')
 def unknown_tool_ended_run(case: Case) -> Iterator[Reason]:
     """The model called a tool the scenario does not offer (the engine answers it as an error result the model can
     read, and goes on), and the framework ended the driver step in an exception instead."""
-    asked = {int(t) for t in case.framework.observables["model"]["calls_per_turn"]}
+    asked = {int(t) for t in case.implied["model"]["calls_per_turn"]}
     sent = [(c["id"], c["name"], turn) for turn, t in enumerate(case.scenario.model_script) if turn in asked
             for c in t.get("tool_calls", ()) if c["name"] not in case.scenario.tools]  # fmt: skip
     failed = _ended_in_exception(case)
@@ -154,3 +99,34 @@ def _reused_with_other_args(scenario: Scenario) -> dict[str, list[int]]:
             turns.setdefault(call["id"], []).append(index)
     return {cid: ts for cid, ts in sorted(turns.items()) if len(ts) > 1 and any(
         c["arguments"] != first[cid] for t in ts for c in scenario.model_script[t].get("tool_calls", ()) if c["id"] == cid)}
+
+
+@rule('invalid_call_dropped', 'Drops a tool call whose arguments are not JSON: the run ends as if the model had answered', stage='schema')
+def invalid_call_dropped(case: Case) -> Iterator[Reason]:
+    """A call whose arguments are not JSON got no result at all where the engine answered it with its schema error and
+    asked the model again: the framework took the turn for one without that call, and asked for no turn after it."""
+    asked = {int(t) for t in case.implied["model"]["calls_per_turn"]}
+    engine_asked = {int(t) for t in case.engine.observables["model"]["calls_per_turn"]}
+    for t, turn in enumerate(case.scenario.model_script):
+        for call in turn.get("tool_calls", ()):
+            cid, raw = call["id"], call["arguments"]
+            answered = [f["step"] for f in case.engine.facts if any(r[0] == cid for r in f.get("results", ()))]
+            if not isinstance(raw, str) or _parses(raw) or t not in asked or t + 1 in asked or not answered:
+                continue
+            if any(r[0] == cid for f in case.framework.facts for r in f.get("results", ())) or count(case.framework, cid, "tool_entries"):
+                continue
+            tail, after = stated_after(case, answered[0])
+            yield Reason("invalid_call_dropped", (
+                f"{cid}'s arguments are not JSON ({clip(raw)}); the engine answered it with its schema error at driver step {answered[0]}"
+                f"{f' and asked the model for turn {t + 1}' if t + 1 in engine_asked else ''}; the framework gave it no result and asked for no "
+                f"turn after turn {t}{tail}{mechanism(case, 'loop')}"
+            ), (*after, *(claim(case, ("model", "calls_per_turn", str(x))) for x in sorted(engine_asked) if x > t)))
+
+
+def _parses(text: str) -> bool:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return True
+

@@ -1,5 +1,5 @@
 """Plausible mutations of a framework's evidence cell, for the mutation check of the reasons
-(``harness.runner_side.reason_check``). The mutations (the framework's side only, one leaf at a time):
+(``harness.runner_side.judge.mutation_check``). The mutations (the framework's side only, one leaf at a time):
 
 - ``status``: a leaf holding a run status (the final status, a driver step's status, the final status after an
   interrupt) becomes each other status of the closed set; a step's status is held twice by the record (in
@@ -18,8 +18,10 @@
 - ``call``: a call id (a pending call, a decision's call) becomes each other call id of the scenario.
 
 The values a leaf is mutated to are the ones a run of the scenario could record; none is written per scenario or
-per framework. The step and fact records a mutation does not name stay as they are: a reason whose fact is a step's
-record sees a mutated observable disagree with it and must then not claim it.
+per framework. The step and fact records a mutation does not name stay as they are, and so do the values the rules'
+claims derive from them (``Case.implied``): a mutated observable the facts do not give is then left unexplained. A
+mutation of a step's status or refusal edits the step too, so the facts, and the values claimed, change with it: the
+reasons that vouch for the new value must state it.
 """
 
 from __future__ import annotations
@@ -31,14 +33,12 @@ from typing import Any
 
 from harness.fixture_tools import FIXTURE_TOOLS
 from harness.records import STATUSES
+from harness.runner_side.judge.case import ABSENT, Case, Path
 from harness.runner_side.observables import NA, RESUME_POSITIONS
-from harness.runner_side.reasons import Case
-from harness.runner_side.rule_facts import Path
 from harness.scenarios import Scenario
 
 _INDEX_KEYS = {"step", "sub_step"}  # integers that say where, not how many
 _NON_READ_ONLY = {"non_read_only_effects", "effects_before", "effects_after_resume", "effects_before_resume"}
-ABSENT = object()
 _FLAGS = {"approval_survives"}  # booleans that may be null (no approval to survive)
 _CLOSED_SETS: dict[str, tuple[Any, ...]] = {"resume_position": (*RESUME_POSITIONS, None), "provided_by": ("framework", "glue", "none")}
 
@@ -46,7 +46,7 @@ _CLOSED_SETS: dict[str, tuple[Any, ...]] = {"resume_position": (*RESUME_POSITION
 @dataclass(frozen=True)
 class Mutation:
     """One plausible change of one framework cell: the new cell value, the step records when the record holds the
-    leaf twice, and each changed location inside the cell with its new value (``ABSENT`` for a removed key)."""
+    leaf twice, and each changed location inside the cell with its new value (``ABSENT``, the judge's, for a removed key)."""
 
     kind: str
     label: str

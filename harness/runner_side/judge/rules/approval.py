@@ -1,6 +1,5 @@
-"""The rules about approval: pauses, what waited, and what each decision did (see ``harness.runner_side.rules``
-for the rest of the table). Each reads a case's measured facts and, when its condition holds, yields the reason with
-the call ids, driver steps and counts inline and the differing leaves it accounts for."""
+"""The rules about asking for approval: pauses before validation, for other calls or at other steps, a call the schema
+refuses held for a human, and what became of each decision that was not refused."""
 
 from __future__ import annotations
 
@@ -8,12 +7,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from handwritten.tools import RiskClass
-from harness.runner_side.observables import invalid_call_ids_of
-from harness.runner_side.rule_facts import (
-    Case,
-    Path,
-    Reason,
+from harness.runner_side.judge.case import Case, Claim, Reason
+from harness.runner_side.judge.facts import (
+    asked_in,
     call_claims,
+    claim,
     count,
     ended_claims,
     implicit_follows,
@@ -25,20 +23,25 @@ from harness.runner_side.rule_facts import (
     times,
     tool_of,
 )
+from harness.runner_side.judge.registry import rule
+from harness.runner_side.observables import invalid_call_ids_of
 
 
+@rule('paused_before_validation', 'Pauses for approval before validating the arguments', stage='schema')
 def paused_before_validation(case: Case) -> Iterator[Reason]:
     """The run paused for approval before the pending calls' arguments were validated."""
-    state = case.framework.observables["pre_approval_state"]
+    state = case.implied["pre_approval_state"]
     pauses = [p for p in state["pauses"] if not p["args_validated"]] if isinstance(state, dict) else []
     if pauses:
         steps = ", ".join(f"driver step {p['step']} ({', '.join(c['call_id'] for c in p['pending'])})" for p in pauses)
         yield Reason("paused_before_validation", (
             f"{len(pauses)} of {len(state['pauses'])} pauses came before the pending calls' arguments were validated: {steps}"
             f"{mechanism(case, 'approval')}"
-        ), tuple(("pre_approval_state", "pauses", str(i), "args_validated") for i, p in enumerate(state["pauses"]) if not p["args_validated"]))
+        ), tuple(claim(case, ("pre_approval_state", "pauses", str(i), "args_validated")) for i, p in enumerate(state["pauses"]) if not p["args_validated"]))
 
 
+@rule('asked_about_other_calls', 'Asks for approval of calls the contract does not ask about', stage='approval')
+@rule('ran_without_asking', 'Runs a high-risk call without asking for approval', stage='approval')
 def asked_about_other_calls(case: Case) -> Iterator[Reason]:
     """The framework paused for calls the contract runs without approval, or ran without pausing calls the contract holds.
 
@@ -46,26 +49,26 @@ def asked_about_other_calls(case: Case) -> Iterator[Reason]:
     counts as asked: the asking explains the implicit decisions recorded, and only a call left waiting at the end of a
     step explains what followed (the run stopping there, the call never running)."""
     facts = case.framework.facts
-    fw_asked = {c for f in facts for c in _asked(f)}
+    fw_asked = {c for f in facts for c in asked_in(f)}
     engine_asked = {c for f in case.engine.facts for c in f.get("pending", ())}
     extra = sorted(c for c in fw_asked - engine_asked if risk_of(case.scenario, c) != RiskClass.HIGH_RISK.value)
     missing = sorted(c for c in engine_asked - fw_asked if count(case.framework, c, "executor_entries"))  # ran with no pause
     if extra:
         kinds = ", ".join(f"{c} ({tool_of(case.scenario, c)}, {risk_of(case.scenario, c)})" for c in extra)
-        first = min(f["step"] for f in facts if set(_asked(f)) & set(extra))
+        first = min(f["step"] for f in facts if set(asked_in(f)) & set(extra))
         answered = [(f["step"], d) for f in facts for d in f.get("implicit_decision", ()) if d["call_id"] in extra]
         waiting = [f for f in facts if set(f.get("pending", ())) & set(extra)]
         left = sorted({c for f in waiting for c in f.get("pending", ()) if c in extra})
         said = f"first at driver step {first}"
-        claims: list[Path] = []
+        claims: list[Claim] = []
         if answered:
             said += ("; the driver gave the contract's decision within the step: "
                      + ", ".join(f"{d['call_id']} {_DECIDED[d['decision']]} at driver step {step}.{d['sub_step']}" for step, d in answered))
-            fw_state, engine_state = case.framework.observables["pre_approval_state"], case.engine.observables["pre_approval_state"]
+            fw_state, engine_state = case.implied["pre_approval_state"], case.engine.observables["pre_approval_state"]
             if isinstance(fw_state, dict) and implicit_follows(case, fw_state):  # the decisions said are the ones recorded
-                claims.append(("pre_approval_state", "implicit_decisions"))
+                claims.append(claim(case, ("pre_approval_state", "implicit_decisions")))
                 if not isinstance(engine_state, dict) and not fw_state["pauses"] and not fw_state["decisions"]:
-                    claims.append(("pre_approval_state",))  # the framework has an approval state only because it asked
+                    claims.append(claim(case, ("pre_approval_state",)))  # the framework has an approval state only because it asked
         if left:
             bounded = [f["step"] for f in waiting if max((d["pause"] for d in f.get("implicit_decision", ())), default=0) >= case.scenario.max_steps]
             said += f"; left waiting: {', '.join(left)} after driver step {waiting[0]['step']}"
@@ -89,12 +92,7 @@ def asked_about_other_calls(case: Case) -> Iterator[Reason]:
 _DECIDED = {"approve": "approved", "reject": "rejected"}
 
 
-def _asked(fact: dict[str, Any]) -> set[str]:
-    """The calls a driver step's run asked about: those left pending, and those of every pause the driver answered in it."""
-    implicit = fact.get("implicit_decision", ())
-    return {*fact.get("pending", ()), *(d["call_id"] for d in implicit), *(c for d in implicit for c in d["pending"])}
-
-
+@rule('paused_at_other_steps', "A driver step leaves other calls waiting for a decision than the engine's", stage=None, consequence=True)
 def paused_at_other_steps(case: Case) -> Iterator[Reason]:
     """At a driver step, the two runs paused for different calls (or only one of them paused)."""
     for fact, engine_fact, step in zip(case.framework.facts, case.engine.facts, case.framework.steps, strict=False):
@@ -112,7 +110,7 @@ def _ended_waiting(case: Case) -> Iterator[Reason]:
     waiting ends ``awaiting_approval`` (``harness.runner_side.observables.final_status``), whatever the engine's ended."""
     facts, engine_facts = case.framework.facts, case.engine.facts
     mine, theirs = (facts[-1].get("pending", []) if facts else []), (engine_facts[-1].get("pending", []) if engine_facts else [])
-    status, engine_status = case.framework.observables["status"], case.engine.observables["status"]
+    status, engine_status = case.implied["status"], case.engine.observables["status"]
     if mine and set(mine) - set(theirs) and status == "awaiting_approval" != engine_status:
         yield Reason("paused_at_other_steps", (
             f"after the last driver step ({facts[-1]['step']}) the framework was still waiting for {', '.join(mine)} (the engine for "
@@ -120,6 +118,7 @@ def _ended_waiting(case: Case) -> Iterator[Reason]:
         ), ended_claims(case))
 
 
+@rule('invalid_call_held', "A call whose arguments break the tool's schema waits for a human's decision", stage=None, consequence=True)
 def invalid_call_held(case: Case) -> Iterator[Reason]:
     """A call whose arguments break the tool's strict schema was held for a human's decision: the contract refuses it at
     the schema stage, before policy, and returns the error to the model, so no human is ever asked about it. Says per
@@ -130,7 +129,7 @@ def invalid_call_held(case: Case) -> Iterator[Reason]:
     says so and claims it. The pauses themselves are ``paused_at_other_steps``'."""
     facts, invalid = case.framework.facts, invalid_call_ids_of(case.scenario)
     last = facts[-1].get("pending", []) if facts else []
-    status, engine_status = case.framework.observables["status"], case.engine.observables["status"]
+    status, engine_status = case.implied["status"], case.engine.observables["status"]
     for cid, error in invalid.items():
         held = [f for f in facts if cid in f.get("pending", ())]
         if not held:
@@ -139,13 +138,19 @@ def invalid_call_held(case: Case) -> Iterator[Reason]:
                             for f in held)
         text = (f"{cid}'s arguments break {tool_of(case.scenario, cid)}'s strict schema ({error}), which the engine refused and returned to the "
                 f"model; the framework held {cid} for approval instead: waiting after {checked}")
-        claims: tuple[Path, ...] = ()
+        claims: tuple[Claim, ...] = ()
         if cid in last and status == "awaiting_approval" != engine_status:
             text += f"; {cid} still waited after the last driver step, so the run ended {status} (engine: {engine_status})"
             claims = ended_claims(case)
         yield Reason("invalid_call_held", text + mechanism(case, "approval"), claims)
 
 
+@rule('misused_approval_accepted', 'Takes a misused approval whose binding its approval object carries (not enforced)', stage='approval')
+@rule('misused_approval_ignored', 'Neither refuses nor acts on a misused approval', stage='approval')
+@rule('approval_not_carried', 'Takes a misused approval whose binding its approval object does not carry', stage=None, consequence=True)
+@rule('decision_ignored', 'Neither refuses nor acts on a decision for a call that is not waiting', stage='approval')
+@rule('decision_for_unasked_call', 'A decision names a call the framework never asked about (it paused for another)', stage=None, consequence=True)
+@rule('refused_decision_taken', "A decision the engine refuses goes in, and the framework's run goes on", stage=None, consequence=True)
 def misused_approval(case: Case) -> Iterator[Reason]:
     """What became of each decision that was not refused. A misused approval (``approval_object`` fact) whose binding the
     framework's approval object does not carry went in as the plain decision: ``approval_not_carried`` (said once per
@@ -161,7 +166,7 @@ def misused_approval(case: Case) -> Iterator[Reason]:
     ``decision_reached_other_call``'s."""
     found: dict[str, list[str]] = {"approval_not_carried": [], "misused_approval_accepted": [], "misused_approval_ignored": [], "decision_ignored": [],
                                    "decision_for_unasked_call": [], "refused_decision_taken": []}
-    claims: dict[str, list[Path]] = {rule: [] for rule in found}
+    claims: dict[str, list[Claim]] = {rule: [] for rule in found}
     facts = case.framework.facts
     for i, (fact, step) in enumerate(zip(facts, case.framework.steps, strict=True)):
         if fact["action"] not in ("misuse_token", "approve", "reject") or step["status"] in ("refused", "error"):
@@ -234,113 +239,3 @@ def _handed_over(facts: list[dict[str, Any]], i: int) -> int:
             return j
     return i
 
-
-def decisions_met_other_effects(case: Case) -> Iterator[Reason]:
-    """When the run paused, or a decision was given, a call that never paused had already taken effect where the
-    engine's had not (calls that were asked about are the decisions' rules)."""
-    fw, engine = case.framework.observables["pre_approval_state"], case.engine.observables["pre_approval_state"]
-    if not isinstance(fw, dict) or not isinstance(engine, dict):
-        return
-
-    def unasked(effects: dict[str, int], before: dict[str, int], step: int) -> dict[str, int]:
-        asked = {c for f in case.framework.facts if f["step"] <= step for c in _asked(f)}
-        return {c: n for c, n in effects.items() if n > before.get(c, 0) and c not in asked}
-
-    def approved(effects: dict[str, int], before: dict[str, int], step: int, waiting: set[str], implicit_through: int) -> dict[str, int]:
-        """Calls both runs approved before ``step`` that are not the ones waiting or decided now (one approved only
-        here is the decision rules'; one asked about again after a lost approval is waiting, not early), and calls
-        the driver approved implicitly by driver step ``implicit_through`` (the contract runs them without asking)."""
-        granted = {c for f in case.framework.facts if f["step"] < step for c in f.get("granted", ())}
-        granted &= {c for f in case.engine.facts if f["step"] < step for c in f.get("granted", ())}
-        granted |= {d["call_id"] for f in case.framework.facts if f["step"] <= implicit_through
-                    for d in f.get("implicit_decision", ()) if d["decision"] == "approve"}
-        return {c: n for c, n in effects.items() if n > before.get(c, 0) and c in granted - waiting}
-
-    for i, (pause, engine_pause) in enumerate(zip(fw["pauses"], engine["pauses"], strict=False)):
-        waiting = {c["call_id"] for c in pause["pending"]}
-        if ran := approved(pause["non_read_only_effects"], engine_pause["non_read_only_effects"], pause["step"], waiting, pause["step"]):
-            pending = ", ".join(sorted(c["call_id"] for c in pause["pending"]))
-            yield Reason("approved_call_ran_early", (
-                f"when the run paused at driver step {pause['step']} for {pending}, the already approved {_had(ran, engine_pause['non_read_only_effects'])}"
-            ), tuple(("pre_approval_state", "pauses", str(i), "non_read_only_effects", c) for c in ran))
-    for i, (mine, theirs) in enumerate(zip(fw["decisions"], engine["decisions"], strict=False)):
-        if ran := approved(mine["effects_before"], theirs["effects_before"], mine["step"], {mine["call_id"]}, mine["step"] - 1):
-            yield Reason("approved_call_ran_early", (
-                f"before the {mine['action']} of {mine['call_id']} at driver step {mine['step']}, the already approved {_had(ran, theirs['effects_before'])}"
-            ), tuple(("pre_approval_state", "decisions", str(i), "effects_before", c) for c in ran))
-
-    for i, (pause, engine_pause) in enumerate(zip(fw["pauses"], engine["pauses"], strict=False)):
-        if ran := unasked(pause["non_read_only_effects"], engine_pause["non_read_only_effects"], pause["step"]):
-            pending = ", ".join(sorted(c["call_id"] for c in pause["pending"]))
-            had = _had(ran, engine_pause["non_read_only_effects"])
-            yield Reason("effect_before_decision", (
-                f"when the run paused at driver step {pause['step']} for {pending}, {had}"
-            ), tuple(("pre_approval_state", "pauses", str(i), "non_read_only_effects", c) for c in ran))
-    for i, (mine, theirs) in enumerate(zip(fw["decisions"], engine["decisions"], strict=False)):
-        if ran := unasked(mine["effects_before"], theirs["effects_before"], mine["step"]):
-            had = _had(ran, theirs["effects_before"])
-            yield Reason("effect_before_decision", (
-                f"before the {mine['action']} of {mine['call_id']} at driver step {mine['step']}, {had}"
-            ), tuple(("pre_approval_state", "decisions", str(i), "effects_before", c) for c in ran))
-
-
-def _had(ran: dict[str, int], engine: dict[str, int]) -> str:
-    return ", ".join(f"{c} had {n} effects (engine: {engine.get(c, 0)})" for c, n in ran.items())
-
-
-def decision_reached_other_call(case: Case) -> Iterator[Reason]:
-    """A decision about one call let another call run."""
-    for fact in case.framework.facts:
-        driven = case.scenario.driver[fact["step"]]
-        if fact["action"] not in ("approve", "misuse_token", "reject") or not driven.get("call_id"):
-            continue
-        engine_effects = case.engine.facts[fact["step"]].get("effects", {}) if fact["step"] < len(case.engine.facts) else {}
-        held = {c for f in case.framework.facts if f["step"] < fact["step"] for c in f.get("held", ())}  # decided, handed over now
-        others = {c: n for c, n in fact.get("effects", {}).items()
-                  if c != driven["call_id"] and c not in held and risk_of(case.scenario, c) == RiskClass.HIGH_RISK.value and n > engine_effects.get(c, 0)}
-        if others:
-            tail, after = stated_after(case, fact["step"])
-            yield Reason("decision_reached_other_call", (
-                f"the {fact['action']} of {driven['call_id']} at driver step {fact['step']} ran "
-                f"{', '.join(f'{c} ({tool_of(case.scenario, c)}, {n} effects)' for c, n in others.items())}"
-                f"{tail}{mechanism(case, 'approval')}"
-            ), (*after, *(c for cid in others for c in call_claims(case, cid))))
-
-
-def decision_raised(case: Case) -> Iterator[Reason]:
-    """A decision the framework answered with an exception (one its MAPPING.md declares): the run ended ``error`` there
-    where the engine refused the decision or went on."""
-    for fact, step in zip(case.framework.facts, case.framework.steps, strict=True):
-        if fact["action"] not in ("misuse_token", "approve", "reject") or not fact.get("raised"):
-            continue
-        engine = case.engine.steps[fact["step"]]
-        then = f"the engine refused it ({engine['refusal']})" if engine["refusal"] else f"the engine's step ended {engine['status']}"
-        tail, after = stated_after(case, fact["step"])
-        yield Reason("decision_raised", (
-            f"the {fact['action'].replace('misuse_token', 'misused approval')} at driver step {fact['step']} ended in {fact['raised']}: the step "
-            f"ended {step['status']}, {then}{tail}{mechanism(case, 'approval')}"
-        ), (*status_claim(case, fact["step"], step["status"]), *after))
-
-
-def held_for_turn(case: Case) -> Iterator[Reason]:
-    """A framework that takes a turn's decisions at once got none of them while a call of the turn was still undecided:
-    the human's decisions held for it leave those calls undecided at the end where the engine had answered them."""
-    fw, engine = case.framework.observables["pre_approval_state"], case.engine.observables["pre_approval_state"]
-    if not isinstance(fw, dict) or not isinstance(engine, dict):
-        return
-    held = {c: f["step"] for f in case.framework.facts for c in f.get("held", ())}
-    for fact, step in zip(case.framework.facts, case.framework.steps, strict=True):
-        named, refusal = case.scenario.driver[fact["step"]].get("call_id"), case.engine.steps[fact["step"]]["refusal"]
-        if named in fact.get("held", ()) and refusal and step["status"] == "awaiting_approval":
-            yield Reason("held_for_turn", (
-                f"the {fact['action'].replace('misuse_token', 'approval')} for {named} at driver step {fact['step']} was held with its turn "
-                f"(the framework takes a turn's decisions at once; the engine refused it: {refusal}), so nothing ran and the step ended awaiting_approval"
-            ), status_claim(case, fact["step"], "awaiting_approval"))
-    extra = [c for c in fw["undecided_at_end"] if c in held and c not in engine["undecided_at_end"]]
-    if extra:
-        waits = ", ".join(c for c in fw["undecided_at_end"] if c not in held) or "nothing"
-        yield Reason("held_for_turn", (
-            f"the framework takes a turn's decisions at once: the decisions for {', '.join(f'{c} (driver step {held[c]})' for c in extra)} were held "
-            f"with the turn, which still waits for {waits}, so the framework never got them (undecided at the end: {', '.join(fw['undecided_at_end'])}; "
-            f"engine: {', '.join(engine['undecided_at_end']) or 'none'})"
-        ), (("pre_approval_state", "undecided_at_end"),))

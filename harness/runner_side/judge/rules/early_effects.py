@@ -1,0 +1,69 @@
+"""The rule about effects that came before a decision: a call never asked about, or one already approved, took effect
+while another call waited."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from harness.runner_side.judge.case import Case, Reason
+from harness.runner_side.judge.facts import (
+    asked_in,
+    claim,
+)
+from harness.runner_side.judge.registry import rule
+
+
+@rule('effect_before_decision', 'Lets calls that were never asked about take effect while a call waits for approval', stage='approval')
+@rule('approved_call_ran_early', 'Runs an approved call before the other calls waiting with it are decided', stage='approval')
+def decisions_met_other_effects(case: Case) -> Iterator[Reason]:
+    """When the run paused, or a decision was given, a call that never paused had already taken effect where the
+    engine's had not (calls that were asked about are the decisions' rules)."""
+    fw, engine = case.implied["pre_approval_state"], case.engine.observables["pre_approval_state"]
+    if not isinstance(fw, dict) or not isinstance(engine, dict):
+        return
+
+    def unasked(effects: dict[str, int], before: dict[str, int], step: int) -> dict[str, int]:
+        asked = {c for f in case.framework.facts if f["step"] <= step for c in asked_in(f)}
+        return {c: n for c, n in effects.items() if n > before.get(c, 0) and c not in asked}
+
+    def approved(effects: dict[str, int], before: dict[str, int], step: int, waiting: set[str], implicit_through: int) -> dict[str, int]:
+        """Calls both runs approved before ``step`` that are not the ones waiting or decided now (one approved only
+        here is the decision rules'; one asked about again after a lost approval is waiting, not early), and calls
+        the driver approved implicitly by driver step ``implicit_through`` (the contract runs them without asking)."""
+        granted = {c for f in case.framework.facts if f["step"] < step for c in f.get("granted", ())}
+        granted &= {c for f in case.engine.facts if f["step"] < step for c in f.get("granted", ())}
+        granted |= {d["call_id"] for f in case.framework.facts if f["step"] <= implicit_through
+                    for d in f.get("implicit_decision", ()) if d["decision"] == "approve"}
+        return {c: n for c, n in effects.items() if n > before.get(c, 0) and c in granted - waiting}
+
+    for i, (pause, engine_pause) in enumerate(zip(fw["pauses"], engine["pauses"], strict=False)):
+        waiting = {c["call_id"] for c in pause["pending"]}
+        if ran := approved(pause["non_read_only_effects"], engine_pause["non_read_only_effects"], pause["step"], waiting, pause["step"]):
+            pending = ", ".join(sorted(c["call_id"] for c in pause["pending"]))
+            yield Reason("approved_call_ran_early", (
+                f"when the run paused at driver step {pause['step']} for {pending}, the already approved {_had(ran, engine_pause['non_read_only_effects'])}"
+            ), tuple(claim(case, ("pre_approval_state", "pauses", str(i), "non_read_only_effects", c)) for c in ran))
+    for i, (mine, theirs) in enumerate(zip(fw["decisions"], engine["decisions"], strict=False)):
+        if ran := approved(mine["effects_before"], theirs["effects_before"], mine["step"], {mine["call_id"]}, mine["step"] - 1):
+            yield Reason("approved_call_ran_early", (
+                f"before the {mine['action']} of {mine['call_id']} at driver step {mine['step']}, the already approved {_had(ran, theirs['effects_before'])}"
+            ), tuple(claim(case, ("pre_approval_state", "decisions", str(i), "effects_before", c)) for c in ran))
+
+    for i, (pause, engine_pause) in enumerate(zip(fw["pauses"], engine["pauses"], strict=False)):
+        if ran := unasked(pause["non_read_only_effects"], engine_pause["non_read_only_effects"], pause["step"]):
+            pending = ", ".join(sorted(c["call_id"] for c in pause["pending"]))
+            had = _had(ran, engine_pause["non_read_only_effects"])
+            yield Reason("effect_before_decision", (
+                f"when the run paused at driver step {pause['step']} for {pending}, {had}"
+            ), tuple(claim(case, ("pre_approval_state", "pauses", str(i), "non_read_only_effects", c)) for c in ran))
+    for i, (mine, theirs) in enumerate(zip(fw["decisions"], engine["decisions"], strict=False)):
+        if ran := unasked(mine["effects_before"], theirs["effects_before"], mine["step"]):
+            had = _had(ran, theirs["effects_before"])
+            yield Reason("effect_before_decision", (
+                f"before the {mine['action']} of {mine['call_id']} at driver step {mine['step']}, {had}"
+            ), tuple(claim(case, ("pre_approval_state", "decisions", str(i), "effects_before", c)) for c in ran))
+
+
+def _had(ran: dict[str, int], engine: dict[str, int]) -> str:
+    return ", ".join(f"{c} had {n} effects (engine: {engine.get(c, 0)})" for c, n in ran.items())
+

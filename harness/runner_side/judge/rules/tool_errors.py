@@ -1,0 +1,67 @@
+"""The rules about a tool that failed: not retried where the engine retries, or a fault that ended the run."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from handwritten.engine import MAX_ATTEMPTS as ENGINE_ATTEMPTS
+from harness.fixture_tools import InjectedToolError
+from harness.runner_side.judge.case import Case, Reason
+from harness.runner_side.judge.facts import (
+    call_claims,
+    count,
+    ledger_after,
+    stated_after,
+    status_claim,
+    steps_with,
+    times,
+)
+from harness.runner_side.judge.registry import rule
+
+
+@rule('tool_error_not_retried', 'Does not retry a tool that failed before its effect', stage='tool_errors')
+def tool_error_not_retried(case: Case) -> Iterator[Reason]:
+    """A tool that raised before its effect was retried by the engine under the same key; the framework did otherwise."""
+    for cid in (f.call_id for f in case.scenario.faults if f.point == "tool.raise_before_effect" and f.call_id):
+        failed = next((i for i, s in enumerate(case.framework.steps) if s["status"] == "error"), None)
+        # counted through the step the error ended (a later decision or resume may enter it again: that is not a retry)
+        until = float("inf") if failed is None else failed
+        runs, engine_runs = (ledger_after(run, until).get(cid, {}).get("executor_entries", 0) for run in (case.framework, case.engine))
+        if runs >= engine_runs or not runs:  # a call never entered was not retried or not: another rule says why it never ran
+            continue
+        total = count(case.framework, cid, "executor_entries")
+        later = f" through driver step {failed} ({total} executor entries in all)" if total != runs else ""
+        ended = f"; the error ended the run at driver step {failed} ({case.framework.steps[failed]['error'] or 'the framework raised'})" if failed is not None else ""
+        tail, after = stated_after(case, failed + 1 if failed is not None else steps_with(case.framework, "executed", cid)[0]["step"])
+        engine_effects = count(case.engine, cid, "effects")
+        gave_up = " until its bound, then handed the error to the model as the tool's result" if engine_runs >= ENGINE_ATTEMPTS and not engine_effects else ""
+        yield Reason("tool_error_not_retried", (
+            f"{cid}'s executor raised before its effect; the engine retried it under the same key{gave_up} ({engine_runs} executor entries, "
+            f"{_effects(engine_effects)}), the framework entered it {times(runs)}{later} with {_effects(count(case.framework, cid, 'effects'))}{ended}{tail}"
+        ), (*call_claims(case, cid), *(status_claim(case, failed, "error") if failed is not None else ()), *after))
+
+
+def _effects(n: int) -> str:
+    return "no effect" if n == 0 else f"{n} effect" if n == 1 else f"{n} effects"
+
+
+_FAULT_RAISES = {"raise": f"{InjectedToolError.__module__}.{InjectedToolError.__qualname__}", "timeout": TimeoutError.__name__}
+"""What the fixture world raises for each fault action that does not kill (``harness.column_side.faults``)."""
+
+
+@rule('fault_ended_run', "A fault injected into a call the engine never ran raises out of the framework's run and ends it", stage=None, consequence=True)
+def fault_ended_run(case: Case) -> Iterator[Reason]:
+    """A fault injected into a call the engine never entered raised out of the framework's run and ended it: the step's
+    exception is the fault's. What let the call run (a denied tool, arguments the schema refuses...) is another rule's."""
+    engine_entered = {c for f in case.engine.facts for c in f.get("entered", {})}
+    for fact, step in zip(case.framework.facts, case.framework.steps, strict=True):
+        raised = fact.get("raised")
+        hit = [f for f in case.scenario.faults if f.call_id in fact.get("entered", {}) and f.call_id not in engine_entered
+               and _FAULT_RAISES.get(f.action) == raised]
+        if step["status"] == "error" and hit:
+            tail, after = stated_after(case, fact["step"] + 1)
+            yield Reason("fault_ended_run", (
+                f"{hit[0].call_id}'s executor, which the engine never entered, raised its fault ({hit[0].point}: {raised}) and the exception "
+                f"ended the framework's driver step {fact['step']} ({step['status']}; engine: {case.engine.steps[fact['step']]['status']}){tail}"
+            ), (*status_claim(case, fact["step"], "error"), *after))
+
