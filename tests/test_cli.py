@@ -77,10 +77,12 @@ def test_an_empty_scenario_directory_is_refused(tmp_path: Path) -> None:
     assert (result.returncode, "holds no scenario files" in result.stderr) == (2, True)
 
 
-def test_check_passes_on_committed_evidence_and_names_what_drifted(tmp_path: Path) -> None:
-    committed = tmp_path / "evidence"
-    shutil.copytree(ROOT / "evidence", committed)
-    clean = _run("--framework", "handwritten", "--check", "--output", str(committed))
+def test_check_passes_on_the_evidence_it_wrote_and_names_what_drifted(tmp_path: Path) -> None:
+    """On two scenarios: the committed evidence as a whole is --check's own CI step, and the committed bytes of the
+    engine's evidence are test_two_runs_write_byte_identical_evidence_equal_to_the_committed_files'."""
+    scenarios, committed = _scenarios(tmp_path, "high_risk_approved", "basic_react_loop"), tmp_path / "evidence"
+    assert _run("--framework", "handwritten", "--scenarios", str(scenarios), "--output", str(committed)).returncode == 0
+    clean = _run("--framework", "handwritten", "--scenarios", str(scenarios), "--check", "--output", str(committed))
     assert clean.returncode == 0, clean.stdout + clean.stderr
     assert "no drift" in clean.stdout
 
@@ -90,7 +92,7 @@ def test_check_passes_on_committed_evidence_and_names_what_drifted(tmp_path: Pat
     path.write_text(json.dumps(data), encoding="utf-8")
     for view in ("report.html", "scorecard.svg"):  # an edit to a teaching view is drift too
         (committed / view).write_text((committed / view).read_text(encoding="utf-8").replace("<", "< ", 1), encoding="utf-8")
-    drifted = _run("--framework", "handwritten", "--check", "--output", str(committed))
+    drifted = _run("--framework", "handwritten", "--scenarios", str(scenarios), "--check", "--output", str(committed))
     assert drifted.returncode == 1
     assert "report.html differs from what the evidence generates" in drifted.stdout
     assert "scorecard.svg differs from what the evidence generates" in drifted.stdout
