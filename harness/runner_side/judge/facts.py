@@ -21,6 +21,7 @@ from typing import Any
 from handwritten.tools import RiskClass
 from harness.fixture_tools import FIXTURE_TOOLS
 from harness.runner_side.judge.case import ABSENT, Case, Claim, Path, Run
+from harness.runner_side.judge.explain import value_at
 from harness.scenarios import Scenario
 
 __all__ = ["ABSENT", "Case", "Claim", "Path", "Run"]
@@ -112,18 +113,7 @@ def count(run: Run, call_id: str, key: str) -> int:
 
 def claim(case: Case, path: Path) -> Claim:
     """The claim of ``path`` with the value the framework's facts imply there (``Case.implied``)."""
-    return Claim(path, _at(case.implied, path))
-
-
-def _at(value: Any, path: Path) -> Any:
-    for key in path:
-        if isinstance(value, dict):
-            value = value.get(key, ABSENT)
-        elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
-            value = value[int(key)]
-        else:
-            return ABSENT
-    return value
+    return Claim(path, value_at(case.implied, path))
 
 
 def mechanism(case: Case, role: str) -> str:
