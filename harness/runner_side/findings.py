@@ -35,12 +35,13 @@ SCOPE = (
 def collect(documents: dict[str, dict[str, Any]], mode: str) -> Findings:
     """Each rule's reasons in one mode, per framework and scenario (consequences left out)."""
     found: Findings = defaultdict(lambda: defaultdict(list))
+    known, after = titles(), consequences()
     for name, document in sorted(documents.items()):
         for key, record in sorted(document.get("modes", {}).get(mode, {}).get("scenarios", {}).items()):
             for reason in record.get("reasons", ()):
-                if reason["rule"] not in titles():  # a finding without a heading would be left out of the report silently
+                if reason["rule"] not in known:  # a finding without a heading would be left out of the report silently
                     raise ValueError(f"{name}/{mode}/{key}: rule {reason['rule']!r} is no rule of harness.runner_side.judge")
-                if reason["rule"] in consequences():
+                if reason["rule"] in after:
                     continue
                 cells = sorted(n for n, c in record["columns"].items() if reason["rule"] in c.get("rules", ()))
                 if cells:

@@ -60,17 +60,12 @@ def observe(
         "refusals": [s.refusal for s in steps if s.refusal],
         "side_effects": {cid: {k: c[k] for k in ("tool_entries", "executor_entries", "effects")} for cid, c in final_ledger.items()},
         "model": {k: model[k] for k in ("calls_per_turn", "missing_turns", "unused_turns", "injected", "marker_roles")},
-        "schema_failure_side_effects": _schema_failure(run, final_ledger),
+        "schema_failure_side_effects": schema_failure(run.scenario, final_ledger),
         "pre_approval_state": _pre_approval(run, facts),
         "idempotent_replay": _replay(run, facts, final_ledger),
         "checkpoint_after_interrupt": _after_interrupt(run, facts),
         "wire": wire_observable(wire, steps, run.scenario.tools, tool_objects),
     }
-
-
-def invalid_call_ids(run: ScenarioRun) -> list[str]:
-    """Scripted calls whose arguments break their tool's strict schema (or that name no fixture tool)."""
-    return sorted(invalid_call_ids_of(run.scenario))
 
 
 def invalid_call_ids_of(scenario: Scenario) -> dict[str, str]:
@@ -85,8 +80,10 @@ def invalid_call_ids_of(scenario: Scenario) -> dict[str, str]:
     return dict(sorted(invalid.items()))
 
 
-def _schema_failure(run: ScenarioRun, ledger: dict[str, dict[str, Any]]) -> Any:
-    ids = invalid_call_ids(run)
+def schema_failure(scenario: Scenario, ledger: dict[str, dict[str, Any]]) -> Any:
+    """Per scripted call whose arguments break its tool's schema: whether the tool was entered, its executor entries and
+    effects, from the ledger counts (``n/a`` for a scenario without such a call)."""
+    ids = sorted(invalid_call_ids_of(scenario))
     if not ids:
         return NA
     zero = {"tool_entries": 0, "executor_entries": 0, "effects": 0}

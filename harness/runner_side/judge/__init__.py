@@ -20,14 +20,13 @@ The public face (docs/findings.md):
 
 from __future__ import annotations
 
-from harness.runner_side.judge import rules as _rules  # registers every rule, in order
+import harness.runner_side.judge.rules  # noqa: F401  (registers every rule, in order)
 from harness.runner_side.judge.case import ABSENT, Case, Claim, Reason, Run, case_from_record, case_of, reason_record, run_of
 from harness.runner_side.judge.explain import UNEXPLAINED, differing_paths, explain, value_at
 from harness.runner_side.judge.registry import UndeclaredRule, consequences, declared, functions, rules, stage_rules, titles, wire_rules
 
 __all__ = ["ABSENT", "UNEXPLAINED", "Case", "Claim", "Reason", "Run", "case_from_record", "case_of", "consequences", "differing_paths", "explain",
            "reason_record", "reasons", "rules", "run_of", "stage_rules", "titles", "value_at", "wire_rules"]
-assert _rules.MODULES
 
 
 def reasons(case: Case) -> list[Reason]:

@@ -13,7 +13,7 @@ from typing import Any
 from harness.records import StepRecord
 from harness.runner_side.judge.case import ABSENT, Run
 from harness.runner_side.judge.facts import NO_COUNTS, final_status, killed_steps, ledger_after, model_calls, non_read_only, paused_steps, tool_of, undecided_at_end
-from harness.runner_side.observables import DECISIONS, NA, invalid_call_ids_of, replayed_call_ids
+from harness.runner_side.observables import DECISIONS, NA, replayed_call_ids, schema_failure
 from harness.runner_side.wire.observable import wire_observable
 from harness.scenarios import Scenario
 
@@ -33,20 +33,12 @@ def implied(scenario: Scenario, run: Run) -> dict[str, Any]:
         "refusals": [s["refusal"] for s in run.steps if s["refusal"]],
         "side_effects": ledger,
         "model": model,
-        "schema_failure_side_effects": _schema_failure(scenario, ledger),
+        "schema_failure_side_effects": schema_failure(scenario, ledger),
         "pre_approval_state": _approval_state(scenario, run),
         "idempotent_replay": _replay(scenario, run, ledger),
         "checkpoint_after_interrupt": _after_interrupt(scenario, run),
         "wire": _wire(scenario, run),
     }
-
-
-def _schema_failure(scenario: Scenario, ledger: dict[str, dict[str, int]]) -> Any:
-    ids = invalid_call_ids_of(scenario)
-    if not ids:
-        return NA
-    return {cid: {"tool_entered": ledger.get(cid, NO_COUNTS)["tool_entries"] > 0, "executor_entries": ledger.get(cid, NO_COUNTS)["executor_entries"],
-                  "effects": ledger.get(cid, NO_COUNTS)["effects"]} for cid in ids}
 
 
 def _approval_state(scenario: Scenario, run: Run) -> Any:
