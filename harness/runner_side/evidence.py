@@ -20,7 +20,7 @@ from harness.columns import REFERENCE, ROOT
 from harness.modes import compared_with
 from harness.runner_side.comparator import compare_scenario, summarize
 from harness.runner_side.glue import count_glue_lines
-from harness.runner_side.judge import case_of, reason_record, reasons, run_of
+from harness.runner_side.judge import case_of, engine_of, reason_record, reasons, run_of
 from harness.runner_side.observables import expected_names
 from harness.runner_side.runner import ColumnResult
 from harness.scenarios import Scenario
@@ -145,8 +145,7 @@ def rederived(document: dict[str, Any], reference: dict[str, Any], scenarios_by_
     engine's stored runs in ``reference``, ``handwritten.json``), no framework run: ``--rederive``."""
     modes = {}
     for mode, body in document.get("modes", {}).items():
-        engines = reference.get("modes", {}).get(compared_with(mode)[1], {}).get("scenarios", {})
-        scenarios = {key: {**record, **judged(scenarios_by_id[record["scenario"]], engines.get(record["scenario"]), record, document, mode)}
+        scenarios = {key: {**record, **judged(scenarios_by_id[record["scenario"]], engine_of(reference, mode, record), record, document, mode)}
                      for key, record in body["scenarios"].items()}
         modes[mode] = {**body, "summary": summarize(scenarios), "scenarios": scenarios}
     return {**document, "modes": modes}

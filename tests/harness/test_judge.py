@@ -21,20 +21,19 @@ import shutil
 import textwrap
 from collections import Counter
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path as FilePath
 from typing import Any
 
 import pytest
 
 from harness.columns import REFERENCE, ROOT, known_columns
-from harness.modes import compared_with
 from harness.runner_side.judge import (
     ABSENT,
     UNEXPLAINED,
     Case,
     Claim,
     Reason,
+    StoredEvidence,
     case_from_record,
     case_of,
     differing_paths,
@@ -48,7 +47,6 @@ from harness.runner_side.judge import (
 from harness.runner_side.judge.explain import vouches
 from harness.runner_side.judge.registry import STAGES, RegistryError, UndeclaredRule, check_literal_ids, rule
 from harness.runner_side.judge.rules import MODULES as RULE_MODULES
-from harness.scenarios import SCENARIO_DIR, Scenario, load_scenario
 
 EVIDENCE = ROOT / "evidence"
 FRAMEWORKS = sorted(n for n in known_columns() if n != REFERENCE)
@@ -60,22 +58,8 @@ EXPLODED = "exploded"  # a status no run can end in
 NOBODYS_REFUSAL = "refused_by_nobody: a refusal no driver step gave"
 
 
-@cache
-def _document(name: str) -> dict[str, Any]:
-    """``evidence/<name>.json``, parsed once per session (an injection copies the cell it changes)."""
-    document: dict[str, Any] = json.loads((EVIDENCE / f"{name}.json").read_text(encoding="utf-8"))
-    return document
-
-
-@cache
-def _scenario(file: str) -> Scenario:
-    return load_scenario(SCENARIO_DIR / file)
-
-
-def _engine_record(mode: str, record: dict[str, Any]) -> dict[str, Any]:
-    reference, engine_mode = compared_with(mode)
-    engine: dict[str, Any] = _document(reference)["modes"][engine_mode]["scenarios"][record["scenario"]]
-    return engine
+COMMITTED = StoredEvidence(EVIDENCE)  # each evidence file and scenario file parsed once per session (an injection copies what it changes)
+_document, _scenario, _engine_record = COMMITTED.document, COMMITTED.scenario, COMMITTED.engine
 
 
 # (a) the registry

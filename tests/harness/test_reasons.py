@@ -9,13 +9,11 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import replace
-from functools import cache
 from typing import Any
 
 import pytest
 
 from harness.columns import REFERENCE, ROOT, known_columns
-from harness.modes import compared_with
 from harness.runner_side.judge import (
     ABSENT,
     UNEXPLAINED,
@@ -23,8 +21,8 @@ from harness.runner_side.judge import (
     Claim,
     Reason,
     Run,
+    StoredEvidence,
     case_from_record,
-    case_of,
     consequences,
     differing_paths,
     explain,
@@ -34,34 +32,20 @@ from harness.runner_side.judge import (
     value_at,
 )
 from harness.runner_side.judge.explain import vouches
-from harness.scenarios import SCENARIO_DIR, Scenario, load_scenario, load_scenarios
+from harness.scenarios import SCENARIO_DIR, load_scenarios
 
 EVIDENCE = ROOT / "evidence"
 FRAMEWORKS = sorted(n for n in known_columns() if n != REFERENCE)
 SCENARIOS = {s.id: s for s in load_scenarios(SCENARIO_DIR)}
 
 
-@cache
-def _document(name: str) -> dict[str, Any]:
-    """``evidence/<name>.json``, parsed once per session (a test that changes a record copies what it changes)."""
-    document: dict[str, Any] = json.loads((EVIDENCE / f"{name}.json").read_text(encoding="utf-8"))
-    return document
-
-
-@cache
-def _scenario(file: str) -> Scenario:
-    """The scenario file a record names, loaded once (as ``case_from_record`` loads it)."""
-    return load_scenario(SCENARIO_DIR / file)
+COMMITTED = StoredEvidence(EVIDENCE)  # each evidence file and scenario file parsed once per session
+_document, _scenario = COMMITTED.document, COMMITTED.scenario
 
 
 def _case(framework: str, mode: str, key: str) -> Case:
-    """The case the comparison built for one committed record, from the loaded documents: the engine's run is the
-    reference column's run ``compared_with(mode)`` names."""
-    document = _document(framework)
-    record = document["modes"][mode]["scenarios"][key]
-    reference, engine_mode = compared_with(mode)
-    engine = _document(reference)["modes"][engine_mode]["scenarios"][record["scenario"]]
-    return case_of(_scenario(record["file"]), engine, record, document, mode)
+    """The case the comparison built for one committed record, from the loaded documents."""
+    return COMMITTED.case(framework, mode, key)
 
 
 def _with(case: Case, **framework: Any) -> Case:

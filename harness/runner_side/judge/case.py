@@ -112,16 +112,49 @@ def case_of(scenario: Scenario, engine: dict[str, Any], record: dict[str, Any], 
     return Case(scenario, run_of(engine), run_of(record), mechanisms, header.get("constants", {}), mode)
 
 
+def engine_of(reference: dict[str, Any], mode: str, record: dict[str, Any]) -> dict[str, Any] | None:
+    """The reference column's stored record a framework record of ``mode`` is compared with (``compared_with``), from
+    the reference's document (``handwritten.json``); None when it has none for the record's scenario."""
+    runs: dict[str, dict[str, Any]] = reference.get("modes", {}).get(compared_with(mode)[1], {}).get("scenarios", {})
+    return runs.get(record.get("scenario", ""))
+
+
+class StoredEvidence:
+    """An evidence directory read once: its documents and the scenario files its records name, each parsed the first
+    time it is asked for, and the case of any stored record."""
+
+    def __init__(self, evidence_dir: FilePath, scenarios_dir: FilePath = SCENARIO_DIR) -> None:
+        self.evidence_dir, self.scenarios_dir = evidence_dir, scenarios_dir
+        self._documents: dict[str, dict[str, Any]] = {}
+        self._scenarios: dict[str, Scenario] = {}
+
+    def document(self, column: str) -> dict[str, Any]:
+        """``<column>.json``, parsed once (a caller that changes a record copies what it changes)."""
+        if column not in self._documents:
+            self._documents[column] = json.loads(inside(self.evidence_dir, f"{column}.json").read_text(encoding="utf-8"))
+        return self._documents[column]
+
+    def scenario(self, file: str) -> Scenario:
+        """The scenario file a record names, loaded once."""
+        if file not in self._scenarios:
+            self._scenarios[file] = load_scenario(inside(self.scenarios_dir, file))
+        return self._scenarios[file]
+
+    def engine(self, mode: str, record: dict[str, Any]) -> dict[str, Any]:
+        """The engine's stored record ``record`` (of ``mode``) is compared with."""
+        engine = engine_of(self.document(compared_with(mode)[0]), mode, record)
+        if engine is None:
+            raise KeyError(f"{compared_with(mode)[0]}.json has no {compared_with(mode)[1]} record of {record.get('scenario')!r}")
+        return engine
+
+    def case(self, column: str, mode: str, key: str, record: dict[str, Any] | None = None) -> Case:
+        """The case of the stored record ``key`` of ``column`` in ``mode``, or of ``record`` in its place (a changed copy)."""
+        document = self.document(column)
+        record = document["modes"][mode]["scenarios"][key] if record is None else record
+        return case_of(self.scenario(record["file"]), self.engine(mode, record), record, document, mode)
+
+
 def case_from_record(evidence_dir: FilePath, column: str, mode: str, key: str, scenarios_dir: FilePath = SCENARIO_DIR) -> Case:
     """The case of one stored record (``key`` as it stands in ``modes.<mode>.scenarios`` of ``<column>.json``), built
     from the evidence in ``evidence_dir`` and the scenario file the record names, exactly as the comparison built it."""
-    document = _read(evidence_dir, column)
-    record = document["modes"][mode]["scenarios"][key]
-    reference, engine_mode = compared_with(mode)
-    engine = _read(evidence_dir, reference)["modes"][engine_mode]["scenarios"][record["scenario"]]
-    return case_of(load_scenario(inside(scenarios_dir, record["file"])), engine, record, document, mode)
-
-
-def _read(evidence_dir: FilePath, column: str) -> dict[str, Any]:
-    document: dict[str, Any] = json.loads(inside(evidence_dir, f"{column}.json").read_text(encoding="utf-8"))
-    return document
+    return StoredEvidence(evidence_dir, scenarios_dir).case(column, mode, key)

@@ -48,7 +48,7 @@ from typing import Any
 
 from harness.columns import REFERENCE
 from harness.modes import compared_with
-from harness.runner_side.judge import ABSENT, Case, Reason, case_of, differing_paths, reason_record, reasons, value_at
+from harness.runner_side.judge import ABSENT, Case, Reason, case_of, differing_paths, engine_of, reason_record, reasons, value_at
 from harness.runner_side.judge.case import Path
 from harness.runner_side.judge.explain import vouches
 from harness.runner_side.judge.facts import times
@@ -121,10 +121,8 @@ def load(docs: Documents, scenarios: dict[str, Scenario]) -> Iterator[tuple[str,
         if column == REFERENCE:
             continue
         for mode, body in sorted(document["modes"].items()):
-            reference, engine_mode = compared_with(mode)
-            engines = docs.get(reference, {}).get("modes", {}).get(engine_mode, {}).get("scenarios", {})
             for key, record in sorted(body["scenarios"].items()):
-                engine = engines.get(record["scenario"])
+                engine = engine_of(docs.get(compared_with(mode)[0], {}), mode, record)
                 if record["status"] != "ok" or engine is None or engine["status"] != "ok":
                     continue  # no reasons are derived for a run that errored
                 yield column, mode, key, record, case_of(scenarios[record["scenario"]], engine, record, document, mode)
