@@ -499,3 +499,17 @@ def test_a_schema_lost_in_the_declaration_and_one_rewritten_in_the_request_are_t
     rules = {r.rule: r for r in reasons(with_diff({"declared": {}, "rewritten": moved})) if r.rule.startswith(("schema_", "constraint_"))}
     assert set(rules) == {"schema_rewritten", "constraint_moved_to_text"}
     assert rules["constraint_moved_to_text"].claims == (Claim(("wire", "schema_diff", "get_weather", "rewritten", "moved_to_text"), moved["moved_to_text"]),)
+
+
+def test_a_tool_error_not_retried_counts_the_effects_of_the_entries_it_counts() -> None:
+    """The framework entered the failed call once through the step its error ended, with no effect; a later step entered
+    it again, with an effect: the sentence gives that effect to the later entries, not to the one it counts."""
+    from harness.runner_side.judge.rules.tool_errors import tool_error_not_retried
+
+    case = _case("pydantic_ai", "defaults", "retry_before_effect")
+    [before] = list(tool_error_not_retried(case))
+    assert "entered it once with no effect; the error ended the run at driver step 0" in before.text
+    later = {"step": 1, "action": "resume", "entered": {"c1": 1}, "executed": {"c1": 1}, "effects": {"c1": 1}, "results": [["c1", "ok"]]}
+    again = _with(case, facts=[*case.framework.facts, later], steps=[*case.framework.steps, {"action": "resume", "status": "completed", "refusal": None, "error": None}])
+    [after] = list(tool_error_not_retried(again))
+    assert "entered it once with no effect through driver step 0 (2 executor entries and 1 effect in all)" in after.text, after.text

@@ -29,15 +29,16 @@ def tool_error_not_retried(case: Case) -> Iterator[Reason]:
         runs, engine_runs = (ledger_after(run, until).get(cid, {}).get("executor_entries", 0) for run in (case.framework, case.engine))
         if runs >= engine_runs or not runs:  # a call never entered was not retried or not: another rule says why it never ran
             continue
-        total = count(case.framework, cid, "executor_entries")
-        later = f" through driver step {failed} ({total} executor entries in all)" if total != runs else ""
+        total, effects = count(case.framework, cid, "executor_entries"), count(case.framework, cid, "effects")
+        so_far = ledger_after(case.framework, until).get(cid, {}).get("effects", 0)  # the effects of the entries counted, not the later ones
+        later = f" through driver step {failed} ({total} executor entries and {_effects(effects)} in all)" if (total, effects) != (runs, so_far) else ""
         ended = f"; the error ended the run at driver step {failed} ({case.framework.steps[failed]['error'] or 'the framework raised'})" if failed is not None else ""
         tail, after = stated_after(case, failed + 1 if failed is not None else steps_with(case.framework, "executed", cid)[0]["step"])
         engine_effects = count(case.engine, cid, "effects")
         gave_up = " until its bound, then handed the error to the model as the tool's result" if engine_runs >= ENGINE_ATTEMPTS and not engine_effects else ""
         yield Reason("tool_error_not_retried", (
             f"{cid}'s executor raised before its effect; the engine retried it under the same key{gave_up} ({engine_runs} executor entries, "
-            f"{_effects(engine_effects)}), the framework entered it {times(runs)}{later} with {_effects(count(case.framework, cid, 'effects'))}{ended}{tail}"
+            f"{_effects(engine_effects)}), the framework entered it {times(runs)} with {_effects(so_far)}{later}{ended}{tail}"
         ), (*call_claims(case, cid), *(status_claim(case, failed, "error") if failed is not None else ()), *after))
 
 
