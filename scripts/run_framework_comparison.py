@@ -46,6 +46,7 @@ from harness.runner_side.evidence import (  # noqa: E402
     validation_errors,
 )
 from harness.runner_side.findings import render as render_findings  # noqa: E402
+from harness.runner_side.judge.said import contradicted_in  # noqa: E402
 from harness.runner_side.output_dir import BadOutput, diff_text, output_as_it_was, real, unwritable  # noqa: E402
 from harness.runner_side.probes import declared_probes  # noqa: E402
 from harness.runner_side.processes import Stopped, stop_all, stopping  # noqa: E402
@@ -246,7 +247,7 @@ def compare(args: argparse.Namespace, scenarios: list[Scenario], expectations: d
     races = [race for result in results.values() for race in result.undeclared_races]
     print()
     print(wide_table(shown) + "\n" + "\n".join(LEGEND[-2:]) if args.wide else compact_table(shown, races))
-    failures = report(args, results, shown, wall_s)
+    failures = report(args, results, shown, wall_s) + _contradicted(target, args.scenarios, list(shown))
     if args.check:
         drift = collapse_common({name: diff_documents(name, before.get(name), document) for name, document in documents_to_write.items()})
         findings_diff = diff_text(FINDINGS, args.output / FINDINGS, findings)
@@ -260,6 +261,15 @@ def compare(args: argparse.Namespace, scenarios: list[Scenario], expectations: d
         print("\nFAILED: " + "; ".join(failures), file=sys.stderr)
         return 1
     return 0
+
+
+def _contradicted(evidence: Path, scenarios: Path, columns: list[str]) -> list[str]:
+    """The sentence check of the evidence just written: every statement a reason makes about a trace (``judge.said``)
+    against the record it was made from. One it contradicts is a rule's defect, never a finding: printed, and a failure."""
+    _, contradicted = contradicted_in(evidence, scenarios, [n for n in columns if n != REFERENCE])
+    for line in contradicted:
+        print(f"!!! reason contradicted by its record: {printable(line, lines=True)}", file=sys.stderr)
+    return [f"{len(contradicted)} statements of reasons contradicted by their records"] if contradicted else []
 
 
 def rederive(args: argparse.Namespace, scenarios: list[Scenario], before: dict[str, Any]) -> int:
@@ -340,7 +350,7 @@ def _summaries(documents: dict[str, dict[str, Any]]) -> list[str]:
             if name == REFERENCE:
                 checked = summary["scenarios"] - summary.get("no_expectation", 0)
                 unchecked = [sid for sid, r in body["scenarios"].items() if r["equal"] is None]
-                line = f"{name}: {summary['equal']}/{checked} scenarios match their expectations"
+                line = f"{name}/{mode}: {summary['equal']}/{checked} scenarios match their expectations"
                 line += f"; no expectation given for {', '.join(unchecked)}" if unchecked else ""
                 print("\n".join(textwrap.wrap(line, WIDTH, subsequent_indent="    ")))
                 if summary["equal"] != checked:

@@ -150,12 +150,15 @@ def _bindings(documents: dict[str, dict[str, Any]], measured: list[str]) -> list
     """What each framework's approval object binds an approval to, in ``defaults``: ``not carried`` (the object has no
     such field: read from the column's ``approval_fields``, located in the pinned environment), else measured from the
     driver's misuses that break the binding, expressed through the object: ``not enforced`` where one was taken
-    (``misused_approval_accepted``), ``enforced`` where every one was refused, raised on or left waiting."""
+    (``misused_approval_accepted``), ``ignored`` where one was neither refused nor acted on (``misused_approval_ignored``:
+    the call stayed waiting, or was not waiting, and nothing said no), ``enforced`` where every one was refused or raised on."""
     columns = [n for n in measured if "approval_fields" in documents[n]]
     lines = ["## Approval bindings", "",
              "What a framework's own approval object binds an approval to, in `defaults`: a misuse that breaks the binding is handed "
              "to the framework through that object (an approval made for another call, with edited arguments, handed over twice); "
-             "`not carried` means the object has no field for it, so the misuse can only go in as a plain approval.", "",
+             "`enforced`: every such misuse was refused or raised on; `ignored`: one was neither refused nor acted on (nothing said no; "
+             "the call did not run on it); `not enforced`: one was taken; `not carried` means the object has no field for it, so the "
+             "misuse can only go in as a plain approval.", "",
              "| binding | " + " | ".join(columns) + " |", "|---|" + "---|" * len(columns)]
     verdicts = {n: _verdicts(documents[n]) for n in columns}
     for binding in BINDINGS.values():
@@ -174,16 +177,17 @@ def _verdicts(document: dict[str, Any]) -> dict[str, str]:
     """binding -> its verdict for one framework, with the scenarios behind a measured one."""
     seen: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for key, record in sorted(document["modes"].get("defaults", {}).get("scenarios", {}).items()):
-        taken = any(r["rule"] == "misused_approval_accepted" for r in record.get("reasons", ()))
+        rules = {r["rule"] for r in record.get("reasons", ())}
+        verdict = "not enforced" if "misused_approval_accepted" in rules else "ignored" if "misused_approval_ignored" in rules else "enforced"
         for fact in record.get("facts", ()):
             if (obj := fact.get("approval_object")) and obj["carried"]:
-                seen[obj["binding"]]["not enforced" if taken else "enforced"].append(f"`{key}`")
+                seen[obj["binding"]][verdict].append(f"`{key}`")
     out = {}
     for binding in BINDINGS.values():
         if binding not in document["approval_fields"]:
             out[binding] = "not carried"
         elif found := seen.get(binding):
-            verdict = "not enforced" if "not enforced" in found else "enforced"
+            verdict = next(v for v in ("not enforced", "ignored", "enforced") if v in found)
             out[binding] = f"**{verdict}** ({', '.join(dict.fromkeys(found[verdict]))})"
         else:
             out[binding] = "carried, not measured (no scenario misuses it)"

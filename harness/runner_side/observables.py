@@ -225,14 +225,20 @@ def _interrupt(run: ScenarioRun, facts: list[StepFacts], crash: int, until: int)
     steps = run.steps
     resume = next((j for j in range(crash + 1, until + 1) if facts[j].resumed is not None), None)
     resumed = facts[resume].resumed if resume is not None else None
-    open_approvals: set[str] = set()  # approvals given and not yet used up to the kill; a call asked again has none
+    # approvals given and not yet used up to the kill: an approval is used once its call's body runs (the executor
+    # entered, whatever came of it) or its result is delivered; a call asked about again has none
+    open_approvals: dict[str, int] = {}  # call id -> its executor entries when the approval was given
+    executed: dict[str, int] = {}
     for step, fact in zip(steps[: crash + 1], facts[: crash + 1], strict=True):
-        open_approvals = (open_approvals | set(fact.approvals_granted)) - {r["call_id"] for r in fact.results}
+        open_approvals |= {cid: executed.get(cid, 0) for cid in fact.approvals_granted}
+        executed = {cid: c["executor_entries"] for cid, c in step.ledger.items()}
+        delivered = {r["call_id"] for r in fact.results}
+        open_approvals = {cid: n for cid, n in open_approvals.items() if cid not in delivered and executed.get(cid, 0) == n}
         if step.index < crash:
-            open_approvals -= {p["call_id"] for p in step.pending}
+            open_approvals = {cid: n for cid, n in open_approvals.items() if cid not in {p["call_id"] for p in step.pending}}
     survives = None
     if open_approvals:
-        survives = resumed is not None and open_approvals <= set(resumed["approved_call_ids"])
+        survives = resumed is not None and set(open_approvals) <= set(resumed["approved_call_ids"])
     continued = resume is not None and (steps[resume].killed or steps[resume].status not in ("crashed", "error"))
     return {
         "step": crash,

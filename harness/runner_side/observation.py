@@ -81,7 +81,8 @@ def step_facts(steps: list[StepRecord], facts: list[StepFacts]) -> list[dict[str
     committed), the session's status after it where that is not the step's own (``session``: a refused step leaves the
     session as it was), whether the worker was ``killed``, the exception that ended it (``raised``), the calls left ``pending`` (and, when the
     step paused, whether their arguments were ``validated`` before it), the approvals it ``granted``, the tool
-    ``results`` it delivered (``[call id, status]`` in order), where a resume continued (``resumed``), who
+    ``results`` it delivered (``[call id, status]`` in order), where a resume continued (``resumed``) and the approvals it
+    found given (``resumed_approved``), who
     deduplicated a delivery (``dedup_by``), the decisions ``held`` for a batched turn, how a misused approval reached the
     framework (``approval_object``), what each effect committed in the step ran with (``ran_with``: per call id the
     effects as the fixture tool committed them, read from the runner's ledger) and the driver's ``implicit_decision``s at its sub-steps (the contract's
@@ -103,6 +104,7 @@ def step_facts(steps: list[StepRecord], facts: list[StepFacts]) -> list[dict[str
             "granted": sorted(fact.approvals_granted),
             "results": [[r["call_id"], r["status"]] for r in fact.results],
             "resumed": fact.resumed["position"] if fact.resumed else None,
+            "resumed_approved": sorted(fact.resumed["approved_call_ids"]) if fact.resumed else None,
             "dedup_by": fact.dedup_by if fact.dedup else None,
             "held": sorted(fact.held),
             "approval_object": fact.approval_object,

@@ -123,16 +123,30 @@ def test_a_denied_tool_that_did_not_run_has_no_reason_and_one_that_ran_more_says
 def test_a_misused_approval_is_taken_only_when_its_call_was_pending_and_decided_or_ran() -> None:
     case = _case("agentscope", "defaults", "approval_misuse_other_args")  # a confirmation with edited arguments ran
     rules = _rules(case)
-    assert "other_args approval for c1 at driver step 1 (its approval object carries the arguments and it did not hold; after it: c1 had 1 effects" in rules[
-        "misused_approval_accepted"]
+    assert ("other_args approval for c1 at driver step 1 (its approval object carries the arguments and it did not hold; after it: "
+            "c1 had 1 effect in all after driver step 1") in rules["misused_approval_accepted"]
     # the same step with its effects taken away and c1 left pending: nothing was taken, the binding held
     facts = [{k: v for k, v in f.items() if k not in ("effects", "executed", "entered")} | {"pending": ["c1"]} for f in case.framework.facts]
     rules = _rules(_with(case, facts=facts))
     assert "misused_approval_accepted" not in rules
-    assert "other_args approval for c1 at driver step 1 (c1 stayed pending; the step ended completed, nothing ran" in rules["misused_approval_ignored"]
+    assert ("other_args approval for c1 at driver step 1 (c1 still waiting after driver step 1: c1; driver step 1 ended completed, "
+            "in driver step 1 nothing ran") in rules["misused_approval_ignored"]
     refused = [{**s, "status": "refused"} if s["action"] == "misuse_token" else s for s in case.framework.steps]
     rules = _rules(_with(case, facts=facts, steps=refused))
     assert "misused_approval_accepted" not in rules and "misused_approval_ignored" not in rules
+
+
+def test_a_misused_approval_whose_call_ran_later_with_no_decision_of_its_own_was_acted_on() -> None:
+    """A misused approval handed over while the run was killed, then a resume that runs the call with no decision given
+    for it since: the approval was taken there, never "neither refused nor acted on"."""
+    case = _case("agentscope", "defaults", "misused_args_kill_restore")  # step 3: other_args approval for t1 after the kill at step 2
+    facts = [dict(f) for f in case.framework.facts]
+    moved = {k: facts[3].pop(k) for k in ("entered", "executed", "effects", "ran_with", "results", "granted", "implicit_decision")}
+    facts[4] |= {k: moved[k] for k in ("entered", "executed", "effects")}  # the resume at step 4 runs what the misuse let in
+    rules = _rules(_with(case, facts=facts))
+    assert "misused_approval_ignored" not in rules
+    assert ("other_args approval for t1 at driver step 3 (then, with no decision for t1 since, in driver step 4 n1 entered once, t1 entered "
+            "once; t1 had 1 effect in all after driver step 4") in rules["misused_approval_accepted"]
 
 
 def test_a_misuse_the_approval_object_cannot_carry_is_a_consequence_not_a_finding() -> None:
@@ -297,8 +311,8 @@ def test_a_pause_the_driver_answered_implicitly_is_still_one_the_framework_asked
 def test_a_call_the_driver_approved_that_ran_while_its_sibling_waits_ran_early() -> None:
     case = _case("agentscope", "defaults", "high_risk_in_parallel_batch")
     early = [r.text for r in reasons(case) if r.rule == "approved_call_ran_early"]
-    assert early == ["when the run paused at driver step 0 for c2, the already approved c1 had 1 effects (engine: 0)",
-                     "before the approve of c2 at driver step 1, the already approved c1 had 1 effects (engine: 0)"]
+    assert early == ["when the run paused at driver step 0 for c2, the already approved c1 had 1 effect in all after driver step 0 (engine: 0)",
+                     "before the approve of c2 at driver step 1, the already approved c1 had 1 effect in all after driver step 0 (engine: 0)"]
     assert "effect_before_decision" not in _rules(case)  # c1 was asked about: the driver approved it at driver step 0.1
 
 
@@ -385,7 +399,7 @@ def test_a_redelivery_refused_for_the_frameworks_own_reason_is_no_deduplication(
     engine, framework = _redelivery_runs(("refused", refusal), {"pending": ["c1"], "validated": True})
     [reason] = redelivered_as_new_turn(Case(scenario, engine, framework))
     assert reason.rule == "redelivery_refused_not_deduplicated" and "redelivery_refused_not_deduplicated" in consequences()
-    assert f"driver step 1 was refused by the framework while c1 waited for a decision ({refusal}), not recognised as a duplicate" in reason.text
+    assert f"driver step 1 was refused by the framework ({refusal}; waiting after driver step 0: c1), not recognised as a duplicate" in reason.text
     assert Claim(("idempotent_replay", "c1", "provided_by"), "none") in reason.claims  # the facts record no deduplicator
     engine_refused = replace(framework, steps=[{**s, "refusal": "duplicate_event"} if s["action"] == "deliver_again" else s for s in framework.steps])
     assert list(redelivered_as_new_turn(Case(scenario, engine, engine_refused))) == []  # refused as the duplicate it is
@@ -402,7 +416,7 @@ def test_a_redelivery_that_paused_again_claims_the_pause_it_added() -> None:
     scenario = SCENARIOS["redelivery_while_pending"]
     engine, framework = _redelivery_runs(("awaiting_approval", None), {"pending": ["c1"], "validated": True})
     [reason] = redelivered_as_new_turn(Case(scenario, engine, framework))
-    assert "the step ended awaiting_approval waiting for c1, executors entered in it: none" in reason.text
+    assert "driver step 1 ended awaiting_approval waiting for c1, executors entered in it: none" in reason.text
     assert ("pre_approval_state", "pauses") in _paths(reason)
     state, engine_state = framework.observables["pre_approval_state"], engine.observables["pre_approval_state"]
     assert explain("pre_approval_state", engine_state, state, [reason])[1:] == (["redelivered_as_new_turn"], True)
@@ -424,7 +438,8 @@ def test_a_decision_for_a_call_the_framework_never_asked_about_is_not_one_it_ign
     unasked = replace(engine, facts=[{"step": 0, "action": "run", "pending": ["c1"]}, {"step": 1, "action": "approve", "pending": ["c1"]}])
     [reason] = misused_approval(Case(scenario, engine, unasked))
     assert reason.rule == "decision_for_unasked_call" and "decision_for_unasked_call" in consequences()
-    assert "approve for c2 at driver step 1 (c2 was never waiting in the framework's run (waiting: c1); the step ended awaiting_approval" in reason.text
+    assert ("approve for c2 at driver step 1 (c2 was never waiting in the framework's run (waiting after driver step 0: c1); "
+            "driver step 1 ended awaiting_approval") in reason.text
     assert reason.claims == (Claim(("step_statuses", "1"), "awaiting_approval"),)
     # c2 waited just before the approval: a call the framework asked about (what became of it is for other rules to say)
     gone = replace(engine, facts=[{"step": 0, "action": "run", "pending": ["c2", "c1"]}, {"step": 1, "action": "approve", "pending": ["c1"]}])
@@ -443,8 +458,13 @@ def test_a_decision_the_engine_refused_that_a_killed_run_took_says_what_ran() ->
     assert "the engine refused it: not_pending" in reason.text and "killed at driver step 0 and not resumed since" in reason.text
     assert "c1 entered once" in reason.text
     assert ("step_statuses", "1") in _paths(reason) and ("status",) in _paths(reason)
+    # with the step's entries taken away the decision still took the killed run on (its step ended completed); with the
+    # step killed again as well, nothing went on: the decision answered no question of the framework's run
     idle = [{k: v for k, v in f.items() if k not in ("entered", "executed", "results")} for f in case.framework.facts]
-    assert [r.rule for r in misused_approval(_with(case, facts=idle))] == ["decision_for_unasked_call"]
+    [taken] = misused_approval(_with(case, facts=idle))
+    assert taken.rule == "refused_decision_taken" and "in driver step 1 nothing ran; driver step 1 ended completed" in taken.text
+    crashed = [{**s, "status": "crashed"} if i == 1 else s for i, s in enumerate(case.framework.steps)]
+    assert [r.rule for r in misused_approval(_with(case, facts=idle, steps=crashed))] == ["decision_for_unasked_call"]
 
 
 def test_a_kill_the_framework_state_reads_past_is_crashed_on_the_next_snapshot() -> None:
@@ -469,6 +489,8 @@ def test_a_call_whose_arguments_are_not_json_and_got_no_result_was_dropped() -> 
     assert {c.value for c in reason.claims if c.path[:2] == ("model", "calls_per_turn")} == {ABSENT}  # the requests never asked for them
     went_on = _with(case, requests=_requests({"0": 1, "1": 1}))
     assert list(invalid_call_dropped(went_on)) == []
+    later_event = _with(case, requests=[*case.framework.requests, f"{case.framework.requests[-1]} assistant user"])  # a new event asks turn 1
+    assert [r.rule for r in invalid_call_dropped(later_event)] == ["invalid_call_dropped"]
     answered = [{**f, "results": [["c1", "error"]]} for f in case.framework.facts]
     assert list(invalid_call_dropped(_with(case, facts=answered))) == []
 

@@ -79,17 +79,22 @@ class Claim:
 
 @dataclass(frozen=True)
 class Reason:
-    """One rule's account of a difference: the rule's id, the sentence, and the claims that say which values it explains."""
+    """One rule's account of a difference: the rule's id, the sentence, the claims that say which values it explains,
+    and what the sentence states about the runs' traces as data (``judge.said``: the words come from these statements,
+    and ``said.contradictions`` checks them against the record)."""
 
     rule: str
     text: str
     claims: tuple[Claim, ...]
+    says: tuple[Any, ...] = ()
 
 
 def reason_record(reason: Reason) -> dict[str, Any]:
-    """A reason as the evidence stores it: the rule, the text and the leaves it claims (dotted). The values are not
-    stored: they are the facts', which the record holds (``case_from_record`` rebuilds them)."""
-    return {"rule": reason.rule, "text": reason.text, "claims": [".".join(c.path) for c in reason.claims]}
+    """A reason as the evidence stores it: the rule, the text, the leaves it claims (dotted) and, where it states facts
+    of a trace, those statements (``says``). The claims' values are not stored: they are the facts', which the record
+    holds (``case_from_record`` rebuilds them)."""
+    record = {"rule": reason.rule, "text": reason.text, "claims": [".".join(c.path) for c in reason.claims]}
+    return record | ({"says": [s.record() for s in reason.says]} if reason.says else {})
 
 
 def run_of(record: dict[str, Any]) -> Run:

@@ -9,7 +9,7 @@ explains: an observed value the facts do not give is then left unexplained.
 
 A few leaves have no fact of their own: text the model received that neither the script nor a tool wrote
 (``model.injected``, ``model.marker_roles``), the arguments a pending call carried, a tool's result text, the call a
-resume found pending and whether an approval survived it (the column's own report of the resume), and the tool schemas
+resume found pending (the column's own report of the resume), and the tool schemas
 a wire request carried. ``implied`` takes those from the observed value, within a structure the facts give (the calls
 pending at a step are the facts'; their arguments are as observed): a reason that claims them states them.
 """
@@ -22,6 +22,7 @@ from handwritten.tools import RiskClass
 from harness.fixture_tools import FIXTURE_TOOLS
 from harness.runner_side.judge.case import ABSENT, Case, Claim, Path, Run
 from harness.runner_side.judge.explain import value_at
+from harness.runner_side.judge.said import RunEnded, Says, StepEnded
 from harness.scenarios import Scenario
 
 __all__ = ["ABSENT", "Case", "Claim", "Path", "Run"]
@@ -122,22 +123,23 @@ def mechanism(case: Case, role: str) -> str:
     return f" (its {role.replace('_', ' ')}: `{ref}`)" if ref else ""
 
 
-def stated_after(case: Case, step: int) -> tuple[str, tuple[Claim, ...]]:
+def stated_after(case: Case, step: int, say: Says) -> tuple[str, tuple[Claim, ...]]:
     """What a difference that begins at driver step ``step`` carries into, stated: the framework's driver steps from
     there whose status differs from the engine's, and its final status when that differs. Returns the sentence to add
-    to a reason (empty when nothing differs) and the leaves it states; a reason claims nothing of the run's later course
-    that its text does not say (refusals, model turns, pauses and effects have rules and helpers of their own)."""
+    to a reason (empty when nothing differs; its words rendered from the statements it gives ``say``) and the leaves it
+    states; a reason claims nothing of the run's later course that its text does not say (refusals, model turns, pauses
+    and effects have rules and helpers of their own)."""
     mine, theirs = case.implied["step_statuses"], case.engine.observables["step_statuses"]
     claims: list[Claim]
     if len(mine) != len(theirs):  # not the same driver steps: the list is one leaf, so say all of it
         said, claims = [f"its driver steps ended {', '.join(mine)} (engine: {', '.join(theirs)})"], [claim(case, ("step_statuses",))]
     else:
         differ = [i for i in range(step, len(mine)) if mine[i] != theirs[i]]
-        said = [f"driver step {i} ended {mine[i]} (engine: {theirs[i]})" for i in differ]
+        said = [f"{say(StepEnded(i, mine[i]))} (engine: {theirs[i]})" for i in differ]
         claims = [claim(case, ("step_statuses", str(i))) for i in differ]
     status, engine_status = case.implied["status"], case.engine.observables["status"]
     if status != engine_status:
-        said.append(f"the run ended {status} (engine: {engine_status})")
+        said.append(f"{say(RunEnded(status))} (engine: {engine_status})")
         claims += ended_claims(case)
     return (f"; after it {', '.join(said)}" if said else ""), tuple(claims)
 
@@ -245,6 +247,22 @@ def undecided_at_end(run: Run) -> list[str]:
     return sorted(waiting)
 
 
+def open_approvals(run: Run, crash: int) -> list[str]:
+    """The calls whose approval was given and not yet used when driver step ``crash`` was killed, as
+    ``harness.runner_side.observables`` counts them: an approval is used once its call's body ran or its result was
+    delivered, and a call asked about again before the kill has none."""
+    given: dict[str, int] = {}
+    executed: dict[str, int] = {}
+    for fact in run.facts[: crash + 1]:
+        given |= {cid: executed.get(cid, 0) for cid in fact.get("granted", ())}
+        for cid, n in fact.get("executed", {}).items():
+            executed[cid] = executed.get(cid, 0) + n
+        delivered = {r[0] for r in fact.get("results", ())}
+        asked = set(fact.get("pending", ())) if fact["step"] < crash else set()
+        given = {cid: n for cid, n in given.items() if cid not in delivered | asked and executed.get(cid, 0) == n}
+    return sorted(given)
+
+
 def implicit_follows(case: Case, state: dict[str, Any]) -> bool:
     """The driver's implicit decisions recorded in an approval state are the ones the step facts hold (step, sub-step,
     call and decision, in order)."""
@@ -255,14 +273,14 @@ def implicit_follows(case: Case, state: dict[str, Any]) -> bool:
 
 def pause_claims(case: Case, steps: set[int]) -> tuple[Claim, ...]:
     """The approval state a difference at these driver steps accounts for: the pauses at those steps (their step and
-    pending calls), or the whole list of pauses when the runs paused a different number of times, and what is undecided
+    pending calls), or the whole list of pauses when the runs paused at other driver steps, and what is undecided
     at the end; the whole approval state when only one run has one (a pause's effects so far are the calls' own,
     ``call_claims``)."""
     mine, theirs = case.implied["pre_approval_state"], case.engine.observables["pre_approval_state"]
     if not isinstance(mine, dict) or not isinstance(theirs, dict):
         return (claim(case, ("pre_approval_state",)),)
     out: list[Claim] = []
-    if len(mine["pauses"]) != len(theirs["pauses"]):
+    if [p["step"] for p in mine["pauses"]] != [p["step"] for p in theirs["pauses"]]:  # paused at other steps: no pause pairs with one
         out.append(claim(case, ("pre_approval_state", "pauses")))
     else:
         out += [claim(case, ("pre_approval_state", "pauses", str(i), key)) for i, p in enumerate(mine["pauses"]) if p["step"] in steps

@@ -12,7 +12,18 @@ from typing import Any
 
 from harness.records import StepRecord
 from harness.runner_side.judge.case import ABSENT, Run
-from harness.runner_side.judge.facts import NO_COUNTS, final_status, killed_steps, ledger_after, model_calls, non_read_only, paused_steps, tool_of, undecided_at_end
+from harness.runner_side.judge.facts import (
+    NO_COUNTS,
+    final_status,
+    killed_steps,
+    ledger_after,
+    model_calls,
+    non_read_only,
+    open_approvals,
+    paused_steps,
+    tool_of,
+    undecided_at_end,
+)
 from harness.runner_side.observables import DECISIONS, NA, replayed_call_ids, schema_failure
 from harness.runner_side.wire.observable import wire_observable
 from harness.scenarios import Scenario
@@ -94,10 +105,19 @@ def _after_interrupt(scenario: Scenario, run: Run) -> Any:
             "resumable": resume is not None and (bool(run.facts[resume].get("killed")) or run.steps[resume]["status"] not in ("crashed", "error")),
             "resume_position": run.facts[resume]["resumed"] if resume is not None else None,
             "pending_call": column.get("pending_call", ABSENT) if resume is not None else None,
-            "approval_survives": column.get("approval_survives", ABSENT),
+            "approval_survives": _survives(run, crash, resume),
             "effects_before_resume": non_read_only(scenario, ledger_after(run, crash)),
         })
     return {"interrupts": interrupts, "effects_after_resume": non_read_only(scenario, ledger_after(run)), "final_status": final_status(run)}
+
+
+def _survives(run: Run, crash: int, resume: int | None) -> bool | None:
+    """Whether the approvals given and not yet used at the kill at ``crash`` (``open_approvals``) were all found given
+    by the resume; None when none was open."""
+    given = open_approvals(run, crash)
+    if not given:
+        return None
+    return resume is not None and set(given) <= set(run.facts[resume].get("resumed_approved", ()))
 
 
 def _wire(scenario: Scenario, run: Run) -> Any:

@@ -20,10 +20,10 @@ from harness.runner_side.judge.facts import (
     risk_of,
     stated_after,
     status_claim,
-    times,
     tool_of,
 )
 from harness.runner_side.judge.registry import rule
+from harness.runner_side.judge.said import EffectsSoFar, Entered, Killed, Says, Statement, StepEnded, Waiting
 from harness.runner_side.observables import invalid_call_ids_of
 
 
@@ -48,7 +48,7 @@ def asked_about_other_calls(case: Case) -> Iterator[Reason]:
     A pause the driver answered within a step with the contract's decision (``implicit_decision``, ``defaults`` only)
     counts as asked: the asking explains the implicit decisions recorded, and only a call left waiting at the end of a
     step explains what followed (the run stopping there, the call never running)."""
-    facts = case.framework.facts
+    facts, say = case.framework.facts, Says()
     fw_asked = {c for f in facts for c in asked_in(f)}
     engine_asked = {c for f in case.engine.facts for c in f.get("pending", ())}
     extra = sorted(c for c in fw_asked - engine_asked if risk_of(case.scenario, c) != RiskClass.HIGH_RISK.value)
@@ -75,18 +75,18 @@ def asked_about_other_calls(case: Case) -> Iterator[Reason]:
             if bounded:
                 said += (f" (driver step {bounded[0]} had answered max_steps={case.scenario.max_steps} pauses, as many as the driver answers "
                          "within one step)")
-            tail, after = stated_after(case, waiting[0]["step"])
+            tail, after = stated_after(case, waiting[0]["step"], say)
             said += tail
             claims += [*pause_claims(case, {f["step"] for f in waiting}), *after, *(c for cid in left for c in call_claims(case, cid))]
         yield Reason("asked_about_other_calls", (
             f"the run paused for approval of {kinds}, calls the contract does not ask about (it runs read-only and reversible calls and refuses "
             f"always-denied ones): {said}{mechanism(case, 'approval')}"
-        ), tuple(claims))
+        ), tuple(claims), say.all())
     if missing:
         kinds = ", ".join(f"{c} ({tool_of(case.scenario, c)}, {risk_of(case.scenario, c)})" for c in missing)
         at = {f["step"] for f in case.engine.facts if set(f.get("pending", ())) & set(missing)}
         yield Reason("ran_without_asking", f"the run never paused for {kinds}, which the contract holds for approval, and ran it",
-                     (*pause_claims(case, at), *(c for cid in missing for c in call_claims(case, cid))))
+                     (*pause_claims(case, at), *(c for cid in missing for c in call_claims(case, cid))), say.all())
 
 
 _DECIDED = {"approve": "approved", "reject": "rejected"}
@@ -97,11 +97,17 @@ def paused_at_other_steps(case: Case) -> Iterator[Reason]:
     """At a driver step, the two runs paused for different calls (or only one of them paused)."""
     for fact, engine_fact, step in zip(case.framework.facts, case.engine.facts, case.framework.steps, strict=False):
         mine, theirs = fact.get("pending", []), engine_fact.get("pending", [])
-        if mine != theirs and step["action"] not in ("snapshot", "restore"):
-            yield Reason("paused_at_other_steps", (
-                f"after driver step {fact['step']} ({fact['action']}) the engine was waiting for {', '.join(theirs) or 'nothing'}, the framework for "
-                f"{', '.join(mine) or 'nothing'} (its step ended {step['status']})"
-            ), (*status_claim(case, fact["step"], step["status"]), *pause_claims(case, {fact["step"]})))
+        if mine == theirs:
+            continue
+        say = Says()
+        waited = (f"the engine: {say(Waiting.of(case.engine, fact['step'], 'engine'))}; the framework: {say(Waiting.of(case.framework, fact['step']))} "
+                  f"({say(StepEnded.of(case.framework, fact['step']))})")
+        if step["action"] in ("snapshot", "restore"):  # the step reports the saved state: its status, no pause of its own
+            yield Reason("paused_at_other_steps", f"driver step {fact['step']} ({fact['action']}) reported the saved state: {waited}",
+                         status_claim(case, fact["step"], step["status"]), say.all())
+            continue
+        yield Reason("paused_at_other_steps", f"after driver step {fact['step']} ({fact['action']}) {waited}",
+                     (*status_claim(case, fact["step"], step["status"]), *pause_claims(case, {fact["step"]})), say.all())
     yield from _ended_waiting(case)
 
 
@@ -167,10 +173,18 @@ def misused_approval(case: Case) -> Iterator[Reason]:
     found: dict[str, list[str]] = {"approval_not_carried": [], "misused_approval_accepted": [], "misused_approval_ignored": [], "decision_ignored": [],
                                    "decision_for_unasked_call": [], "refused_decision_taken": []}
     claims: dict[str, list[Claim]] = {rule: [] for rule in found}
+    said: dict[str, list[Statement]] = {rule: [] for rule in found}
+
+    def add(rule: str, say: Says, line: str) -> None:
+        """A line of ``rule``'s reason, with the statements its words were rendered from."""
+        found[rule].append(line)
+        said[rule].extend(say.statements)
+
     facts = case.framework.facts
     for i, (fact, step) in enumerate(zip(facts, case.framework.steps, strict=True)):
         if fact["action"] not in ("misuse_token", "approve", "reject") or step["status"] in ("refused", "error"):
             continue
+        say = Says()
         driven = case.scenario.driver[fact["step"]]
         named, obj = driven["call_id"], fact.get("approval_object")
         held = named in fact.get("held", ())
@@ -184,34 +198,33 @@ def misused_approval(case: Case) -> Iterator[Reason]:
             continue  # the framework refused the object when the turn went in: the binding held
         gone = named in before and named not in judged_fact.get("pending", ()) and not (held and judged == i)
         if obj and (named in effects or gone):
-            outcome = f"{named} had {effects[named]} effects" if named in effects else f"{named} no longer pending"
+            outcome = (say(EffectsSoFar.of(case.framework, named, judged_fact["step"])) if named in effects else
+                       f"{named} no longer waiting ({say(Waiting.of(case.framework, judged_fact['step']))})")
             rule = "misused_approval_accepted" if obj["carried"] else "approval_not_carried"
             via = f"its approval object carries the {obj['binding'].replace('_', ' ')} and it did not hold" if obj["carried"] else (
                 f"its approval object has no field for the {obj['binding'].replace('_', ' ')}: it went in as a plain approval")
-            tail, after = stated_after(case, fact["step"])
-            found[rule].append(f"{what} ({via}{handed}; after it: {outcome}{tail.replace('; after it', ';')})")
+            tail, after = stated_after(case, fact["step"], say)
+            add(rule, say, f"{what} ({via}{handed}; after it: {outcome}{tail.replace('; after it', ';')})")
             claims[rule] += [*after, *call_claims(case, named)]
-        elif not obj and (engine_refusal := case.engine.steps[fact["step"]]["refusal"]) and (judged_fact.get("entered") or gone):
-            # the engine refused the decision; the framework's run took it and went on (its own question, or a killed run's)
-            ran = ", ".join(f"{c} entered {times(n)}" for c, n in sorted(judged_fact.get("entered", {}).items())) or f"{named} no longer pending"
+        elif not obj and (engine_refusal := case.engine.steps[fact["step"]]["refusal"]) and (
+                judged_fact.get("entered") or gone or (_killed_since(facts, i) is not None and step["status"] not in ("crashed", "error"))):
+            # the engine refused the decision; the framework's run took it and went on (its own question, or a killed run's,
+            # which the decision resumed: the step ended otherwise than crashed)
+            ran = (say(Entered.of(case.framework, judged_fact["step"])) if judged_fact.get("entered") or not gone else
+                   f"{named} no longer waiting ({say(Waiting.of(case.framework, judged_fact['step']))})")
             kill = _killed_since(facts, i)
-            asked = before or [c for c in fact.get("granted", ()) if c == named]  # a killed step records no pending: the decision's own check
-            waiting = f"the framework was waiting for {', '.join(asked) or 'nothing'}" + (
-                f", its run killed at driver step {kill} and not resumed since" if kill is not None else "")
-            tail, after = stated_after(case, fact["step"])
-            found["refused_decision_taken"].append(f"{what} (the engine refused it: {engine_refusal}; {waiting}; in it {ran}{tail.replace('; after it', ';')})")
+            if before or kill is None:
+                waiting = f"the framework: {say(Waiting.of(case.framework, i - 1)) if i else 'nothing waiting'}"
+            else:  # a killed step records no pending: the decision's own check says what it decided
+                waiting = f"the framework's run {say(Killed(kill))} and not resumed since"
+            tail, after = stated_after(case, fact["step"], say)
+            add("refused_decision_taken", say,
+                f"{what} (the engine refused it: {engine_refusal}; {waiting}; {ran}{tail.replace('; after it', ';')})")
             claims["refused_decision_taken"] += after
         elif not effects and named not in before or (obj and not effects):
-            waiting = f"{named} was not waiting (waiting: {', '.join(before) or 'nothing'})" if named not in before else f"{named} stayed pending"
-            engine = case.engine.steps[fact["step"]]
-            refused = f"; the engine refused it: {engine['refusal']}" if engine["refusal"] else ""
-            rule = "misused_approval_ignored" if obj else "decision_ignored"
-            if not obj and not any(named in f.get("pending", ()) for f in facts[:i]):
-                # the framework's run never asked about the call: the decision answers the engine's question, not one of its own
-                rule, waiting = "decision_for_unasked_call", f"{named} was never waiting in the framework's run (waiting: {', '.join(before) or 'nothing'})"
-            entered = ", ".join(f"{c} entered {times(n)}" for c, n in sorted(judged_fact.get("entered", {}).items())) or "nothing ran"
-            found[rule].append(f"{what} ({waiting}{handed}; the step ended {step['status']}, {entered}{refused})")
-            claims[rule] += [*status_claim(case, fact["step"], step["status"]), *(pause_claims(case, {fact["step"]}) if obj else ())]
+            rule, line, more = _not_taken(case, i, judged, obj, what + handed, say)
+            add(rule, say, line)
+            claims[rule] += more
     texts = {"approval_not_carried": "misused approvals went in as plain ones", "misused_approval_accepted": "misused approvals were taken as approvals",
              "misused_approval_ignored": "misused approvals neither refused nor acted on", "decision_ignored": "decisions neither refused nor acted on",
              "decision_for_unasked_call": "decisions for calls the framework never asked about",
@@ -219,7 +232,43 @@ def misused_approval(case: Case) -> Iterator[Reason]:
     for rule, lines in found.items():
         if lines:
             tail = mechanism(case, "approval") if rule == "misused_approval_accepted" else ""
-            yield Reason(rule, f"{texts[rule]}: {'; '.join(lines)}{tail}", tuple(claims[rule]))
+            yield Reason(rule, f"{texts[rule]}: {'; '.join(lines)}{tail}", tuple(claims[rule]), tuple(dict.fromkeys(said[rule])))
+
+
+def _not_taken(case: Case, i: int, judged: int, obj: dict[str, Any] | None, what: str, say: Says) -> tuple[str, str, list[Claim]]:
+    """A decision (fact ``i``, judged at fact ``judged``) that did not take effect when it went in: the rule, the line
+    and the claims. A misused approval whose call ran later with no decision of its own since was acted on there."""
+    facts, fact, step = case.framework.facts, case.framework.facts[i], case.framework.steps[i]
+    named, judged_step = case.scenario.driver[fact["step"]]["call_id"], facts[judged]["step"]
+    if obj and (later := _ran_later(case, judged, named)) is not None:
+        rule = "misused_approval_accepted" if obj["carried"] else "approval_not_carried"
+        tail, after = stated_after(case, fact["step"], say)
+        ran, total = say(Entered.of(case.framework, later)), say(EffectsSoFar.of(case.framework, named, later))
+        return rule, f"{what} (then, with no decision for {named} since, {ran}; {total}{tail.replace('; after it', ';')})", [
+            *after, *call_claims(case, named)]
+    before = facts[i - 1].get("pending", []) if i else []
+    was = say(Waiting.of(case.framework, i - 1)) if i else "nothing was waiting"
+    waiting = f"{named} was not waiting ({was})" if named not in before else f"{named} still {say(Waiting.of(case.framework, judged_step))}"
+    engine = case.engine.steps[fact["step"]]
+    refused = f"; the engine refused it: {engine['refusal']}" if engine["refusal"] else ""
+    rule = "misused_approval_ignored" if obj else "decision_ignored"
+    if not obj and not any(named in f.get("pending", ()) for f in facts[:i]):
+        # the framework's run never asked about the call: the decision answers the engine's question, not one of its own
+        rule, waiting = "decision_for_unasked_call", f"{named} was never waiting in the framework's run ({was})"
+    ended, ran = say(StepEnded.of(case.framework, judged_step)), say(Entered.of(case.framework, judged_step))
+    return rule, f"{what} ({waiting}; {ended}, {ran}{refused})", [
+        *status_claim(case, fact["step"], step["status"]), *(pause_claims(case, {fact["step"]}) if obj else ())]
+
+
+def _ran_later(case: Case, judged: int, named: str) -> int | None:
+    """The first driver step from ``judged`` on in which ``named`` entered its tool with no decision naming it given
+    after the decision judged (a later approval of its own would be what ran it)."""
+    for fact in case.framework.facts[judged:]:
+        if fact["step"] > judged and fact["action"] in ("misuse_token", "approve", "reject") and case.scenario.driver[fact["step"]]["call_id"] == named:
+            return None
+        if fact.get("entered", {}).get(named):
+            return int(fact["step"])
+    return None
 
 
 def _killed_since(facts: list[dict[str, Any]], i: int) -> int | None:

@@ -21,6 +21,7 @@ from harness.runner_side.judge.facts import (
     times,
 )
 from harness.runner_side.judge.registry import rule
+from harness.runner_side.judge.said import Says, StepEnded, Waiting
 
 
 def _refused_event(case: Case, fact: dict[str, Any]) -> str | None:
@@ -55,17 +56,18 @@ def redelivered_as_new_turn(case: Case) -> Iterator[Reason]:
         if kind == "unfinished":
             yield _new_event_taken(case, fact, step, fw_asked, engine_asked)
             continue
-        tail, after = stated_after(case, fact["step"] + 1)
+        say = Says()
+        tail, after = stated_after(case, fact["step"] + 1, say)
         if step["status"] == "refused":
             engine_refusal = case.engine.steps[fact["step"]]["refusal"] if fact["step"] < len(case.engine.steps) else None
             if step["refusal"] != engine_refusal:  # refused for a reason of its own, not as the duplicate it is
-                yield _redelivery_refused(case, fact, step["refusal"], tail, after)
+                yield _redelivery_refused(case, fact, step["refusal"], (tail, after), say)
             continue
         if step["status"] == "error":
             yield Reason("redelivery_failed", (
                 f"the event delivered again at driver step {fact['step']} ended the step in an error ({fact.get('raised') or 'an exception'}) "
                 f"where the engine recognised it as a duplicate{tail}{mechanism(case, 'message_assembly')}"
-            ), (*status_claim(case, fact["step"], "error"), *after, *_redelivered(case)))
+            ), (*status_claim(case, fact["step"], "error"), *after, *_redelivered(case)), say.all())
             continue
         ran = dict(fact.get("executed", {}))
         model = (f", and the model was asked {fw_asked} times in the run where the engine asked {engine_asked}" if fw_asked > engine_asked
@@ -74,17 +76,19 @@ def redelivered_as_new_turn(case: Case) -> Iterator[Reason]:
         paused = fact.get("pending", []) if step["status"] == "awaiting_approval" else []
         again = f" waiting for {', '.join(paused)}" if paused else ""
         yield Reason("redelivered_as_new_turn", (
-            f"the event delivered again at driver step {fact['step']} was not recognised as a duplicate: the step ended "
-            f"{step['status']}{again}, executors entered in it: {', '.join(f'{c} {times(n)}' for c, n in ran.items()) or 'none'}{model}{tail}"
+            f"the event delivered again at driver step {fact['step']} was not recognised as a duplicate: "
+            f"{say(StepEnded.of(case.framework, fact['step']))}{again}, executors entered in it: "
+            f"{', '.join(f'{c} {times(n)}' for c, n in ran.items()) or 'none'}{model}{tail}"
             f"{mechanism(case, 'message_assembly')}"
         ), (*status_claim(case, fact["step"], step["status"]), *after, *_redelivered(case), *(c for cid in ran for c in call_claims(case, cid)),
-            *(pause_claims(case, {fact["step"]}) if paused else ())))
+            *(pause_claims(case, {fact["step"]}) if paused else ())), say.all())
 
 
 def _new_event_taken(case: Case, fact: dict[str, Any], step: dict[str, Any], fw_asked: int, engine_asked: int) -> Reason:
     """A new inbound event the engine refused while its run was unfinished (``run_unfinished``), as the framework took it:
     ended in an error, or run as a new turn."""
-    tail, after = stated_after(case, fact["step"] + 1)
+    say = Says()
+    tail, after = stated_after(case, fact["step"] + 1, say)
     before = case.framework.facts[fact["step"] - 1].get("pending", []) if fact["step"] else []
     waiting = f" while {', '.join(before)} waited for a decision in the framework's run" if before else ""
     event = "the new event" if fact["action"] == "run" else "the event delivered again (never marked seen: refused before)"
@@ -92,30 +96,31 @@ def _new_event_taken(case: Case, fact: dict[str, Any], step: dict[str, Any], fw_
     if step["status"] == "error":
         return Reason("redelivery_failed", (
             f"{said} ended the step in an error ({fact.get('raised') or 'an exception'}){waiting}{tail}{mechanism(case, 'message_assembly')}"
-        ), (*status_claim(case, fact["step"], "error"), *after))
+        ), (*status_claim(case, fact["step"], "error"), *after), say.all())
     ran = dict(fact.get("executed", {}))
     paused = fact.get("pending", []) if step["status"] == "awaiting_approval" else []
     again = f" waiting for {', '.join(paused)}" if paused else ""
     model = (f", and the model was asked {fw_asked} times in the run where the engine asked {engine_asked}" if fw_asked > engine_asked
              else ", and the model was asked no more than the engine asked it")
     return Reason("redelivered_as_new_turn", (
-        f"{said} was taken as a new turn{waiting}: the step ended {step['status']}{again}, "
+        f"{said} was taken as a new turn{waiting}: {say(StepEnded.of(case.framework, fact['step']))}{again}, "
         f"executors entered in it: {', '.join(f'{c} {times(n)}' for c, n in ran.items()) or 'none'}{model}{tail}{mechanism(case, 'message_assembly')}"
     ), (*status_claim(case, fact["step"], step["status"]), *after, *(c for cid in ran for c in call_claims(case, cid)),
-        *(pause_claims(case, {fact["step"]}) if paused else ())))
+        *(pause_claims(case, {fact["step"]}) if paused else ())), say.all())
 
 
-def _redelivery_refused(case: Case, fact: dict[str, Any], refusal: str, tail: str, after: tuple[Claim, ...]) -> Reason:
+def _redelivery_refused(case: Case, fact: dict[str, Any], refusal: str, stated: tuple[str, tuple[Claim, ...]], say: Says) -> Reason:
     """An event delivered again that the framework refused with a refusal of its own (not the engine's ``duplicate_event``)
     and recorded no deduplication for: the refusal itself is ``step_refused``'s; what this says is that nothing recognised
     the duplicate, so its replay record names no deduplicator. It says what was waiting when the event came, from the
     facts of the step before."""
+    tail, after = stated
     before = case.framework.facts[fact["step"] - 1].get("pending", []) if fact["step"] else []
-    waiting = f" while {', '.join(before)} waited for a decision" if before else ""
+    waiting = f"; {say(Waiting.of(case.framework, fact['step'] - 1))}" if before else ""
     return Reason("redelivery_refused_not_deduplicated", (
-        f"the event delivered again at driver step {fact['step']} was refused by the framework{waiting} ({refusal}), not recognised as a "
+        f"the event delivered again at driver step {fact['step']} was refused by the framework ({refusal}{waiting}), not recognised as a "
         f"duplicate: no deduplication was recorded for it{tail}{mechanism(case, 'message_assembly')}"
-    ), (*after, *_redelivered(case)))
+    ), (*after, *_redelivered(case)), say.all())
 
 
 def _redelivered(case: Case) -> tuple[Claim, ...]:

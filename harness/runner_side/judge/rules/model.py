@@ -17,6 +17,7 @@ from harness.runner_side.judge.facts import (
     turn_list_claims,
 )
 from harness.runner_side.judge.registry import rule
+from harness.runner_side.judge.said import Says
 
 
 @rule('stopped_by_own_bound', 'Stops at its own step bound', stage='step_bound')
@@ -33,11 +34,12 @@ def stopped_by_own_bound(case: Case) -> Iterator[Reason]:
              else f" (max_steps={case.scenario.max_steps}, as the contract glue passed it)" if case.mode == "contract" and asked == case.scenario.max_steps
              else "")
     per_turn, turns = asked_for(case, sorted(map(int, calls)))
-    tail, after = stated_after(case, stopped[0] + 1)
+    say = Says()
+    tail, after = stated_after(case, stopped[0] + 1, say)
     yield Reason("stopped_by_own_bound", (
         f"the framework's run stopped at its step bound{which}: driver step {stopped[0]} ended stopped_max_steps, having asked the model for {per_turn}; the engine's "
         f"driver step {stopped[0]} ended {case.engine.steps[stopped[0]]['status']}{tail}{mechanism(case, 'loop')}"
-    ), (*status_claim(case, stopped[0], "stopped_max_steps"), *after, *turns, *turn_list_claims(case)))
+    ), (*status_claim(case, stopped[0], "stopped_max_steps"), *after, *turns, *turn_list_claims(case)), say.all())
 
 
 @rule('model_asked_again', 'Asks the model again for a turn it already answered', stage=None)

@@ -19,6 +19,7 @@ from harness.runner_side.judge.facts import (
     tool_of,
 )
 from harness.runner_side.judge.registry import rule
+from harness.runner_side.judge.said import Says, StepEnded
 from harness.runner_side.observables import invalid_call_ids_of
 from harness.scenarios import Scenario
 
@@ -31,7 +32,8 @@ def reused_id_ended_run(case: Case) -> Iterator[Reason]:
         failed = _ended_in_exception(case)
         if failed is None:
             continue
-        tail, after = stated_after(case, failed + 1)
+        say = Says()
+        tail, after = stated_after(case, failed + 1, say)
         answered = [r for f in case.engine.facts for r in f.get("results", []) if r[0] == cid]
         how = f" (its results for {cid}: {', '.join(r[1] for r in answered)})" if answered else ""
         yield Reason("reused_id_ended_run", (
@@ -39,7 +41,7 @@ def reused_id_ended_run(case: Case) -> Iterator[Reason]:
             f"step {failed} in an error ({case.framework.facts[failed]['raised']}) where the engine's step ended "
             f"{case.engine.steps[failed]['status']}{how}{tail}"
             f"{mechanism(case, 'tool_dispatch')}"
-        ), (*status_claim(case, failed, "error"), *after))
+        ), (*status_claim(case, failed, "error"), *after), say.all())
         return  # one exception ended the step: one reason, whichever reused id it met
 
 
@@ -55,12 +57,13 @@ def invalid_args_ended_run(case: Case) -> Iterator[Reason]:
     if not sent or failed is None or _reused_with_other_args(case.scenario):
         return  # a reused id ending the run is reused_id_ended_run's
     cid, turn = sent[-1]  # the last invalid call the model was asked to send: the run got no further
-    tail, after = stated_after(case, failed + 1)
+    say = Says()
+    tail, after = stated_after(case, failed + 1, say)
     yield Reason("invalid_args_ended_run", (
         f"the model sent {cid} ({tool_of(case.scenario, cid)}) in turn {turn} with arguments that break its strict schema "
         f"({clip(invalid[cid])}); the framework ended driver step {failed} in an error ({case.framework.facts[failed]['raised']}) "
         f"where the engine answered the call as an error result and its step ended {case.engine.steps[failed]['status']}{tail}"
-    ), (*status_claim(case, failed, "error"), *after, *call_claims(case, cid)))
+    ), (*status_claim(case, failed, "error"), *after, *call_claims(case, cid)), say.all())
 
 
 @rule('unknown_tool_ended_run', 'Ends the run in an exception when the model calls a tool it was not given', stage='schema')
@@ -74,12 +77,13 @@ def unknown_tool_ended_run(case: Case) -> Iterator[Reason]:
     if not sent or failed is None or _reused_with_other_args(case.scenario):
         return  # a reused id ending the run is reused_id_ended_run's
     cid, name, turn = sent[-1]  # the last such call the model was asked to send: the run got no further
-    tail, after = stated_after(case, failed + 1)
+    say = Says()
+    tail, after = stated_after(case, failed + 1, say)
     yield Reason("unknown_tool_ended_run", (
         f"the model called {name} ({cid}, turn {turn}), a tool the agent was not given; the framework ended driver step {failed} in an "
         f"error ({case.framework.facts[failed]['raised']}) where the engine answered the call as an error result and its step ended "
         f"{case.engine.steps[failed]['status']}{tail}{mechanism(case, 'tool_dispatch')}"
-    ), (*status_claim(case, failed, "error"), *after))
+    ), (*status_claim(case, failed, "error"), *after), say.all())
 
 
 def _ended_in_exception(case: Case) -> int | None:
@@ -111,16 +115,32 @@ def invalid_call_dropped(case: Case) -> Iterator[Reason]:
         for call in turn.get("tool_calls", ()):
             cid, raw = call["id"], call["arguments"]
             answered = [f["step"] for f in case.engine.facts if any(r[0] == cid for r in f.get("results", ()))]
-            if not isinstance(raw, str) or _parses(raw) or t not in asked or t + 1 in asked or not answered:
+            if not isinstance(raw, str) or _parses(raw) or t not in asked or not answered:
                 continue
-            if any(r[0] == cid for f in case.framework.facts for r in f.get("results", ())) or count(case.framework, cid, "tool_entries"):
+            step = answered[0]  # the framework's same driver step: no result for the call there, and its run did not go on
+            if any(r[0] == cid for r in case.framework.facts[step].get("results", ())) or count(case.framework, cid, "tool_entries"):
                 continue
-            tail, after = stated_after(case, answered[0])
+            if _went_on(case.framework.requests, t):
+                continue
+            say = Says()
+            tail, after = stated_after(case, step, say)
+            later = f" and asked for no turn after turn {t}" if t + 1 not in asked else f" ({say(StepEnded.of(case.framework, step))})"
             yield Reason("invalid_call_dropped", (
-                f"{cid}'s arguments are not JSON ({clip(raw)}); the engine answered it with its schema error at driver step {answered[0]}"
-                f"{f' and asked the model for turn {t + 1}' if t + 1 in engine_asked else ''}; the framework gave it no result and asked for no "
-                f"turn after turn {t}{tail}{mechanism(case, 'loop')}"
-            ), (*after, *(claim(case, ("model", "calls_per_turn", str(x))) for x in sorted(engine_asked) if x > t)))
+                f"{cid}'s arguments are not JSON ({clip(raw)}); the engine answered it with its schema error at driver step {step}"
+                f"{f' and asked the model for turn {t + 1}' if t + 1 in engine_asked else ''}; the framework gave it no result in driver step {step}"
+                f"{later}{tail}{mechanism(case, 'loop')}"
+            ), (*after, *(claim(case, ("model", "calls_per_turn", str(x))) for x in sorted(engine_asked) if x > t)), say.all())
+
+
+def _went_on(requests: list[str], turn: int) -> bool:
+    """Whether the framework asked the model for the turn after ``turn`` in the same run: a request for it whose
+    messages after the model's last turn are no new user message (a later event's run asks for it after one)."""
+    roles: list[str] = []
+    for request in requests:
+        roles = [*roles, *request[2:].split()] if request.startswith("+ ") else request.split()
+        if roles.count("assistant") == turn + 1 and "user" not in roles[len(roles) - roles[::-1].index("assistant"):]:
+            return True
+    return False
 
 
 def _parses(text: str) -> bool:

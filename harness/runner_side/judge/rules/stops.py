@@ -14,12 +14,14 @@ from harness.runner_side.judge.facts import (
     differing_calls,
     interrupt_claims,
     mechanism,
+    open_approvals,
     pause_claims,
     stated_after,
     status_claim,
     turn_list_claims,
 )
 from harness.runner_side.judge.registry import rule
+from harness.runner_side.judge.said import AskedAgain, ExecutedSoFar, NeverAskedAgain, ResumeFound, Says
 
 
 @rule('step_bound_not_enforced', "Does not stop at the scenario's step bound", stage='step_bound')
@@ -34,13 +36,14 @@ def step_bound_not_enforced(case: Case) -> Iterator[Reason]:
     beyond = [t for t in range(case.scenario.max_steps, last + 1)]
     said, turns = asked_for(case, beyond)
     step = engine_stopped[0]
-    tail, after = stated_after(case, step + 1)
+    say = Says()
+    tail, after = stated_after(case, step + 1, say)
     yield Reason("step_bound_not_enforced", (
         f"max_steps={case.scenario.max_steps} stopped the engine at driver step {step}; the framework's run was not bounded by it: its driver step {step} "
         f"ended {case.framework.steps[step]['status']}, and it asked the model for turns 0 to {last} (beyond the bound: {said}){tail}{own}{mechanism(case, 'loop')}"
     ), (*status_claim(case, step, case.framework.steps[step]["status"]), *after, *turns, *turn_list_claims(case),
         *(c for cid in differing_calls(case) for c in call_claims(case, cid)
-          if count(case.framework, cid, "executor_entries") > count(case.engine, cid, "executor_entries"))))
+          if count(case.framework, cid, "executor_entries") > count(case.engine, cid, "executor_entries"))), say.all())
 
 
 @rule('fault_never_fired', 'Never reaches a fault point the engine meets', stage='checkpoint')
@@ -55,17 +58,19 @@ def fault_never_fired(case: Case) -> Iterator[Reason]:
     for step in sorted(engine_kills - fw_kills):
         why = (f"of them {', '.join(engine_only)} is a point only the engine passes (after its intent checkpoint, before the executor)"
                if engine_only else "the framework's run did not reach a kill point there")
-        tail, after = stated_after(case, step + 1)
+        say = Says()
+        tail, after = stated_after(case, step + 1, say)
         yield Reason("fault_never_fired", (
             f"a kill (the scenario's kill points: {points}) ended the engine's driver step {step}; the framework's step {step} ended "
             f"{case.framework.steps[step]['status']} with no kill: {why}{tail}"
-        ), (*interrupt_claims(case), *status_claim(case, step, case.framework.steps[step]["status"]), *after, *_calls_from(case, step)))
+        ), (*interrupt_claims(case), *status_claim(case, step, case.framework.steps[step]["status"]), *after, *_calls_from(case, step)), say.all())
     for step in sorted(fw_kills - engine_kills):
-        tail, after = stated_after(case, step)
+        say = Says()
+        tail, after = stated_after(case, step, say)
         yield Reason("fault_fired_only_here", (
             f"a kill (the scenario's kill points: {points}) ended the framework's driver step {step}; the engine's step {step} ended "
             f"{case.engine.steps[step]['status']} with no kill{tail}"
-        ), (*interrupt_claims(case), *after, *_calls_from(case, step)))
+        ), (*interrupt_claims(case), *after, *_calls_from(case, step)), say.all())
 
 
 def _calls_from(case: Case, step: int) -> tuple[Claim, ...]:
@@ -85,14 +90,17 @@ def resumed_differently(case: Case) -> Iterator[Reason]:
         theirs = theirs_by_step.get(mine["step"])
         if theirs is None:
             continue  # a kill only one run met: fault_never_fired / fault_fired_only_here
-        said, fields = [], []
+        said, fields, say = [], [], Says()
         if mine["resume_position"] != theirs["resume_position"] or mine["pending_call"] != theirs["pending_call"]:
             fields += ["resume_position", "pending_call"]
             call = (mine["pending_call"] or {}).get("call_id")
             found = f"found the run at {mine['resume_position']}" if mine["resume_position"] else "found nothing to resume from"
             said.append(f"{found}{f' with {call} pending' if call else ''} (engine: {theirs['resume_position']})")
         if mine["approval_survives"] is False and theirs["approval_survives"] is not False:
-            said.append("the approval given before the kill did not survive: the run asked for it again")
+            said.append(_approval_lost(case, mine["step"], say))
+            fields.append("approval_survives")
+        elif mine["approval_survives"] != theirs["approval_survives"]:
+            said.append(_approvals_open(case, mine["step"], say))
             fields.append("approval_survives")
         if mine["resumable"] != theirs["resumable"]:
             said.append("the run could not continue" if not mine["resumable"] else "the run continued")
@@ -100,11 +108,40 @@ def resumed_differently(case: Case) -> Iterator[Reason]:
         if said:
             resume = next((f for f in case.framework.facts if f["step"] > mine["step"] and f["action"] == "resume"), None)
             how = f" (driver step {resume['step']}, which ended {case.framework.steps[resume['step']]['status']})" if resume else ""
-            tail, after = stated_after(case, mine["step"] + 1)
+            tail, after = stated_after(case, mine["step"] + 1, say)
             asked_again = {f["step"] for f in case.framework.facts if f["step"] > mine["step"]}
             yield Reason("resumed_differently", (
-                f"after the kill at driver step {mine['step']}, the framework's resume{how} {'; '.join(said)}{tail}{mechanism(case, 'persistence')}"
-            ), (*(claim(case, ("checkpoint_after_interrupt", "interrupts", str(i), f)) for f in fields), *after, *pause_claims(case, asked_again)))
+                f"after the kill at driver step {mine['step']}, the framework's resume{how}: {'; '.join(said)}{tail}{mechanism(case, 'persistence')}"
+            ), (*(claim(case, ("checkpoint_after_interrupt", "interrupts", str(i), f)) for f in fields), *after, *pause_claims(case, asked_again)), say.all())
+
+
+def _approvals_open(case: Case, crash: int, say: Says) -> str:
+    """The two runs held different approvals not yet used at the kill at ``crash`` (one had run the approved call
+    before the kill, the other had not: another order within the batch, or another pause): which, and what each
+    resume found given."""
+    lines = []
+    for name, run in (("framework", case.framework), ("engine", case.engine)):
+        given = open_approvals(run, crash)
+        other = open_approvals(case.engine if name == "framework" else case.framework, crash)
+        resume = next((f["step"] for f in run.facts if f["step"] > crash and f.get("resumed")), None)
+        found = f" ({say(ResumeFound.of(run, resume, name))})" if resume is not None and given else ""
+        used = [say(ExecutedSoFar.of(run, c, crash, name)) for c in other if c not in given]
+        lines.append(f"the {name}'s run held approvals not yet used for {', '.join(given) or 'no call'}{found}" + (f" ({'; '.join(used)})" if used else ""))
+    return f"at the kill {'; '.join(lines)}"
+
+
+def _approval_lost(case: Case, crash: int, say: Says) -> str:
+    """An approval given before the kill at ``crash`` and not yet used, which the resume did not find given: what the
+    resume found, and whether the run asked about the call again afterwards (the first step it waited for it anew)."""
+    run = case.framework
+    resume = next((f["step"] for f in run.facts if f["step"] > crash and f.get("resumed")), None)
+    parts = []
+    for call in open_approvals(run, crash):
+        again = next((f["step"] for f in run.facts if f["step"] > crash and call in f.get("pending", ())), None)
+        parts.append(say(AskedAgain(call, again)) if again is not None else say(NeverAskedAgain(call, crash + 1)))
+    found = f" ({say(ResumeFound.of(run, resume))})" if resume is not None else ""
+    lost = ", ".join(open_approvals(run, crash))
+    return f"did not find the approval of {lost}, given before the kill and not yet used{found}; {'; '.join(parts)}"
 
 
 _UNCERTAIN_CAUSES = {
@@ -125,9 +162,10 @@ def uncertain_not_stopped(case: Case) -> Iterator[Reason]:
     error = f" ({fw_step['error']})" if fw_step.get("error") else ""
     entered = {c for f in case.engine.facts if f["step"] <= step for c in f.get("executed", {})}
     causes = [_UNCERTAIN_CAUSES[f.point].format(f.call_id) for f in case.scenario.faults if f.point in _UNCERTAIN_CAUSES and f.call_id in entered]
-    tail, after = stated_after(case, step + 1)
+    say = Says()
+    tail, after = stated_after(case, step + 1, say)
     yield Reason("uncertain_not_stopped", (
         f"the engine stopped at driver step {step} for an explicit reconciliation ({'; '.join(causes) or 'an uncertain outcome'}); the framework's "
         f"driver step {step} ended {fw_step['status']}{error}{tail}"
-    ), (*status_claim(case, step, fw_step["status"]), *after))
+    ), (*status_claim(case, step, fw_step["status"]), *after), say.all())
 

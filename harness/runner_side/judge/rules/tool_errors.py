@@ -17,6 +17,7 @@ from harness.runner_side.judge.facts import (
     times,
 )
 from harness.runner_side.judge.registry import rule
+from harness.runner_side.judge.said import Says
 
 
 @rule('tool_error_not_retried', 'Does not retry a tool that failed before its effect', stage='tool_errors')
@@ -26,20 +27,23 @@ def tool_error_not_retried(case: Case) -> Iterator[Reason]:
         failed = next((i for i, s in enumerate(case.framework.steps) if s["status"] == "error"), None)
         # counted through the step the error ended (a later decision or resume may enter it again: that is not a retry)
         until = float("inf") if failed is None else failed
-        runs, engine_runs = (ledger_after(run, until).get(cid, {}).get("executor_entries", 0) for run in (case.framework, case.engine))
+        # the engine's entries in all: it may retry the call at a later step than the framework's error (a turn's calls
+        # wait for its high-risk call's decision)
+        runs, engine_runs = ledger_after(case.framework, until).get(cid, {}).get("executor_entries", 0), count(case.engine, cid, "executor_entries")
         if runs >= engine_runs or not runs:  # a call never entered was not retried or not: another rule says why it never ran
             continue
         total, effects = count(case.framework, cid, "executor_entries"), count(case.framework, cid, "effects")
         so_far = ledger_after(case.framework, until).get(cid, {}).get("effects", 0)  # the effects of the entries counted, not the later ones
         later = f" through driver step {failed} ({total} executor entries and {_effects(effects)} in all)" if (total, effects) != (runs, so_far) else ""
         ended = f"; the error ended the run at driver step {failed} ({case.framework.steps[failed]['error'] or 'the framework raised'})" if failed is not None else ""
-        tail, after = stated_after(case, failed + 1 if failed is not None else steps_with(case.framework, "executed", cid)[0]["step"])
+        say = Says()
+        tail, after = stated_after(case, failed + 1 if failed is not None else steps_with(case.framework, "executed", cid)[0]["step"], say)
         engine_effects = count(case.engine, cid, "effects")
         gave_up = " until its bound, then handed the error to the model as the tool's result" if engine_runs >= ENGINE_ATTEMPTS and not engine_effects else ""
         yield Reason("tool_error_not_retried", (
             f"{cid}'s executor raised before its effect; the engine retried it under the same key{gave_up} ({engine_runs} executor entries, "
             f"{_effects(engine_effects)}), the framework entered it {times(runs)} with {_effects(so_far)}{later}{ended}{tail}"
-        ), (*call_claims(case, cid), *(status_claim(case, failed, "error") if failed is not None else ()), *after))
+        ), (*call_claims(case, cid), *(status_claim(case, failed, "error") if failed is not None else ()), *after), say.all())
 
 
 def _effects(n: int) -> str:
@@ -60,9 +64,10 @@ def fault_ended_run(case: Case) -> Iterator[Reason]:
         hit = [f for f in case.scenario.faults if f.call_id in fact.get("entered", {}) and f.call_id not in engine_entered
                and _FAULT_RAISES.get(f.action) == raised]
         if step["status"] == "error" and hit:
-            tail, after = stated_after(case, fact["step"] + 1)
+            say = Says()
+            tail, after = stated_after(case, fact["step"] + 1, say)
             yield Reason("fault_ended_run", (
                 f"{hit[0].call_id}'s executor, which the engine never entered, raised its fault ({hit[0].point}: {raised}) and the exception "
                 f"ended the framework's driver step {fact['step']} ({step['status']}; engine: {case.engine.steps[fact['step']]['status']}){tail}"
-            ), (*status_claim(case, fact["step"], "error"), *after))
+            ), (*status_claim(case, fact["step"], "error"), *after), say.all())
 

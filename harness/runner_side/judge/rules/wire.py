@@ -16,6 +16,7 @@ from harness.runner_side.judge.facts import (
     status_claim,
 )
 from harness.runner_side.judge.registry import rule
+from harness.runner_side.judge.said import Says, StepEnded
 from harness.runner_side.wire.observable import SUCCESS
 from harness.schema_diff import NOT_REPORTED
 
@@ -184,38 +185,48 @@ def _moved(case: Case, tool: str, diff: dict[str, Any], where: str, part: str) -
 @rule('model_failure_raised', "Ends the run in an exception when the model's endpoint fails, where the engine stops model_unavailable", stage='model_failures')
 @rule('retried_past_contract', 'Retries a model call the contract gives up on (a long Retry-After, or past its 3 attempts)', stage='model_failures')
 @rule('model_failure_not_retried', 'Does not retry a model call the contract retries', stage='model_failures')
+@rule('model_failure_taken_as_answer', "Takes a failed model call as the model's answer and goes on", stage='model_failures')
 def model_failure_ended_run(case: Case) -> Iterator[Reason]:
     """Where the engine stopped ``model_unavailable`` (its checkpoint at the last completed turn), the framework's run
-    raised out of its step; or where the engine gave up, the framework retried; or it did not retry what the engine did."""
+    raised out of its step; or where the engine gave up, the framework retried; or it did not retry what the engine did;
+    or it took the failed call as the model's answer and its step ended as a run with an answer ends."""
     fw, engine = _wire(case.implied), _wire(case.engine.observables)
     if fw is None or engine is None:
         return
     mine, theirs = _by_call(fw), _by_call(engine)
     for i, (f_step, e_step) in enumerate(zip(case.framework.steps, case.engine.steps, strict=False)):
-        f_status, e_status = f_step["status"], e_step["status"]
+        f_status, e_status, say = f_step["status"], e_step["status"], Says()
         if f_status == e_status:
             continue
         f_calls = [c for (s, _), c in mine.items() if s == i]
         e_calls = [c for (s, _), c in theirs.items() if s == i]
         if e_status == "model_unavailable" and f_status == "error" and f_calls and f_calls[-1]["answers"][-1] not in SUCCESS:
             raised = next((f.get("raised") for f in case.framework.facts if f["step"] == i and f.get("raised")), None)
-            tail, after = stated_after(case, i + 1)
+            tail, after = stated_after(case, i + 1, say)
             yield Reason("model_failure_raised", (
                 f"driver step {i}: the model's endpoint failed ({_calls(f_calls)}); the engine stopped model_unavailable with its checkpoint at the "
                 f"last completed turn ({_calls(e_calls)}), the framework's run raised {raised or 'an exception'} and the step ended {f_status}{tail}"
-            ), (*status_claim(case, i, "error"), *after))
+            ), (*status_claim(case, i, "error"), *after), say.all())
+        elif e_status == "model_unavailable" and f_status not in ("error", "crashed") and f_calls and f_calls[-1]["answers"][-1] not in SUCCESS and (
+                len(f_calls[-1]["answers"]) < len(e_calls[-1]["answers"]) if e_calls else True):
+            tail, after = stated_after(case, i + 1, say)
+            yield Reason("model_failure_taken_as_answer", (
+                f"driver step {i}: the model's endpoint failed ({_calls(f_calls)}) and the framework asked no more, going on as if the model had "
+                f"answered: {say(StepEnded.of(case.framework, i))}; the engine gave up after its attempts ({_calls(e_calls)}) and stopped "
+                f"model_unavailable with its checkpoint at the last completed turn{tail}{mechanism(case, 'loop')}"
+            ), (*status_claim(case, i, f_status), *after), say.all())
         elif e_status == "model_unavailable" and e_calls and _retried(mine.get((i, e_calls[-1]["turn"])), e_calls[-1]):
-            tail, after = stated_after(case, i + 1)
+            tail, after = stated_after(case, i + 1, say)
             yield Reason("retried_past_contract", (
                 f"driver step {i}: the engine gave up ({_calls(e_calls)}: {_why_given_up(e_calls[-1])}), the framework retried "
                 f"({_calls(f_calls)}) and the step ended {f_status}{tail}"
-            ), (*status_claim(case, i, f_status), *after))
+            ), (*status_claim(case, i, f_status), *after), say.all())
         elif f_status == "error" and f_calls and (last := f_calls[-1])["answers"][-1] not in SUCCESS | NOT_RETRIED:
             same = theirs.get((last["step"], last["turn"]))
             if same is not None and len(same["answers"]) > len(last["answers"]):
-                tail, after = stated_after(case, i + 1)
+                tail, after = stated_after(case, i + 1, say)
                 yield Reason("model_failure_not_retried", (
                     f"driver step {i} turn {last['turn']}: the answer met {last['answers'][-1]} after {len(last['answers'])} attempts and the framework "
                     f"did not try again (engine: {', '.join(same['answers'])}); the step ended {f_status}{tail}"
-                ), (*status_claim(case, i, "error"), *after))
+                ), (*status_claim(case, i, "error"), *after), say.all())
 
