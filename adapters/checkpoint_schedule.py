@@ -40,8 +40,15 @@ A kill inside one call of a turn also races that call's siblings, which LangGrap
 the same time (``ToolNode`` in threads, ``create_agent`` one task per call) in both modes:
 the sibling orders of ``harness.column_side.sibling_order`` (``siblings_first``, ``kill_first``) pin
 the tool bodies, and under ``siblings_first`` the kill hook also waits until the sibling
-tasks of the super-step have finished and their writes are handed over. A scenario that
+tasks of the super-step have finished and their writes are handed over (not the tasks of the
+calls held behind the kill: ``held_behind``). A scenario that
 has both races runs under each combination (``write_held+siblings_first``, ...).
+
+The calls of a batch race each other even without a fault (a balance read beside an approved transfer reads before or
+after it by chance): ``order_batches`` pins that race with one order, in every run and under every schedule, rather
+than declaring it: each call of a super-step's batch is handed over after the calls before it have ended, in the
+model's order (``harness.column_side.sibling_order.BatchOrder``, which also says where the sibling orders above take
+precedence). LangGraph still starts every call at once in its own thread or task; only the tool bodies wait.
 
 Nothing in LangGraph reads the checkpointer during a run of these graphs, so holding the
 writes back until the run ends changes nothing else: the saver is read when the loop
@@ -55,15 +62,16 @@ import concurrent.futures
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from harness.column_side.sibling_order import ORDERS as SIBLING_ORDERS
-from harness.column_side.sibling_order import SIBLINGS_FIRST, sibling_orders
+from harness.column_side.sibling_order import SIBLINGS_FIRST, BatchOrder, earlier_kills, multi_call_turns, sibling_orders
 
 WRITE_ORDERS = ("write_held", "write_landed")
 REACHABLE_KILLS = ("model.kill_before_turn", "tool.kill_before_effect", "tool.kill_after_effect")
@@ -96,9 +104,10 @@ def schedules(scenario: Any, mode: str) -> tuple[str, ...]:
     return writes or siblings
 
 
-def checkpointer(connection: sqlite3.Connection, schedule: str | None, faults: Any) -> SqliteSaver:
+def checkpointer(connection: sqlite3.Connection, schedule: str | None, faults: Any, scenario: Any = None) -> SqliteSaver:
     """LangGraph's ``SqliteSaver`` on ``connection``; under a write order, the ``ScheduledSaver`` that forces it.
-    Under any schedule the fault plan's kill hook first settles the orderings the schedule names."""
+    Under any schedule the fault plan's kill hook first settles the orderings the schedule names; ``scenario`` says
+    which calls of a killed call's batch are held behind its kill (``held_behind``)."""
     parts = (schedule or "").split("+") if schedule else []
     unknown = [p for p in parts if p not in WRITE_ORDERS + SIBLING_ORDERS]
     if unknown:
@@ -106,16 +115,25 @@ def checkpointer(connection: sqlite3.Connection, schedule: str | None, faults: A
     write = next((p for p in parts if p in WRITE_ORDERS), None)
     saver = ScheduledSaver(connection, write) if write else SqliteSaver(connection)
     if parts:
-        faults.on_kill(lambda call_id: _before_kill(saver, SIBLINGS_FIRST in parts))
+        later = earlier_kills(scenario) if scenario is not None else {}
+        faults.on_kill(lambda call_id: _before_kill(saver, SIBLINGS_FIRST in parts, held_behind(later, faults, call_id)))
     return saver
 
 
-def _before_kill(saver: SqliteSaver, siblings_first: bool) -> None:
+def held_behind(earlier: dict[str, set[str]], faults: Any, call_id: str | None) -> set[str]:
+    """The calls of the killed call's turn that wait for its kill and die with it: those with a kill of their own still
+    armed that comes after it (``earlier_kills``: the fixture world holds such a call at its hand-over until the earlier
+    kill's call has ended, and ``BatchOrder`` puts it after that call, under every schedule)."""
+    return {c for c, before in earlier.items() if call_id in before and faults.armed(c)}
+
+
+def _before_kill(saver: SqliteSaver, siblings_first: bool, held: Collection[str] = ()) -> None:
     """Right before the process dies: the concurrent sibling tasks finish first (``siblings_first``; under
     ``kill_first`` the fixture world holds them at the tool's entry), every write LangGraph submitted is
-    handed over, and a ``ScheduledSaver`` lands what its write order lets land."""
+    handed over, and a ``ScheduledSaver`` lands what its write order lets land. The tasks of the ``held`` calls are
+    not waited for: they wait for this kill."""
     if siblings_first:
-        _wait_for_sibling_tasks()
+        _wait_for_sibling_tasks(held)
     _wait_for_handover()
     if isinstance(saver, ScheduledSaver):
         saver.land_for_kill()
@@ -198,54 +216,118 @@ def _current_step() -> int:
 def dispatched_calls() -> set[str]:
     """The tool call ids LangGraph dispatched in the running super-step: the inputs of the step's tasks that
     run (a ``ToolNode`` task's list of calls or its state's last ``AIMessage``, ``create_agent``'s one
-    ``ToolCallWithContext`` per task), read from the loop's own ``tasks`` (the runner submits them one by one,
-    so its ``futures`` may not list a sibling yet). A task restored with its writes does not run; a task that
-    finished in this step has writes too, and has started, which is all a wait needs. The fixture world
+    list of one call, or ``ToolCallWithContext``, per task), read from the loop's own ``tasks`` (the runner submits
+    them one by one, so its ``futures`` may not list a sibling yet). A task restored with its writes does not run; a
+    task that finished in this step has writes too, and has started, which is all a wait needs. The fixture world
     orders a kill's siblings only among these, so it never waits for a call that is not coming."""
+    return {cid for cid, _ in dispatched_batch()[1]}
+
+
+def dispatched_batch() -> tuple[tuple[str, int], list[tuple[str, str]]]:
+    """The running call's batch for ``harness.column_side.sibling_order.BatchOrder``: its super-step (the graph's
+    checkpoint namespace, the task's own last part left out, and ``langgraph_step``) and the ``(id, tool)`` of the
+    calls ``dispatched_calls`` counts, in the model's order: the loop's ``tasks`` in the order LangGraph prepared them
+    (``create_agent``'s ``Send`` per call, in the order of the ``AIMessage``'s ``tool_calls``), each task's calls in
+    the order of its input."""
     from langgraph.config import get_config
 
     try:
-        config = get_config()["configurable"]
+        whole = get_config()
+        config = whole["configurable"]
         loop = config[_CALL].keywords["schedule_task"].__self__  # the runner's schedule_task is loop.accept_push
         running = [t for t in list(loop.tasks.values()) if not t.writes or t.id == config[_TASK_ID]]
+        step = ("|".join(str(config["checkpoint_ns"]).split("|")[:-1]), int(whole["metadata"]["langgraph_step"]))  # ns: ...|<node>:<task id>
     except (RuntimeError, KeyError, AttributeError, TypeError) as exc:
         raise ScheduleError(f"cannot force the schedule: LangGraph's tasks of this step are not reachable from the call ({exc!r})") from exc
-    return {cid for task in running for cid in _call_ids(task.input)}
+    return step, [call for task in running for call in _calls(task.input)]
 
 
-def _call_ids(value: Any) -> set[str]:
+def _calls(value: Any) -> list[tuple[str, str]]:
     if isinstance(value, dict) and value.get("__type") == "tool_call_with_context":
-        return {value["tool_call"]["id"]}
+        return [(value["tool_call"]["id"], value["tool_call"]["name"])]
     if isinstance(value, list):
-        return {c["id"] for c in value if isinstance(c, dict) and c.get("type") == "tool_call"}
+        return [(c["id"], c["name"]) for c in value if isinstance(c, dict) and c.get("type") == "tool_call"]
     messages = value.get("messages", []) if isinstance(value, dict) else []
     last = next((m for m in reversed(messages) if getattr(m, "tool_calls", None) is not None and m.type == "ai"), None)
-    return {c["id"] for c in last.tool_calls} if last is not None else set()
+    return [(c["id"], c["name"]) for c in last.tool_calls] if last is not None else []
 
 
-def _wait_for_sibling_tasks() -> None:
-    """Wait until every other task of this super-step has finished and LangGraph has committed its writes.
+def order_batches(world: Any, scenario: Any, schedule: str | None) -> list[BaseCallbackHandler]:
+    """Pin the order of a batch's calls (``harness.column_side.sibling_order.BatchOrder``): every call of a super-step's
+    batch is handed over after the calls before it have ended, in the model's order, in both modes. ``ToolNode`` (the
+    LangGraph column's, and ``create_agent``'s for its task per call) starts every call of a batch at once, so without
+    this a read beside a write reads before or after the write by chance. Returns the callbacks to pass in each run's
+    config (empty for a scenario without a batch of two calls): LangChain's tool callbacks say when the framework is
+    done with a call whose arguments its tool refused before the body ran, a call the fixture world never sees."""
+    if not multi_call_turns(scenario):
+        return []
+    order = BatchOrder(scenario, schedule, world.faults, dispatched_batch, set(scenario.tools))
+    order.attach(world)
+    return [_ToolsDone(order)]
+
+
+class _ToolsDone(BaseCallbackHandler):
+    """LangChain's tool callbacks for ``BatchOrder.passed``: ``on_tool_end`` / ``on_tool_error`` after every tool run
+    (its argument validation included), run in the tool's own thread; every other event is ignored."""
+
+    ignore_llm = ignore_chat_model = ignore_chain = ignore_retriever = ignore_retry = ignore_custom_event = True
+
+    def __init__(self, order: BatchOrder) -> None:
+        self._order = order
+        self._calls: dict[Any, str] = {}  # run id -> tool call id
+
+    def on_tool_start(self, serialized: Any, input_str: str, *, run_id: Any, **kwargs: Any) -> None:
+        if kwargs.get("tool_call_id"):
+            self._calls[run_id] = kwargs["tool_call_id"]
+
+    def on_tool_end(self, output: Any, *, run_id: Any, **kwargs: Any) -> None:
+        self._passed(run_id)
+
+    def on_tool_error(self, error: BaseException, *, run_id: Any, **kwargs: Any) -> None:
+        self._passed(run_id)
+
+    def _passed(self, run_id: Any) -> None:
+        if (call_id := self._calls.pop(run_id, None)) is not None:
+            self._order.passed(call_id)
+
+
+def _wait_for_sibling_tasks(held: Collection[str] = ()) -> None:
+    """Wait until every other task of this super-step has finished and LangGraph has committed its writes, except the
+    tasks of the ``held`` calls, which wait for this kill at their hand-over and die with it (``held_behind``).
 
     The runner's ``futures`` (a ``FuturesDict``) counts the tasks whose done-callback has not yet run:
     that callback (``PregelRunner.commit``) submits the task's writes, and only then is the task
     uncounted (a future's waiters are woken before its callbacks, so ``done`` alone is too early).
     The fixture world has already waited for the siblings' tool bodies, so every sibling task is
-    registered by now."""
+    registered by now. The tasks that stay counted (this one and the held ones, which never finish here) are known
+    from the loop's ``tasks``; each is counted once ``FuturesDict.__setitem__`` has registered it (the count goes up
+    before the done-callback is added, so a future with its callback is counted), and the wait ends when the count is
+    down to them. Waiting for a held task instead would wait for a call that waits for this kill: neither goes on."""
     from langgraph.config import get_config
 
     try:
         config = get_config()["configurable"]
         futures = config[_CALL].keywords["futures"]()  # a one-task super-step runs inline: empty, counter 0
-        mine = sum(1 for task in list(futures.values()) if task is not None and task.id == config[_TASK_ID])
+        loop = config[_CALL].keywords["schedule_task"].__self__  # the runner's schedule_task is loop.accept_push
+        mine = config[_TASK_ID]
+        staying = {t.id for t in list(loop.tasks.values()) if t.id != mine and not t.writes and not set(held).isdisjoint(c for c, _ in _calls(t.input))}
         if not isinstance(futures.counter, int):  # the count this wait relies on (an AttributeError if it is gone)
             raise TypeError(f"FuturesDict.counter is {futures.counter!r}")
+        if staying or futures or futures.counter or futures.done:  # not the inline one-task path: this task is counted too
+            staying.add(mine)
+        _counted_tasks(futures)
     except (RuntimeError, KeyError, AttributeError, TypeError) as exc:
         raise ScheduleError(f"cannot force the schedule: LangGraph's tasks of this step are not reachable from the task ({exc!r})") from exc
     deadline = time.monotonic() + HANDOVER_TIMEOUT_S
-    while futures.counter > mine:
+    while not staying <= _counted_tasks(futures) or futures.counter > len(staying):  # registered first, then the count
         if time.monotonic() > deadline:
             raise ScheduleError(f"cannot force the schedule: sibling tasks did not finish within {HANDOVER_TIMEOUT_S} s")
         time.sleep(0.001)
+
+
+def _counted_tasks(futures: Any) -> set[str]:
+    """The ids of the tasks whose future ``futures`` has counted (registered with its done-callback: see above)."""
+    return {task.id for fut, task in list(futures.items()) if task is not None and fut._done_callbacks}
 
 
 def _wait_for_handover() -> None:

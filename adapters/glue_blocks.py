@@ -11,6 +11,7 @@ Each block is a function (or class) whose code lines count as glue of every colu
 - ``run_once`` / ``run_once_async``: the intent checkpoint, then at most one execution per idempotency
   key, retries of a failure before any effect, and an uncertain outcome that stops for reconciliation.
 - ``settle``: an explicit, audited reconcile of an uncertain call.
+- ``whole_turn``: a turn is approved as a whole: approvals held until no call of the turn waits for the human.
 - ``turns_left``: the step bound, counted from the conversation itself, so it holds across resumes.
 """
 
@@ -30,6 +31,7 @@ from handwritten.idempotency import Conflict, Exhausted, IdempotencyStore, InFli
 from handwritten.idempotency import Uncertain as UncertainRecord
 from handwritten.policy import Decision, Policy
 from handwritten.tools import ToolRegistry, as_session_user
+from harness.column_side.protocol import Decision as HumanDecision
 
 Emit = Callable[[dict[str, Any]], None]
 MAX_ATTEMPTS = 3  # the contract's attempts per call, all under one idempotency key
@@ -290,6 +292,30 @@ def resume_position(contract: Contract, call_id: str, position: str) -> str:
     if record is not None and record.state is not RecordState.FAILED:
         return "reconcile"
     return position
+# contract glue block end
+
+
+# contract glue block: whole_turn
+def whole_turn(held: Path, waiting: Sequence[str], decisions: Sequence[HumanDecision]) -> list[HumanDecision]:
+    """A turn is approved as a whole (docs/contract.md), for a framework that would run an approved call while another
+    call of its turn still waits for the human: of the human's ``decisions`` on a turn whose calls ``waiting`` for the
+    human (the framework's, in its order) include those whose approval is held in the file ``held``, the decisions to
+    hand the framework now. A rejection goes at once (nothing runs for it); an approval is held until no call of the
+    turn is left undecided, then every held approval goes, in the framework's order. ``held`` is the base column's
+    ``held_decisions.json``, which a snapshot keeps with the framework's state."""
+    approved = [*held_approvals(held, waiting), *(d.call_id for d in decisions if d.approve)]
+    rejected = [d for d in decisions if not d.approve]
+    if set(waiting) - set(approved) - {d.call_id for d in rejected}:
+        held.write_text(json.dumps({"approved": sorted(set(approved))}), encoding="utf-8")
+        return rejected
+    held.unlink(missing_ok=True)
+    return [*(HumanDecision(c, True) for c in waiting if c in approved), *rejected]
+
+
+def held_approvals(held: Path, waiting: Sequence[str]) -> list[str]:
+    """The calls of ``waiting`` whose approval ``whole_turn`` holds: no longer pending for the human."""
+    saved = json.loads(held.read_text(encoding="utf-8")) if held.exists() else {}
+    return [c for c in saved.get("approved", ()) if c in waiting]
 # contract glue block end
 
 

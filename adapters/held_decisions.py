@@ -20,12 +20,14 @@ from pathlib import Path
 
 from harness.column_side.protocol import Decision, StepOutcome
 
+HELD_FILE = "held_decisions.json"  # the contract glue's ``whole_turn`` holds approvals here too, for the columns that take decisions one by one
+
 
 class HeldDecisions:
     """The decisions held for the turn whose pending calls are ``turn`` (the framework's, sorted)."""
 
     def __init__(self, scratch: Path) -> None:
-        self.path = scratch / "held_decisions.json"
+        self.path = scratch / HELD_FILE
 
     def of_turn(self, pending: list[str]) -> dict[str, Decision]:
         """The decisions held for this turn; a file left from another turn holds nothing for this one."""

@@ -43,7 +43,8 @@ class LastRun:
 
     def run(self, call: Callable[[], StepOutcome]) -> StepOutcome:
         """One call into the framework: ``running`` until it returns (a kill, ``os._exit``, leaves it so). A call the
-        framework refused before it started a run leaves the record as it was: no run ended there."""
+        framework refused before it started a run, or one that only read the saved state (``StepOutcome.ran``: a
+        decision naming no call the framework waits on), leaves the record as it was: no run ended there."""
         before = self.path.read_text(encoding="utf-8") if self.path.exists() else None
         self.path.write_text(RUNNING, encoding="utf-8")
         try:
@@ -51,7 +52,7 @@ class LastRun:
         except BaseException:
             self.path.unlink(missing_ok=True)
             raise
-        ended = before if outcome.status == "refused" else outcome.session_status
+        ended = before if outcome.status == "refused" or not outcome.ran else outcome.session_status
         if ended is None:
             self.path.unlink()
         else:

@@ -86,7 +86,9 @@ class AgentScopeColumn(FrameworkColumn):
             executor = Executor(context.contract, world)
             middleware = ContractMiddleware(context.contract, executor, functools.partial(save_state, scratch))
             agent = build_agent(scenario, scratch, state, world.faults, fixture_tools(executor, names, scenario.user), [CallIdObserver(emit), middleware], **OPTIONS)
-            return ContractSession(agent, scratch, scenario, emit, context.contract, executor)
+            session = ContractSession(agent, scratch, scenario, emit, context.contract, executor)
+            world.faults.on_kill(session.before_kill)
+            return session
             # contract glue: end
         agent = build_agent(scenario, scratch, state, world.faults, fixture_tools(world, names, scenario.user), [CallIdObserver(emit)],
                             model_url=context.request.model_url)

@@ -45,7 +45,7 @@ from .tools import Emit
 
 STATE = "agent_state.json"
 STATUS = "session.json"
-_RESULT_STATUS = {"success": "ok", "error": "error", "denied": "refused", "interrupted": "error"}
+RESULT_STATUS = {"success": "ok", "error": "error", "denied": "refused", "interrupted": "error"}
 
 
 def load_state(scratch: Path, session_id: str) -> AgentState:
@@ -80,6 +80,7 @@ class AgentSession:
         self.scratch = scratch
         self.scenario = scenario
         self.emit = emit
+        self.traced: set[str] = set()  # in a reply: the calls whose result it began with or traced
 
     @property
     def state(self) -> AgentState:
@@ -99,6 +100,7 @@ class AgentSession:
         texts: dict[str, str] = {}
         status: dict[str, Any] = {"status": "completed"}
         started = False
+        self.traced = {b.id for b in self.state.context[-1].get_content_blocks("tool_result")} if self.state.context else set()
         try:
             async for item in self.agent.reply_stream(inputs, yield_final_msg=True):
                 started = True
@@ -106,8 +108,9 @@ class AgentSession:
                     case ToolResultTextDeltaEvent():
                         texts[item.tool_call_id] = texts.get(item.tool_call_id, "") + item.delta
                     case ToolResultEndEvent():
-                        result_status = item.metadata.get("status") or _RESULT_STATUS[str(item.state)]
+                        result_status = item.metadata.get("status") or RESULT_STATUS[str(item.state)]
                         self.emit({"kind": "tool_result", "call_id": item.tool_call_id, "status": result_status, "content": texts.pop(item.tool_call_id, "")})
+                        self.traced.add(item.tool_call_id)
                     case RequireUserConfirmEvent():
                         self.emit({"kind": "confirmation_requested", "call_ids": [c.id for c in item.tool_calls]})
                     case Msg() if item.finished_reason == ReplyFinishedReason.EXCEED_MAX_ITERS:

@@ -31,13 +31,15 @@ from harness.scenarios import Scenario
 CHECKPOINTS = "checkpoints.sqlite"
 
 
-def checkpointer(scratch: Path, schedule: str | None = None, faults: Any = None) -> SqliteSaver:
+def checkpointer(scratch: Path, schedule: str | None = None, faults: Any = None, scenario: Scenario | None = None) -> SqliteSaver:
     """The thread's checkpoints, in a file: a fresh process resumes from what is on disk.
 
     LangGraph writes checkpoints from a background thread by default (asynchronous
     durability), hence a connection usable across threads. Under a ``schedule`` the saver
-    forces the order of those writes against a kill (``adapters/checkpoint_schedule.py``)."""
-    return checkpoint_schedule.checkpointer(sqlite3.connect(str(scratch / CHECKPOINTS), check_same_thread=False), schedule, faults)
+    forces the order of those writes against a kill (``adapters/checkpoint_schedule.py``), and of the ``scenario``'s
+    calls that run beside the killed one."""
+    connection = sqlite3.connect(str(scratch / CHECKPOINTS), check_same_thread=False)
+    return checkpoint_schedule.checkpointer(connection, schedule, faults, scenario)
 
 
 def gated_tools(scenario: Scenario) -> list[str]:

@@ -86,8 +86,9 @@ class LangChainColumn(FrameworkColumn):
 
     def open_session(self, context: SessionContext) -> AgentSession:
         # a schedule pins the async write against a kill, and orders a kill's siblings among the calls dispatched
-        saver = checkpointer(context.scratch, context.request.schedule, context.world.faults)
+        saver = checkpointer(context.scratch, context.request.schedule, context.world.faults, context.scenario)
         context.world.know_dispatch(checkpoint_schedule.dispatched_calls)
+        callbacks = checkpoint_schedule.order_batches(context.world, context.scenario, context.request.schedule)  # a batch's calls: one order
         glue, options = None, run_context(context.scenario)
         if context.contract is not None:
             # contract glue: start
@@ -97,7 +98,9 @@ class LangChainColumn(FrameworkColumn):
             # contract glue: end
         agent = build_agent(context.scenario, context.world, context.scratch, saver, glue, context.request.model_url)
         scenario = context.scenario
-        return AgentSession(agent, scenario.session_id, gated_tools(scenario), context.trace.emit, context.scratch / "head.json", options, context.contract)
+        return AgentSession(
+            agent, scenario.session_id, gated_tools(scenario), context.trace.emit, context.scratch / "head.json", options, context.contract, callbacks
+        )
 
     def tool_schemas(self, names: list[str], mode: str) -> dict[str, dict[str, Any]]:
         """The ``@tool`` objects' ``tool_call_schema`` (``adapters.langchain_tools``): the same tools in every mode."""

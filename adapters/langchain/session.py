@@ -44,9 +44,13 @@ _STATUS = {"success": "ok", "error": "error"}
 
 class AgentSession:
     """The thread ``session_id`` of a compiled ``create_agent`` graph. ``head`` holds a restored checkpoint id;
-    ``options`` are extra ``stream`` options; ``contract`` is the glue's state in ``contract`` mode (else None)."""
+    ``options`` are extra ``stream`` options; ``contract`` is the glue's state in ``contract`` mode (else None);
+    ``callbacks`` the harness's for every run (``checkpoint_schedule.order_batches``: none without a batch to order)."""
 
-    def __init__(self, agent: Any, session_id: str, gated: list[str], emit: Emit, head: Path, options: dict[str, Any], contract: Contract | None) -> None:
+    def __init__(
+        self, agent: Any, session_id: str, gated: list[str], emit: Emit, head: Path, options: dict[str, Any], contract: Contract | None,
+        callbacks: list[Any] | None = None,
+    ) -> None:
         self.agent = agent
         self.gated = set(gated)  # the tools the human reviews
         self.session_id = session_id
@@ -54,6 +58,7 @@ class AgentSession:
         self.head = head
         self.options = options
         self.contract = contract
+        self.callbacks = callbacks or []
 
     @property
     def config(self) -> dict[str, Any]:
@@ -71,7 +76,8 @@ class AgentSession:
         try:
             # "checkpoints" marks where each super-step starts (streamed before its tasks run): the tool results
             # of the step before are reported there, so a kill in the next step cannot lose what was streamed
-            for mode, update in self.agent.stream(payload, self.config, stream_mode=["updates", "checkpoints"], **self.options):
+            config = {**self.config, "callbacks": self.callbacks} if self.callbacks else self.config
+            for mode, update in self.agent.stream(payload, config, stream_mode=["updates", "checkpoints"], **self.options):
                 if mode == "checkpoints":
                     self._report(tools)
                     tools = []

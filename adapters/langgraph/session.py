@@ -63,10 +63,11 @@ def build(
 
 def open_session(context: SessionContext) -> LangGraphSession:
     connection = sqlite3.connect(str(context.scratch / "langgraph.sqlite"), check_same_thread=False)  # async writes use a thread
-    saver = checkpoint_schedule.checkpointer(connection, context.request.schedule, context.world.faults)  # a schedule pins the async write
+    saver = checkpoint_schedule.checkpointer(connection, context.request.schedule, context.world.faults, context.scenario)  # a schedule pins the async write
     context.world.know_dispatch(checkpoint_schedule.dispatched_calls)  # ... and orders a kill's siblings among the calls dispatched
+    callbacks = checkpoint_schedule.order_batches(context.world, context.scenario, context.request.schedule)  # a batch's calls: one order
     graph = build(context.scenario, context.scratch, context.world, context.contract, model_url=context.request.model_url).compile(checkpointer=saver)
-    return LangGraphSession(context, graph, connection)
+    return LangGraphSession(context, graph, connection, callbacks)
 
 
 def shape(scenario: Scenario, mode: str) -> dict[str, Any]:
@@ -87,6 +88,8 @@ class LangGraphSession:
     context: SessionContext
     graph: CompiledStateGraph[MessagesState, SessionUser, MessagesState, MessagesState]
     connection: sqlite3.Connection
+    callbacks: list[Any] = dataclasses.field(default_factory=list)
+    """The harness's callbacks for every run (``checkpoint_schedule.order_batches``): none without a batch to order."""
 
     def close(self) -> None:
         self.connection.close()
@@ -109,7 +112,7 @@ class LangGraphSession:
             return self._drive(Command(resume=answers))
         if not snapshot.interrupts:  # the plain Command(resume=value): LangGraph resumes nothing and says nothing
             return self._drive(Command(resume=_answer(decisions[0])))
-        return self._report(snapshot)
+        return dataclasses.replace(self._report(snapshot), ran=False)
 
     def _interrupt_id(self, decision: Decision, asked: dict[str, str]) -> str:
         """The interrupt id an answer is keyed by: its call's, or for a misuse the id the misuse names (the interrupt of
@@ -166,7 +169,8 @@ class LangGraphSession:
         try:
             try:
                 context = SessionUser(self.context.scenario.user)  # the tools that act for a user read it (ToolRuntime.context)
-                for update in self.graph.stream(payload, self._config(), stream_mode="updates", durability=durability, context=context):
+                config = {**self._config(), "callbacks": self.callbacks} if self.callbacks else self._config()
+                for update in self.graph.stream(payload, config, stream_mode="updates", durability=durability, context=context):
                     self._record(update)
             finally:  # the stream has ended (LangGraph waited for its background writes): the held ones land too
                 getattr(self.graph.checkpointer, "flush", lambda: None)()  # only a ScheduledSaver holds writes back

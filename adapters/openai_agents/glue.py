@@ -5,7 +5,12 @@ its approval pause (``needs_approval``) and its saved run (``RunState``); the gl
 
 - ``needs_approval``: each high-risk tool's approval callable runs ``admit`` (strict schema, then policy) on
   the call's arguments, which the SDK asks before it pauses on or runs the call: only a valid call of a
-  high-risk tool pauses (every other tool's setting is ``False``: it never pauses);
+  high-risk tool asks the human (every other tool's setting is ``False``: it never asks);
+- ``on_llm_end`` (the glue is the run's ``RunHooks``): a turn is approved as a whole, so when a model turn holds
+  a call that asks the human, every other tool's ``needs_approval`` pauses, for that turn, each call ``admit``
+  lets run: the SDK pauses them with the human's calls instead of running them first (``glue_session`` lists only
+  the human's calls as pending and approves the others once the human's are all decided); a call ``admit``
+  refuses is answered at once, as the engine answers it;
 - ``guard``: each ``FunctionTool.on_invoke_tool`` wrapped so that a rejected call is answered with its
   rejection and an admitted one runs under ``run_once_async`` (intent, one execution per
   ``<session>/<call id>``, 3 attempts, uncertain after a timeout inside the executor). An uncertain call stops
@@ -27,7 +32,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents import FunctionTool, SQLiteSession
+from agents import FunctionTool, RunHooks, SQLiteSession
 
 from adapters.glue_blocks import (
     Admitted,
@@ -59,18 +64,35 @@ class ReconcileRequired(Exception):
 
 
 @dataclass
-class Glue:
+class Glue(RunHooks[Any]):
     """The glue of one driver step: the shared ``Contract``, the contract status of each call's answer (for the
-    trace) and this step's reconcile, if any."""
+    trace), this step's reconcile, if any, and the tools that never ask the human (held with a turn that does)."""
 
     contract: Contract
     settling: tuple[str, str] | None = None  # (call id, outcome) in a reconcile step
     statuses: dict[str, str] = field(default_factory=dict)
+    others: list[FunctionTool] = field(default_factory=list)
+    turn: dict[str, Admitted | Rejected] = field(default_factory=dict)  # the last model turn's calls, as admit found them
 
     def tools(self, world: FixtureWorld, names: list[str]) -> list[FunctionTool]:
         """The fixture tools with the glue's approval callables, each invocation guarded; ``failure_error_function=None``
         so that a tool's exception reaches the glue instead of becoming a message for the model."""
-        return [self.guard(t) for t in fixture_tools(world, names, self.needs_approval, failure_error_function=None)]
+        tools = [self.guard(t) for t in fixture_tools(world, names, self.needs_approval, failure_error_function=None)]
+        self.others = [t for t in tools if not gated(t.name)]
+        return tools
+
+    async def on_llm_end(self, context: Any, agent: Any, response: Any) -> None:
+        """A model turn that holds a call asking the human pauses with it every other call the contract would run (each
+        other tool's ``needs_approval``, which the SDK asks as it reaches each call of the turn); a call the contract refuses
+        is answered at once, and a turn that asks nobody runs as it is."""
+        calls = [item for item in response.output if getattr(item, "type", None) == "function_call"]
+        self.turn = {c.call_id: admit(self.contract, c.name, c.call_id, c.arguments, announce=False) for c in calls}
+        waits = any(isinstance(v, Admitted) and v.needs_approval for v in self.turn.values())
+        for tool in self.others:
+            tool.needs_approval = self._held_with_turn if waits else False
+
+    async def _held_with_turn(self, context: Any, params: dict[str, Any], call_id: str) -> bool:
+        return isinstance(self.turn.get(call_id), Admitted)
 
     def needs_approval(self, tool: str) -> bool | Callable[[Any, dict[str, Any], str], Awaitable[bool]]:
         """The SDK's ``needs_approval`` for ``tool``: a callable that pauses only for an admitted call of a high-risk tool;
@@ -131,14 +153,20 @@ class Glue:
         roles = [m["role"] for m in to_neutral(await history.get_items())] + (["user"] if new_input else [])
         return turns_left(self.contract, roles)
 
+    def last_intent(self, call_ids: list[str]) -> str | None:
+        """The last of ``call_ids`` whose intent the glue wrote (the call a run stopped at), or None."""
+        lines = self.contract.intents.read_text(encoding="utf-8").splitlines() if self.contract.intents.exists() else []
+        return next((i["call_id"] for i in map(json.loads, reversed(lines)) if i["call_id"] in call_ids), None)
+
     def uncertain_call(self) -> str | None:
-        """A call whose executor was entered and whose outcome is unknown (its record is uncertain, or still in
-        progress when a new process finds it: that process died inside the executor)."""
+        """A call whose executor was entered and whose outcome is unknown: its record is uncertain. A record still in
+        progress (its process died inside the executor) is a crashed run's, and becomes uncertain when a run meets it
+        again (a resume's, as the engine's resume finds it: ``run_once_async``), not before."""
         if not self.contract.intents.exists():
             return None
         for line in self.contract.intents.read_text(encoding="utf-8").splitlines():
             intent = json.loads(line)
             record = self.contract.idempotency.get(intent["key"]) if intent["key"] else None
-            if record is not None and record.state in (RecordState.UNCERTAIN, RecordState.IN_PROGRESS):
+            if record is not None and record.state is RecordState.UNCERTAIN:
                 return str(intent["call_id"])
         return None

@@ -14,6 +14,12 @@ approval loop), gone when a run ends without them (nothing is pending). A step r
   (``Runner.run(agent, [], session=...)``): the SDK records nothing else, and no file of this adapter
   says whether a run was cut short;
 - ``snapshot`` / ``restore``: a copy of the saved ``RunState`` JSON, put back.
+
+A tool result is traced once the SDK has recorded it as the call's answer: a run that returns, the outputs of its
+``new_items``; a run that raises, the outputs the exception's ``run_data.new_items`` holds (the SDK attaches them to
+every ``AgentsException``), else (an exception of the model client's, say) the outputs the session stored since the
+run started; a run killed, the outputs the session stored since the run started, read just before the process dies
+(``FaultPlan.on_kill``): the SDK saves a turn's outputs in the session when the turn ends, before the next model turn.
 """
 
 from __future__ import annotations
@@ -21,10 +27,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 from agents import Agent, MaxTurnsExceeded, Runner, RunState, SQLiteSession
+from agents.exceptions import AgentsException
 from agents.items import ToolApprovalItem, ToolCallOutputItem
 
 from adapters.approval_objects import named_call
@@ -55,8 +64,13 @@ class AgentSession:
         self.state_file = context.scratch / STATE
         self.emit = context.trace.emit
         self.answered: set[str] = set()  # call ids the loaded RunState already holds an output for
+        self.running: tuple[int, set[str]] | None = None  # in a run: the session's last row when it started, its answered ids
+        self.paused: RunState[Any, Any] | None = None  # the state a run just paused with and saved, read as it is
+        context.world.faults.on_kill(self._before_kill)
 
     async def saved_state(self) -> RunState[Any, Any] | None:
+        if self.paused is not None:
+            return self.paused
         if not self.state_file.exists():
             return None
         data = json.loads(self.state_file.read_text(encoding="utf-8"))
@@ -82,25 +96,64 @@ class AgentSession:
     async def run(self, payload: str | list[Any] | RunState[Any, Any], **options: Any) -> StepOutcome:
         """``Runner.run`` from ``payload`` (an input, or a ``RunState``) and what it stopped at."""
         answered = self.answered if isinstance(payload, RunState) else set()
+        start = self._last_row()
+        self.running = (start, answered)
         try:
             # the session's user as the run's local context, on every run (a resumed RunState's context is replaced by it)
             result = await Runner.run(self.agent, payload, session=self.history, context=SessionUser(user=self.scenario.user), **options)
-        except MaxTurnsExceeded as exc:
-            self._results(exc.run_data.new_items if exc.run_data else [], answered)
+        except Exception as exc:  # the outputs the SDK recorded before it raised were answers all the same
+            self._results(self._recorded(exc, start), answered)
+            if not isinstance(exc, MaxTurnsExceeded):
+                raise
             self.state_file.unlink(missing_ok=True)
             return StepOutcome("stopped_max_steps", "stopped_max_steps")
-        self._results(result.new_items, answered)
+        finally:
+            self.running = None
+        self._results(_outputs(result.new_items), answered)
         if result.interruptions:
-            self.save_state(result.to_state())  # the docs' way to survive a restart: save the paused run
-            return await self.outcome()
+            # The docs' way to survive a restart: save the paused run. What the run paused on is read from the state in
+            # hand: the SDK can save a state its ``RunState.from_json`` refuses (MAPPING.md, "Exceptions that end a run"),
+            # and that refusal belongs to the step that restores it, not to the run that paused.
+            self.paused = result.to_state()
+            self.save_state(self.paused)
+            try:
+                return await self.outcome()
+            finally:
+                self.paused = None
         self.state_file.unlink(missing_ok=True)
         return StepOutcome("completed", "completed")
 
-    def _results(self, items: list[Any], answered: set[str]) -> None:
+    def _results(self, raws: list[dict[str, Any]], answered: set[str]) -> None:
         """Trace the tool outputs this run added (a resumed run's ``new_items`` repeat the state's earlier ones)."""
-        raws: list[dict[str, Any]] = [dict(i.raw_item) for i in items if isinstance(i, ToolCallOutputItem)]
         for raw in sorted((r for r in raws if r["call_id"] not in answered), key=lambda r: str(r["call_id"])):
             self.emit({"kind": "tool_result", "call_id": raw["call_id"], "status": self._status(raw["call_id"]), "content": _text(raw["output"])})
+
+    def _recorded(self, exc: Exception, start: int) -> list[dict[str, Any]]:
+        """The tool outputs a run that raised ``exc`` had recorded: the SDK's own run data on the exception, else what the
+        session stored after row ``start`` (where the run started)."""
+        if isinstance(exc, AgentsException) and exc.run_data is not None:
+            return _outputs(exc.run_data.new_items)
+        return self._stored_outputs(start)
+
+    def _before_kill(self, call_id: str | None) -> None:
+        """Right before a kill in a run (inside a tool, or as the model is asked for a turn): trace the outputs the session
+        stored since the run started, the turns that ended before the kill (nothing is traced during a run: none twice)."""
+        if self.running is not None:
+            start, answered = self.running
+            self._results(self._stored_outputs(start), answered)
+
+    def _last_row(self) -> int:
+        """The id of the session's last stored item (0 for none)."""
+        with closing(sqlite3.connect(self.history.db_path)) as db:
+            return int(db.execute("SELECT COALESCE(MAX(id), 0) FROM agent_messages").fetchone()[0])
+
+    def _stored_outputs(self, start: int) -> list[dict[str, Any]]:
+        """The ``function_call_output`` items the session stored after row ``start``, read from its file with a connection
+        of this call's own (synchronously: a kill's hook may run on a tool's thread or inside the event loop)."""
+        with closing(sqlite3.connect(self.history.db_path)) as db:
+            rows = db.execute("SELECT message_data FROM agent_messages WHERE session_id = ? AND id > ? ORDER BY id",
+                              (self.scenario.session_id, start)).fetchall()
+        return [item for item in (json.loads(row[0]) for row in rows) if item.get("type") == "function_call_output"]
 
     async def deliver(self, text: str) -> StepOutcome:
         return await self.run(text, **await self._bound(new_input=True))
@@ -117,7 +170,7 @@ class AgentSession:
             else:
                 state.reject(items[d.call_id], rejection_message=d.reason)  # type: ignore[union-attr]
         if state is None or not any(d.call_id in items for d in decisions):
-            return await self.outcome()
+            return dataclasses.replace(await self.outcome(), ran=False)
         self._checkpoint(state)
         return await self.run(state)
 
@@ -207,6 +260,11 @@ def _unanswered(items: list[Any]) -> bool:
     last = items[-1]
     answered = {i.get("call_id") for i in items if i.get("type") == "function_call_output"}
     return bool(last.get("role") == "user" or (last.get("type") == "function_call" and last.get("call_id") not in answered))
+
+
+def _outputs(items: list[Any]) -> list[dict[str, Any]]:
+    """The raw ``function_call_output`` items among a run's ``RunItem``s."""
+    return [dict(i.raw_item) for i in items if isinstance(i, ToolCallOutputItem)]
 
 
 def _text(output: Any) -> str:

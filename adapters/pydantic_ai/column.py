@@ -16,7 +16,7 @@ from harness.column_side.world import FixtureWorld
 from harness.records import ScenarioRun, StepFacts
 
 from ..column import FrameworkColumn, SessionContext
-from .glue import contract_tools
+from .glue import contract_tools, tool_retries
 from .model import scripted_function_model
 from .session import PydanticAISession, answers, load_history
 from .tools import SessionUser, fixture_tools
@@ -69,7 +69,8 @@ class PydanticAIColumn(FrameworkColumn):
         tools = fixture_tools(world, names) if contract is None else contract_tools(world, names, contract, statuses, context.scratch)
         model = wire_model(url) if (url := context.request.model_url) else scripted_function_model(scripted)  # wire: its OpenAI model
         agent = Agent(model, output_type=[str, DeferredToolRequests], tools=tools, system_prompt=scenario.system_prompt or (),
-                      deps_type=SessionUser)  # every run passes the session's user as its deps (PydanticAISession)
+                      deps_type=SessionUser,  # every run passes the session's user as its deps (PydanticAISession)
+                      retries=None if contract is None else tool_retries(contract))  # None: Pydantic AI's own default
         return PydanticAISession(agent, context, statuses)
 
     def tool_schemas(self, names: list[str], mode: str) -> dict[str, dict[str, Any]]:

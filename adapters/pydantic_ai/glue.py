@@ -58,6 +58,14 @@ def contract_tools(world: FixtureWorld, names: list[str], contract: Contract, st
     return tools
 
 
+def tool_retries(contract: Contract) -> int:
+    """The run's retry budget for calls Pydantic AI refuses before any tool runs (arguments that are not JSON, a tool
+    that is not offered): each is a retry the model is told about, on a budget of 1 by default, and the next such call
+    ends the run (``UnexpectedModelBehavior``). The contract answers every such call with its error and goes on, bounded
+    by its step bound alone: that bound is the budget."""
+    return contract.max_steps
+
+
 _NO_KEYWORDS = SchemaValidator(core_schema.no_info_plain_validator_function(lambda _value: {}))
 
 

@@ -3,15 +3,24 @@
 ``messages.json``: the history (``ModelMessagesTypeAdapter``), written when a run returns and, in ``contract``
 (glue), at every node boundary of ``agent.iter``. ``session.json``: the status (``running`` during a run: a
 kill leaves it, read as ``crashed``), the calls the run waits on, the calls held with them, the uncertain call.
+
+A tool result is traced once it is in the run's messages as Pydantic AI holds them (``capture_run_messages``: the
+list the run appends to), in a request the model was sent or is about to be sent: when the history is saved (a run
+that returns; in ``contract``, every node boundary), when a run raises, and right before a kill
+(``FaultPlan.on_kill``), where nothing is saved in ``defaults``: the request a model turn is asked with is in that
+list before the model is called. A request Pydantic AI records as ``interrupted`` (tools cut short by an exception)
+was never sent, and its results are not traced.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults, ModelMessagesTypeAdapter, ToolApproved, ToolDenied, UsageLimits
+from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults, ModelMessagesTypeAdapter, ToolApproved, ToolDenied, UsageLimits, capture_run_messages
 from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
@@ -35,13 +44,27 @@ class PydanticAISession:
         self.agent, self.contract, self.emit = agent, context.contract, context.trace.emit
         self.scratch, self.statuses, self.scenario = context.scratch, statuses, context.scenario
         self.reported = len(answers(load_history(self.scratch)))  # answers already traced
+        self.running: list[ModelMessage] | None = None  # during a run: its messages, the list Pydantic AI appends to
+        context.world.faults.on_kill(self._before_kill)
 
     def _save(self, messages: list[ModelMessage]) -> None:
         (self.scratch / "messages.json").write_bytes(ModelMessagesTypeAdapter.dump_json(messages))
-        for part in answers(messages)[self.reported :]:  # a result reached the model once it is in the saved history
+        self._trace(messages)
+
+    def _trace(self, messages: list[ModelMessage]) -> None:
+        """Trace the answers ``messages`` holds past those already traced: a result reached the model once it is in a
+        request of the run's history (sent, or about to be sent), whether or not that history is saved afterwards."""
+        delivered = answers(m for m in messages if not (isinstance(m, ModelRequest) and m.state == "interrupted"))
+        for part in delivered[self.reported :]:
             status = {"denied": "rejected", "success": self.statuses.get(part.tool_call_id, "ok")}.get(part.outcome, "error")
             self.emit({"kind": "tool_result", "call_id": part.tool_call_id, "status": status, "content": part.model_response_str()})
-        self.reported = len(answers(messages))
+        self.reported = len(delivered)
+
+    def _before_kill(self, call_id: str | None) -> None:
+        """Right before a kill inside a run (in a tool, or as the model is asked for a turn): trace the answers the run's
+        messages hold that no save traced yet (the request a model turn is asked with is in them before the model runs)."""
+        if self.running is not None:
+            self._trace(self.running)
 
     def _state(self) -> dict[str, Any]:
         path = self.scratch / "session.json"
@@ -61,11 +84,16 @@ class PydanticAISession:
         """One agent run from the saved history, and the status it ended in."""
         history = load_history(self.scratch)
         self._set_state("running")
-        try:
-            result = await self._drive(prompt, history, results)
-        except Exception:
-            self._set_state("error")
-            raise
+        with capture_run_messages() as messages:  # Pydantic AI's own list of the run's messages, kept when it raises
+            self.running = messages
+            try:
+                result = await self._drive(prompt, history, results)
+            except Exception:
+                self._trace(messages)  # the answers the run delivered before it raised
+                self._set_state("error")
+                raise
+            finally:
+                self.running = None
         if isinstance(result, StepOutcome):  # the run stopped at the step bound
             # contract glue: start
             return result
@@ -116,7 +144,7 @@ class PydanticAISession:
         state = self._state()
         if sorted(d.call_id for d in decisions) != sorted(p["call_id"] for p in state.get("pending", ())):
             self.emit({"kind": "decision_without_call", "call_ids": [d.call_id for d in decisions]})
-            return self.outcome()
+            return dataclasses.replace(self.outcome(), ran=False)
         approvals: dict[str, bool | ToolApproved | ToolDenied] = {d.call_id: d.approve or ToolDenied(d.reason or "not approved") for d in decisions if d.misuse is None}
         pending = {p["call_id"]: PendingCall(p["call_id"], p["tool"], p["args"]) for p in state.get("pending", ())}
         for d in decisions:  # a misused approval last: built as a caller would, it is what goes in under the id it names
@@ -196,7 +224,7 @@ def load_history(scratch: Path) -> list[ModelMessage]:
     return ModelMessagesTypeAdapter.validate_json(path.read_bytes()) if path.exists() else []
 
 
-def answers(messages: list[ModelMessage]) -> list[ToolReturnPart]:
+def answers(messages: Iterable[ModelMessage]) -> list[ToolReturnPart]:
     """Every call's answer in the history, in order (a validation retry is a return with ``outcome='retried'``)."""
     return [p for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
 

@@ -102,13 +102,16 @@ class StepOutcome:
 
     ``status``: the step's status (``refused`` when the step was refused, with ``refusal`` saying why);
     ``session_status``: the session's status after the step; ``pending``: the calls awaiting a decision,
-    in the framework's order; ``uncertain_call``: the call a reconcile step may settle, if any."""
+    in the framework's order; ``uncertain_call``: the call a reconcile step may settle, if any; ``ran``: whether
+    the step handed a run to the framework (False: the session only read its saved state, as when a decision names
+    no call the framework waits on, so no run ended there: ``adapters.last_run``)."""
 
     status: RunStatus
     session_status: RunStatus
     refusal: str | None = None
     pending: tuple[PendingCall, ...] = ()
     uncertain_call: str | None = None
+    ran: bool = True
 
     def refused(self, reason: str) -> StepOutcome:
         """This session state, with the step refused for ``reason`` (nothing was handed to the framework)."""

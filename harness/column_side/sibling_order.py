@@ -35,13 +35,27 @@ this step, or the framework runs calls one after another) is waited for at most
 ``WAIT_S``; the schedule then changes nothing, and the outcome is the same in every run.
 A call that did start and still did not get where the order needs it is a failure to force
 the order, never silently the other ordering.
+
+**One batch, one order** (``BatchOrder``). Without any fault the calls of a batch still race each other: a read-only
+balance query beside an approved transfer reads the balance before or after the transfer by chance. A column whose
+framework runs a batch's calls concurrently and can say which calls it dispatched together, and in what order, hands
+every call of a batch over one after another: a call waits at its hand-over (where ``kill_first`` holds a sibling:
+the contract glue's tool wrapper, else the tool's entry, before its entry is counted) until every call before it in
+the batch's order has ended. The order is the model's (the order of the calls in the model's turn), except where
+the orders above say otherwise: a call with a kill still armed goes after its siblings under ``siblings_first`` and
+before them otherwise, and two such calls go in the order ``earlier_kills`` gives them. A raising call is ended for
+this order when its tool has returned or raised, before it waits for its siblings to raise, so the two orders never
+wait for each other. Only the calls whose tool the framework offers are waited for (a call of an unknown tool is
+answered without being handed over), and a call whose tool rejected its arguments before the body ran ends when the
+column says so (``BatchOrder.passed``). The framework still starts every call at once, in its own threads or tasks:
+only the moment each call's body runs is pinned.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from harness.column_side.faults import FaultPlan
@@ -52,6 +66,11 @@ TOOL_KILLS = ("tool.kill_before_effect", "tool.kill_after_effect", "engine.kill_
 """Kills inside one call (the contract's intent checkpoint is the call's too: contract glue fires it in the call's hand-over)."""
 TOOL_RAISES = ("tool.raise_before_effect", "tool.timeout_after_effect")
 WAIT_S = 10.0  # generous: a busy machine must not turn one ordering into the other
+START_S = 2.0
+"""How long a wait gives a call that has not started yet, where the column cannot say which calls its framework
+dispatched: a call dispatched with the others starts within milliseconds (a thread or a task of the same batch), and
+one that never starts is one the framework held back (a call waiting for approval runs in a later batch), which a
+wait of ``WAIT_S`` would only pay for in every step. A call that started gets ``WAIT_S`` to get there."""
 
 
 def killed_siblings(scenario: Any) -> dict[str, set[str]]:
@@ -102,8 +121,8 @@ class SiblingGate:
 
     A call *starts* when the framework hands it over (``starting``) and *finishes* when the outermost
     hand-over ends (``finished``): contract glue wraps its attempts in one hand-over, so a first attempt
-    that fails is not the end of the call. A wait for a call that never started gives up after ``WAIT_S``
-    (it was not dispatched with the others: nothing to order); a wait for one that started and did not get
+    that fails is not the end of the call. A wait for calls none of which started gives up after ``START_S``
+    (they were not dispatched with the others: nothing to order); a wait for one that started and did not get
     there in time could not force the order: ``FaultPlan.fail_schedule`` ends the worker so the step is
     an error, never a sub-case that measured the other ordering.
     """
@@ -176,10 +195,111 @@ class SiblingGate:
         give up on the ones that never started."""
         if self.dispatched is not None:
             calls = calls & self.dispatched()
-        deadline = time.monotonic() + WAIT_S
+        began = time.monotonic()
         with self._changed:
-            while not calls <= reached and time.monotonic() < deadline:
-                self._changed.wait(deadline - time.monotonic())
+            while not calls <= reached:
+                # calls known to be dispatched, or one that started, get WAIT_S; none started and none known: START_S
+                limit = began + (WAIT_S if self.dispatched is not None or calls & self._started else START_S)
+                if time.monotonic() >= limit:
+                    break
+                self._changed.wait(limit - time.monotonic())
             late = sorted((calls - reached) & self._started)
         if late:
             self._faults.fail_schedule(f"the {self._order or 'siblings-before-the-raise'} order: {', '.join(late)} started but did not get there in {WAIT_S} s")
+
+
+Batch = tuple[Hashable, list[tuple[str, str]]]
+"""What a column says about the running call's batch: a key naming the batch (one per super-step, say) and the
+batch's calls as ``(call id, tool name)`` pairs, in the model's order, leaving out the calls that have already
+ended or will not run now (their results were saved before)."""
+
+
+def multi_call_turns(scenario: Any) -> bool:
+    """Whether any scripted turn asks for two calls or more: the only scenarios a batch order can change."""
+    return any(len(turn.get("tool_calls", ())) > 1 for turn in scenario.model_script)
+
+
+class BatchOrder:
+    """The calls of one batch handed over one after another, in one fixed order (the module docstring's last part).
+
+    ``batch`` is the column's account of the running call's batch (``Batch``), called from the call's own thread at
+    its hand-over; ``offered`` the tool names the framework offers. ``attach`` hooks the order into a fixture world's
+    hand-over (``FixtureWorld.starting`` and ``finished``, which the tool's entry and the contract glue's ``handover``
+    call), in front of the world's own ``SiblingGate``: a call waits here first, and is ended here before the gate's
+    waits at its end."""
+
+    def __init__(self, scenario: Any, schedule: str | None, faults: FaultPlan, batch: Callable[[], Batch], offered: set[str]) -> None:
+        parts = (schedule or "").split("+")
+        self._kill_first = SIBLINGS_FIRST not in parts  # siblings_first puts armed kills last; otherwise they go first
+        self._faults = faults
+        self._batch = batch
+        self._offered = offered
+        killers = {f.call_id for f in scenario.faults if f.point in TOOL_KILLS}
+        calls = [c["id"] for turn in scenario.model_script for c in turn.get("tool_calls", ())]
+        self._killer_rank = {cid: n for n, cid in enumerate(dict.fromkeys(c for c in calls if c in killers))}  # earlier_kills' rank
+        self._changed = threading.Condition()
+        self._key: dict[str, Hashable] = {}  # call id -> the batch it was last handed over in
+        self._depth: dict[tuple[Hashable, str], int] = {}
+        self._started: set[tuple[Hashable, str]] = set()
+        self._ended: set[tuple[Hashable, str]] = set()
+
+    def attach(self, world: Any) -> None:
+        """Put this order in front of ``world``'s hand-over (``world.handover``, ``enter`` and ``execute`` call these two)."""
+        starting, finished = world.starting, world.finished
+
+        def start(call_id: str) -> None:
+            self.starting(call_id)
+            starting(call_id)
+
+        def finish(call_id: str) -> None:
+            self.finished(call_id)
+            finished(call_id)
+
+        world.starting, world.finished = start, finish
+
+    def order(self, calls: list[tuple[str, str]]) -> list[str]:
+        """The batch's calls in the order they run: the model's, a call with an armed kill moved last (``siblings_first``)
+        or first (otherwise), such calls among themselves in ``earlier_kills``' order; calls of tools not offered left out."""
+        ids = list(dict.fromkeys(cid for cid, name in calls if name in self._offered))
+        armed = sorted((c for c in ids if c in self._killer_rank and self._faults.armed(c)), key=self._killer_rank.__getitem__)
+        rest = [c for c in ids if c not in armed]
+        return armed + rest if self._kill_first else rest + armed
+
+    def starting(self, call_id: str) -> None:
+        """A call is handed over (nested hand-overs of one call count once): it waits until the calls before it ended."""
+        key, calls = self._batch()
+        me = (key, call_id)
+        with self._changed:
+            self._key[call_id] = key
+            self._depth[me] = self._depth.get(me, 0) + 1
+            if self._depth[me] > 1 or me in self._started:
+                return
+            self._started.add(me)
+            self._changed.notify_all()
+        order = self.order(calls)
+        before = {(key, c) for c in order[: order.index(call_id)]} if call_id in order else set()
+        deadline = time.monotonic() + WAIT_S
+        with self._changed:
+            while not before <= self._ended and time.monotonic() < deadline:
+                self._changed.wait(deadline - time.monotonic())
+            late = sorted(c for k, c in (before - self._ended) & self._started)
+        if late:
+            self._faults.fail_schedule(f"the batch order: {', '.join(late)} before {call_id} started but did not end in {WAIT_S} s")
+
+    def finished(self, call_id: str) -> None:
+        """The outermost hand-over of a call ended (returned or raised): the next call of its batch may go."""
+        with self._changed:
+            me = (self._key[call_id], call_id)
+            self._depth[me] -= 1
+            if self._depth[me] == 0:
+                self._ended.add(me)
+                self._changed.notify_all()
+
+    def passed(self, call_id: str) -> None:
+        """The framework is done with a call of the running batch (its tool returned or raised): a call that was never
+        handed over (its arguments failed the tool's validation before the body) has ended too."""
+        me = (self._batch()[0], call_id)
+        with self._changed:
+            if me not in self._started:
+                self._ended.add(me)
+                self._changed.notify_all()

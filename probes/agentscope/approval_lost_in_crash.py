@@ -1,6 +1,9 @@
 """AgentScope's state is saved when a reply returns: a process killed inside the approved transfer's executor (before
 its effect) loses the whole step, so the saved state still asks about the call, the approval is gone, and the resume
 (``reply(None)`` in a fresh process) is refused while a call awaits confirmation; nothing is reconciled or run again.
+``approval_survives`` asks only about approvals given and not yet used at the kill (one is used once its call's
+executor was entered): the probe reports ``None`` when c1's executor was entered in the killed step (as here: the
+kill is inside it), else whether the saved state a resume finds still has c1 allowed.
 
 Documented API only (https://docs.agentscope.io/v2/building-blocks/agent, .../tool, .../permission-system): ``Agent``
 over an ``AgentState`` saved with ``model_dump_json``, ``reply_stream``, typed functions in ``FunctionTool(fn)``, a
@@ -94,12 +97,14 @@ def approve_c1(state: AgentState) -> UserConfirmResultEvent:
 
 refusals = []
 statuses = [step(UserMsg(name="user", content="Send 25.00 from ACC-1 to ACC-2."))]
+entered = [counts().get("c1", {}).get("executor_entries", 0)]  # c1's executor entries when the approval is given
 statuses.append("crashed" if in_child(lambda: step(approve_c1(saved()))) == FAULT_EXIT_CODE else "not killed")
 before_resume, c1 = {c: n["effects"] for c, n in counts().items()}, saved().context[-1].get_content_blocks("tool_call")[0]  # what a resume finds
+entered.append(counts().get("c1", {}).get("executor_entries", 0))  # ... and at the kill: more means the approval was used
 statuses.append(step(None))  # the resume
 report(SCENARIO, {
     "checkpoint_after_interrupt.interrupts.0.resume_position": "awaiting_approval" if c1.state == ToolCallState.ASKING else str(c1.state),
-    "checkpoint_after_interrupt.interrupts.0.approval_survives": c1.state == ToolCallState.ALLOWED,
+    "checkpoint_after_interrupt.interrupts.0.approval_survives": None if entered[1] > entered[0] else c1.state == ToolCallState.ALLOWED,
     "checkpoint_after_interrupt.interrupts.0.effects_before_resume": before_resume,
     "checkpoint_after_interrupt.effects_after_resume": {c: n["effects"] for c, n in counts().items()},
     "checkpoint_after_interrupt.final_status": "awaiting_approval" if saved().get_awaiting_tool_calls("assistant") else "completed",

@@ -1,6 +1,8 @@
 """An approval given before a crash is lost when LangGraph's checkpoint after it had not landed: the resume starts
 from the paused checkpoint, ``HumanInTheLoopMiddleware`` asks about c1 again, and the run ends waiting for a
-decision it was already given (no transfer).
+decision it was already given (no transfer). ``approval_survives`` asks only about approvals given and not yet used
+at the kill (one is used once its call's executor was entered): the probe reports ``None`` when c1's executor was
+entered in the killed step (as here: the kill is inside it), else whether the resume went on without asking again.
 
 Schedule ``write_held``: the default ``durability="async"`` writes a checkpoint from a background thread while the
 next super-step runs, so the kill in the tool races the write that saved the approval (in plain runs of this
@@ -82,6 +84,7 @@ def status(state) -> str:  # as the framework leaves the thread: a decision aske
 
 agent().invoke({"messages": [{"role": "user", "content": "Send 25.00 from ACC-1 to ACC-2."}]}, CONFIG)
 statuses = [status(agent().get_state(CONFIG))]
+granted = counts().get("c1", {}).get("executor_entries", 0)  # c1's executor entries when the approval is given
 code = in_child(lambda: agent().invoke(Command(resume={"decisions": [{"type": "approve"}]}), CONFIG, durability="exit"))
 statuses.append("crashed" if code == FAULT_EXIT_CODE else status(agent().get_state(CONFIG)))
 before = counts()["c1"]  # the ledger when the resume starts
@@ -93,7 +96,9 @@ ledger = counts()
 # where the resume continued, read from what it did: asked about c1 again, ran c1's executor again, or neither
 ran_again = ledger["c1"]["executor_entries"] > before["executor_entries"]
 interrupt = {"resume_position": "awaiting_approval" if after.interrupts else "before_execute" if ran_again else "model_turn",
-             "approval_survives": not after.interrupts, "effects_before_resume": {"c1": before["effects"]}}
+             # an approval used before the kill (c1's executor entered in the killed step) leaves none open: None
+             "approval_survives": None if before["executor_entries"] > granted else not after.interrupts,
+             "effects_before_resume": {"c1": before["effects"]}}
 found = {f"checkpoint_after_interrupt.interrupts.0.{k}": v for k, v in interrupt.items()}
 found |= {"checkpoint_after_interrupt.effects_after_resume": {"c1": ledger["c1"]["effects"]}, "checkpoint_after_interrupt.final_status": status(after)}
 found |= {f"side_effects.c1.{k}": ledger["c1"][k] for k in ("tool_entries", "executor_entries", "effects")}

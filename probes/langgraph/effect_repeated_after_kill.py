@@ -1,5 +1,8 @@
-"""LangGraph resumes a run killed after a tool's effect by running the tool's task again: the approval survives
-(the checkpoint after it names ``tools`` as next) and the transfer happens twice.
+"""LangGraph resumes a run killed after a tool's effect by running the tool's task again: the resume does not ask
+again (the checkpoint after the approval names ``tools`` as next) and the transfer happens twice. ``approval_survives``
+asks only about approvals given and not yet used at the kill (one is used once its call's executor was entered): the
+probe reports ``None`` when c1's executor was entered in the killed step (as here: the kill follows the transfer),
+else whether the resume went on without asking again.
 
 Schedule ``write_landed`` (every checkpoint written before the kill is on disk): the approving run uses the
 documented ``durability="sync"``, which saves each step's checkpoint before the next step starts; under the
@@ -87,8 +90,10 @@ def app():  # every process opens the checkpoint file itself: the parent knows o
 
 
 app().invoke({"messages": [("user", "Send 25.00 from ACC-1 to ACC-2.")]}, config)
+granted = counts().get("c1", {}).get("executor_entries", 0)  # c1's executor entries when the approval is given
 killed = in_child(lambda: app().invoke(Command(resume={"approve": True}), config, durability="sync")) == FAULT_EXIT_CODE
 after_kill, effects_before = app().get_state(config), {cid: c["effects"] for cid, c in counts().items()}
+used = counts().get("c1", {}).get("executor_entries", 0) > granted  # c1's executor entered before the kill used its approval
 resumed = app().invoke(None, config)  # continue the thread the way LangGraph does
 final = app().get_state(config)
 
@@ -97,7 +102,7 @@ report(SCENARIO, {
     "step_statuses.1": "crashed" if killed and after_kill.next else "not killed",  # died with tasks left
     "checkpoint_after_interrupt.interrupts.0.resume_position": "before_execute" if after_kill.next == ("tools",) else list(after_kill.next),
     "checkpoint_after_interrupt.interrupts.0.pending_call.call_id": after_kill.values["messages"][-1].tool_calls[0]["id"],
-    "checkpoint_after_interrupt.interrupts.0.approval_survives": "__interrupt__" not in resumed,  # not asked again
+    "checkpoint_after_interrupt.interrupts.0.approval_survives": None if used else "__interrupt__" not in resumed,  # none open, or not asked again
     "checkpoint_after_interrupt.interrupts.0.effects_before_resume": effects_before,
     "checkpoint_after_interrupt.effects_after_resume": {cid: c["effects"] for cid, c in counts().items()},
     "checkpoint_after_interrupt.final_status": "completed" if not final.next and not final.values["messages"][-1].tool_calls else "not finished",

@@ -1,6 +1,9 @@
 """The SDK saves nothing while a run goes on: the only state a restarted process finds is the ``RunState`` JSON saved
 when the run paused, before the approval. A kill inside the approved transfer (before its effect) therefore resumes
 at the approval again: the approval is lost, the call is not run, and the run waits for a decision it already had.
+``approval_survives`` asks only about approvals given and not yet used at the kill (one is used once its call's
+executor was entered): the probe reports ``None`` when c1's executor was entered in the killed step (as here: the
+kill is inside it), else whether the resume went on without asking again.
 
 Documented API only: ``Agent`` with a ``Model`` passed directly (https://openai.github.io/openai-agents-python/models/),
 ``@function_tool(needs_approval=True)``, ``result.to_state().to_json()`` saved while paused, ``RunState.from_json``,
@@ -85,9 +88,10 @@ for action in ("run", "approve", "resume"):
     statuses.append("crashed" if code == FAULT_EXIT_CODE else "awaiting_approval" if json.loads(STATUS.read_text()) else "completed")
     effects.append(counts().get("c1", {"tool_entries": 0, "executor_entries": 0, "effects": 0}))
 asked_again = json.loads(STATUS.read_text()) == ["c1"] and effects[2]["executor_entries"] == effects[1]["executor_entries"]
+used = effects[1]["executor_entries"] > effects[0]["executor_entries"]  # c1's executor entered in the killed step used its approval
 report(SCENARIO, {**{f"step_statuses.{i}": s for i, s in enumerate(statuses)},  # the 4th step, reconcile, is refused by the column base
                   "checkpoint_after_interrupt.final_status": statuses[-1],
                   "checkpoint_after_interrupt.interrupts.0.resume_position": "awaiting_approval" if asked_again else "elsewhere",
-                  "checkpoint_after_interrupt.interrupts.0.approval_survives": not asked_again,
+                  "checkpoint_after_interrupt.interrupts.0.approval_survives": None if used else not asked_again,
                   "checkpoint_after_interrupt.effects_after_resume.c1": effects[2]["effects"],
                   **{f"side_effects.c1.{k}": effects[2][k] for k in ("tool_entries", "executor_entries", "effects")}})

@@ -1,6 +1,9 @@
 """Pydantic AI's history is written when a run returns: a process killed inside the approved transfer, after its
 effect landed, leaves the history of the pause, and the resume asks for the same approval again, as if no money
 had moved (a second approval would move it twice); the contract stops for reconciliation with the approval kept.
+``approval_survives`` asks only about approvals given and not yet used at the kill (one is used once its call's
+executor was entered): the probe reports ``None`` when c1's executor was entered in the killed step (as here: the
+kill follows the effect), else whether the resume did not ask for an approval given before it.
 
 Documented API only: ``requires_approval=True`` and a run with the history and ``DeferredToolResults``
 (https://pydantic.dev/docs/ai/tools-toolsets/deferred-tools/#human-in-the-loop-tool-approval); the history written
@@ -72,15 +75,17 @@ def waiting(output: DeferredToolRequests | str) -> list[str]:
 
 paused = run(user_prompt="Send 25.00 from ACC-1 to ACC-2.")
 approvals = {call_id: True for call_id in waiting(paused)}
+granted = {c: e["executor_entries"] for c, e in counts().items()}  # executor entries when the approvals are given
 killed = in_child(lambda: run(deferred_tool_results=DeferredToolResults(approvals=approvals))) == FAULT_EXIT_CODE
 effects_before = {c: e["effects"] for c, e in counts().items()}
+open_at_kill = {c for c in approvals if counts().get(c, {}).get("executor_entries", 0) == granted.get(c, 0)}  # not used by the kill
 resumed = run()  # the resume: the saved history, no new prompt
 status = "awaiting_approval" if waiting(resumed) else "completed"
 
 asked = [int(line) for line in asked_log.read_text().split()]
 interrupt = "checkpoint_after_interrupt.interrupts.0"
 report(SCENARIO, {f"{interrupt}.effects_before_resume": effects_before, f"{interrupt}.resume_position": status,
-                  f"{interrupt}.approval_survives": not set(approvals) & set(waiting(resumed)),
+                  f"{interrupt}.approval_survives": not open_at_kill & set(waiting(resumed)) if open_at_kill else None,
                   "checkpoint_after_interrupt.effects_after_resume": {c: e["effects"] for c, e in counts().items()},
                   "checkpoint_after_interrupt.final_status": status,
                   "pre_approval_state.pauses.1.pending.0.call_id": waiting(resumed)[0],

@@ -9,13 +9,22 @@ from harness.columns import ROOT
 from harness.modes import GLUE_MODES
 
 EVIDENCE = ROOT / "evidence" / "agentscope.json"
-# contract: AgentScope cannot hold a whole turn for one approval, and never answers a repeated call id;
-# the other differences are deduplication that is glue, not AgentScope's. Cell -> the rule that explains it.
+# contract: AgentScope never answers a repeated call id, and hands a call the model's arguments as they came; the
+# other differences are deduplication that is glue, not AgentScope's. The glue holds a whole turn for its high-risk
+# calls (MAPPING.md, "A turn approved as a whole"), so high_risk_in_parallel_batch's pre_approval_state is equal now.
+# Cell -> the rule that explains it.
 CONTRACT_UNEQUAL = {
     ("duplicate_call_id", "idempotent_replay"): "repeat_not_answered",
     ("duplicate_event", "idempotent_replay"): "deduplicated_by_glue",
-    ("high_risk_in_parallel_batch", "pre_approval_state"): "effect_before_decision",
+    ("kill_in_batch_after_approved", "idempotent_replay"): "deduplicated_by_glue",  # the redelivered event: t1, n1 replayed by the glue's records
     ("redelivery_while_pending", "idempotent_replay"): "deduplicated_by_glue",
+    # the redelivered event is the glue's to refuse; t1's first result is AgentScope's own denial
+    # ("<system-reminder>... is denied by user!</system-reminder>", results_differ: refused where the engine says rejected)
+    ("rejected_then_restored_approved", "idempotent_replay"): "deduplicated_by_glue",
+    # o1, o2 name the session's own user: the contract lets them run, but FunctionTool hands list_orders (bound to the
+    # session's user, no parameter) the model's `username` as is: a TypeError is the call's error result, the tool never
+    # entered (MAPPING.md, "A tool that acts for the session's user")
+    ("rejected_then_restored_approved", "side_effects"): "ran_less_often",
     ("resume_same_state_twice", "idempotent_replay"): "deduplicated_by_glue",
     ("reused_call_id_other_args", "idempotent_replay"): "repeat_not_answered",  # the repeat with other arguments is dropped
     # max_steps 1, passed as AgentScope's own bound, ends the reply after the first model turn, before its tool runs, so

@@ -183,7 +183,7 @@ def test_the_comparison_measures_a_scenario_whose_model_sends_a_lone_surrogate(t
     done = subprocess.run([sys.executable, str(CLI), "--framework", "local_state_graph", "--mode", "contract", "--scenarios", str(scenarios),
                            "--output", str(output)], cwd=ROOT, capture_output=True, text=True, timeout=600)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert "handwritten: 1/1 scenarios match their expectations" in done.stdout
+    assert "handwritten/contract: 1/1 scenarios match their expectations" in done.stdout
     for name in ("handwritten.json", "local_state_graph.json", "availability.json", "FINDINGS.md", "report.html", "scorecard.svg", "timings.json"):
         (output / name).read_bytes().decode("utf-8")  # every output file whole and valid UTF-8
     record = json.loads((output / "handwritten.json").read_text(encoding="utf-8"))["modes"]["contract"]["scenarios"]["malformed_args_not_json"]

@@ -21,16 +21,19 @@ from adapters.glue_blocks import (
     Replay,
     Uncertain,
     admit,
+    held_approvals,
     inbound_event,
     run_once,
     run_once_async,
     turns_left,
     verify_approval,
+    whole_turn,
 )
 from handwritten.approvals import ApprovalAuthority
 from handwritten.idempotency import MemoryIdempotencyStore
 from handwritten.tools import RiskClass, ToolRegistry, ToolSpec
 from harness.column_side.approver import APPROVAL_SECRET, CLOCK_START, HumanApprover
+from harness.column_side.protocol import Decision
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"], "additionalProperties": False}
 
@@ -155,3 +158,15 @@ def test_tokens_are_verified_bound_and_single_use_and_events_claimed_once(tmp_pa
     assert [inbound_event(c, "e3", now), inbound_event(c, "e2", now)] == ["run_unfinished", "duplicate_event"]
     status[0] = "completed"
     assert inbound_event(c, "e3", now) is None
+
+
+def test_a_turn_is_approved_as_a_whole_rejections_at_once(tmp_path: Path) -> None:
+    """Three calls wait; an approval is held (and no longer pending), a rejection goes at once, and the last decision
+    hands over every held approval in the framework's order."""
+    held, turn = tmp_path / "held_decisions.json", ["c1", "c2", "c3"]
+    assert whole_turn(held, turn, [Decision("c3", True)]) == []
+    assert held_approvals(held, turn) == ["c3"]
+    assert whole_turn(held, turn, [Decision("c2", False, "no")]) == [Decision("c2", False, "no")]
+    assert held_approvals(held, ["c1", "c3"]) == ["c3"]  # the framework answered the rejection: two calls wait
+    assert whole_turn(held, ["c1", "c3"], [Decision("c1", True)]) == [Decision("c1", True), Decision("c3", True)]
+    assert not held.exists() and whole_turn(held, ["c9"], [Decision("c9", True)]) == [Decision("c9", True)]

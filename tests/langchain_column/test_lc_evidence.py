@@ -18,6 +18,13 @@ INJECTED = {
     "tool.timeout_after_effect": "TimeoutError: injected timeout at tool.timeout_after_effect",
 }
 FAILED_RUNS = {s.id: INJECTED[f.point] for s in load_scenarios(ROOT / "scenarios") for f in s.faults if f.point in INJECTED}
+# two_transfers_flaky_note_kill has a kill too (inside t2, after its effect), so defaults records it once per forced
+# ordering (MAPPING.md: write order + sibling order). The flaky note's InjectedToolError ends a run in one of the four:
+# under kill_first n1 had not started when the process died, and with the decisions' write landed the resume runs the
+# whole batch again, where n1's failure is re-raised by ToolNode. Under write_held the resume asks for the decisions
+# again and nothing runs; under siblings_first n1 failed before the kill, which ended the process first (and the
+# injected failure fires once, so the resume's n1 succeeds).
+FAILED_RUNS["two_transfers_flaky_note_kill@write_landed+kill_first"] = FAILED_RUNS.pop("two_transfers_flaky_note_kill")
 # Both modes: a model turn whose arguments are JSON but not an object cannot become an AIMessage (tests/chat_model_parsing.py).
 PARSE_FAILED = {"args_not_an_object": "ValidationError: 1 validation error for AIMessage"}
 # Wire: defaults' own failures, and a failing model endpoint raising ChatOpenAI's errors out of the run (MAPPING.md, "Wire mode").
@@ -26,6 +33,22 @@ WIRE_FAILED = {
     "wire_client_error": ["OpenAIInvalidRequestError: Error code: 400 - scripted status 400"],
     "wire_http_500_always": ["OpenAIAPIError: Error code: 500 - scripted status 500"] * 2,  # the run, and its resume
     "wire_unavailable_then_resume": ["OpenAIAPIError: Error code: 503 - scripted status 503"],
+}
+
+
+# contract cells that differ for what LangChain (LangGraph underneath) did, which no glue changes. Cell -> its rule.
+FRAMEWORK_DID = {
+    # a kill inside a call of a batch under @kill_first (MAPPING.md, "A kill inside one call of a batch"): the killed
+    # call went before its approved sibling, so at the kill the approval was saved and not yet used, and the resume ran
+    # the approved transfer (the engine ran it in the model's order, before the kill)
+    ("kill_in_batch_after_approved@kill_first", "checkpoint_after_interrupt"): "resumed_differently",  # n1 killed before t1 ran
+    ("misused_approval_kill_resume@kill_first", "checkpoint_after_interrupt"): "resumed_differently",  # m1 killed before t1 ran
+    ("two_transfers_flaky_note_kill@kill_first", "checkpoint_after_interrupt"): "resumed_differently",  # t2 killed before t1, n1 ran
+    # HumanInTheLoopMiddleware's rejection stays with the checkpoint that asked: after the restore of the pause saved
+    # before it, the approval of t1 is answered with the same rejection and the transfer never runs; the contract keeps
+    # no rejection under the call's key (probes/langchain/rejection_replayed_after_restore.py)
+    ("rejected_then_restored_approved", "idempotent_replay"): "rejection_kept_after_restore",
+    ("rejected_then_restored_approved", "side_effects"): "rejection_kept_after_restore",
 }
 
 
@@ -40,18 +63,26 @@ def test_only_the_explained_runs_fail() -> None:
         assert {sid: f for sid, f in failed.items() if f} == explained | (WIRE_FAILED if mode == "wire" else {}), mode
 
 
-def test_contract_mode_differs_only_where_the_deduplication_is_glue_or_the_arguments_were_parsed_before_it() -> None:
+def test_contract_mode_differs_only_where_the_deduplication_is_glue_the_arguments_were_parsed_before_it_or_langchain_kept_its_own_state() -> None:
+    """Besides the glue's deduplication and the arguments parsed before any glue: what LangChain's saved state did that
+    no glue changes (an approval saved at a kill and used by the resume, a rejection kept with its checkpoint)."""
     scenarios = _evidence()["modes"]["contract"]["scenarios"]
     unequal = {(sid, name) for sid, s in scenarios.items() for name, c in s["columns"].items() if c["equal"] is False}
-    replayed = {(sid, "idempotent_replay") for sid in ("duplicate_call_id", "duplicate_event", "redelivery_while_pending", "resume_same_state_twice")}
+    replayed = {(sid, "idempotent_replay") for sid in (
+        "duplicate_call_id", "duplicate_event", "redelivery_while_pending", "resume_same_state_twice",
+        "kill_in_batch_after_approved@kill_first", "kill_in_batch_after_approved@siblings_first",  # the redelivered event: t1, n1 replayed by the glue
+    )}
     held = {("approval_misuse_other_call", "pre_approval_state")}  # a rejection held until the turn's other call is decided
-    assert unequal == replayed | held | set(PARSED_BEFORE_GLUE)
+    assert unequal == replayed | held | set(PARSED_BEFORE_GLUE) | set(FRAMEWORK_DID)
     for cell, rule in PARSED_BEFORE_GLUE.items():
         assert rule in scenarios[cell[0]]["columns"][cell[1]]["rules"], cell
     for sid, name in replayed:
         assert "contract glue" in scenarios[sid]["columns"][name]["reason"]
+        assert "deduplicated_by_glue" in scenarios[sid]["columns"][name]["rules"], (sid, name)
     for sid, name in held:
         assert scenarios[sid]["columns"][name]["rules"] == ["held_for_turn"]
+    for cell, rule in FRAMEWORK_DID.items():
+        assert rule in scenarios[cell[0]]["columns"][cell[1]]["rules"], (cell, scenarios[cell[0]]["columns"][cell[1]]["rules"])
     # batched HITL: the first decision of the turn is held for the second, and the held call is decided, not pending
     pauses = scenarios["decisions_out_of_order"]["columns"]["pre_approval_state"]["framework"]["pauses"]
     assert [[p["call_id"] for p in pause["pending"]] for pause in pauses] == [["c1", "c2"], ["c1"]]

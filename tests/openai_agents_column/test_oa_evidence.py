@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 
+from harness.column_side.sibling_order import killed_siblings
 from harness.columns import ROOT
+from harness.scenarios import load_scenarios
 
 EVIDENCE = ROOT / "evidence" / "openai_agents.json"
 # contract cells the SDK gives no way to make equal (each explained in the evidence), besides
@@ -15,7 +17,6 @@ NOT_EXPRESSIBLE = {
     ("duplicate_call_id", "step_statuses"),
     ("duplicate_call_id", "model"),
     ("duplicate_call_id", "idempotent_replay"),
-    ("high_risk_in_parallel_batch", "pre_approval_state"),  # the turn's no-approval call runs before the pause
     ("kill_after_checkpoint", "model"),  # no state inside a turn: the resume asks the model again
     ("kill_after_checkpoint", "checkpoint_after_interrupt"),
     ("timeout_beside_write_not_executed", "model"),  # the SDK saves no output of a stopped turn: the resume asks again
@@ -26,19 +27,42 @@ NOT_EXPRESSIBLE = {
     ("unknown_tool_called", "status"),  # ModelBehaviorError on a tool the agent was not given: the glue never sees the call
     ("unknown_tool_called", "step_statuses"),
     ("unknown_tool_called", "model"),
+    # the SDK saves a turn's outputs only when the turn ends: the resume after the kill inside t2 runs the turn again,
+    # so the read b1, which ran before the kill, runs again (the writes meet their records: MAPPING.md, "A turn approved
+    # as a whole")
+    ("two_transfers_flaky_note_kill", "side_effects"),
 }
-GLUE_DEDUP = {(sid, "idempotent_replay") for sid in ("duplicate_event", "redelivery_while_pending", "resume_same_state_twice")}
+# high_risk_in_parallel_batch's pre_approval_state is equal now: the glue holds the turn's other calls until its
+# high-risk call is decided (MAPPING.md, "A turn approved as a whole"). Cell -> the rule that says what the SDK did.
+NOT_EXPRESSIBLE_RULES = {("two_transfers_flaky_note_kill", "side_effects"): "executed_again"}
+GLUE_DEDUP = {(sid, "idempotent_replay") for sid in (
+    "duplicate_event", "redelivery_while_pending", "resume_same_state_twice",
+    "kill_in_batch_after_approved",  # the resume's run meets t1's and n1's records, and the redelivered event is refused
+    # the redelivered event is refused by the glue; t1's first result is the SDK's rejection, its `rejection_message`
+    # as is ("not approved"), where the engine's is its JSON error (results_differ)
+    "rejected_then_restored_approved",
+)}
+# the committed scenarios whose tool kill shares its turn with other calls (harness.column_side.sibling_order)
+BATCH_KILLS = ("kill_in_batch_after_approved", "misused_approval_kill_resume", "two_transfers_flaky_note_kill")
 
 
 def _evidence() -> dict:
     return json.loads(EVIDENCE.read_text(encoding="utf-8"))
 
 
-def test_no_committed_scenario_is_split_into_forced_orderings() -> None:
-    """The SDK writes nothing in the background, so no kill races a write; its concurrent function tools race only a
-    kill inside a batch, which no committed scenario has (tests/test_sibling_orders.py runs one)."""
-    for body in _evidence()["modes"].values():
-        assert not any(s["schedule"] for s in body["scenarios"].values())
+def test_only_the_kills_inside_a_batch_are_split_into_sibling_orders_and_only_outside_contract() -> None:
+    """The SDK writes nothing in the background, so no kill races a write; its concurrent function tools
+    (``asyncio.to_thread``) race only a kill inside a batch, so in defaults and wire each scenario with one is recorded
+    once per sibling order, ``@siblings_first`` and ``@kill_first`` (MAPPING.md, "A kill inside one call of a batch").
+    Contract runs a turn's calls one at a time (``max_function_tool_concurrency=1``): no sibling has started when the
+    kill fires, nothing to order, no sub-case."""
+    scenarios = load_scenarios(ROOT / "scenarios")
+    assert {s.id for s in scenarios if killed_siblings(s)} == set(BATCH_KILLS)
+    forced = {f"{sid}@{order}" for sid in BATCH_KILLS for order in ("siblings_first", "kill_first")}
+    for mode, body in _evidence()["modes"].items():
+        split = {key: s["schedule"] for key, s in body["scenarios"].items() if s["schedule"]}
+        assert split == ({key: key.split("@", 1)[1] for key in forced} if mode != "contract" else {}), mode
+        assert set(BATCH_KILLS) & set(body["scenarios"]) == (set(BATCH_KILLS) if mode == "contract" else set()), mode
 
 
 def test_contract_mode_differs_only_where_the_sdk_cannot_express_the_contract() -> None:
@@ -47,6 +71,9 @@ def test_contract_mode_differs_only_where_the_sdk_cannot_express_the_contract() 
     assert unequal == NOT_EXPRESSIBLE | GLUE_DEDUP
     for sid, name in GLUE_DEDUP:
         assert "deduplicated_by_glue" in scenarios[sid]["columns"][name]["rules"]
+    for (sid, name), rule in NOT_EXPRESSIBLE_RULES.items():
+        assert rule in scenarios[sid]["columns"][name]["rules"], (sid, name)
+    assert "results_differ" in scenarios["rejected_then_restored_approved"]["columns"]["idempotent_replay"]["rules"]
     for sid, name in unequal:  # every difference carries a rule's reason, derived from the run's own records
         assert scenarios[sid]["columns"][name]["rules"] and "unexplained" not in scenarios[sid]["columns"][name], (sid, name)
 

@@ -7,6 +7,7 @@ import contextlib
 import json
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -72,7 +73,7 @@ def test_glue_validates_then_applies_policy_on_the_raw_arguments_as_agentscopes_
         async def never(**kwargs: Any) -> Any:
             raise AssertionError("the glue decides; AgentScope's own per-tool decision is not consulted")
 
-        return str(asyncio.run(middleware.on_check_permission(None, {"tool_call": call}, never)).behavior.value)
+        return str(asyncio.run(middleware.on_check_permission(turn(call), {"tool_call": call}, never)).behavior.value)
 
     assert [
         decide("a", "put_note", {**NOTE, "priority": "2"}),  # "2" is not an integer
@@ -82,6 +83,27 @@ def test_glue_validates_then_applies_policy_on_the_raw_arguments_as_agentscopes_
         decide("d", "put_note", NOTE),
     ] == ["deny", "deny", "ask", "allow", "allow"]
     assert [e["call_id"] for e in events if e["kind"] == "schema_rejected"] == ["a"]
+
+
+def turn(*calls: ToolCallBlock) -> Any:
+    """An agent whose last turn holds ``calls``, as the permission hook reads it."""
+    message = SimpleNamespace(get_content_blocks=lambda kind: list(calls) if kind == "tool_call" else [])
+    return SimpleNamespace(state=SimpleNamespace(context=[message]))
+
+
+def test_a_call_asks_with_its_turn_while_a_high_risk_call_of_the_turn_is_undecided(middleware: ContractMiddleware) -> None:
+    """A turn is approved as a whole: a note beside a transfer that is not decided asks (the session confirms it with
+    the turn's last decision); once the transfer is allowed (or has its answer), the note is allowed."""
+    note = ToolCallBlock(id="n", name="put_note", input=json.dumps(NOTE))
+
+    async def never(**kwargs: Any) -> Any:
+        raise AssertionError("not consulted")
+
+    def behavior(transfer_state: ToolCallState) -> str:
+        transfer = ToolCallBlock(id="t", name="transfer_funds", input=json.dumps(TRANSFER), state=transfer_state)
+        return str(asyncio.run(middleware.on_check_permission(turn(note, transfer), {"tool_call": note}, never)).behavior.value)
+
+    assert [behavior(s) for s in (ToolCallState.PENDING, ToolCallState.ASKING, ToolCallState.ALLOWED, ToolCallState.FINISHED)] == ["ask", "ask", "allow", "allow"]
 
 
 def test_glue_runs_once_and_settles_an_uncertain_call(contract: Contract, executor: Executor, bodies: Bodies) -> None:

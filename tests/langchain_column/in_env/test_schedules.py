@@ -12,15 +12,19 @@ from harness.column_side.column_main import run_raw
 from harness.scenarios import load_scenarios
 
 BOTH = ["write_held", "write_landed"]
+SIBLINGS = ["siblings_first", "kill_first"]
 
 
 def test_only_kills_inside_the_model_or_a_tool_race_and_only_with_the_default_asynchronous_durability() -> None:
     column = LangChainColumn()
     schedules = {m: {s.id: list(column.schedules(s, m)) for s in load_scenarios() if column.schedules(s, m)} for m in column.modes}
-    killed = ("crash_resume", "decision_after_kill", "kill_before_effect", "side_effect_before_checkpoint", "snapshot_after_kill_before_first_turn",
-              "snapshot_after_kill_between_turns",
-              "snapshot_of_crashed_run")
-    assert schedules == {"defaults": dict.fromkeys(killed, BOTH), "wire": dict.fromkeys(killed, BOTH), "contract": {}}
+    killed = ("crash_resume", "decision_after_kill", "kill_before_effect", "misused_args_kill_restore", "side_effect_before_checkpoint",
+              "snapshot_after_kill_before_first_turn", "snapshot_after_kill_between_turns", "snapshot_of_crashed_run", "wire_faults_around_pause")
+    # a kill inside one call of a batch the framework runs in threads races the batch's other calls too, in every mode
+    in_batch = ("kill_in_batch_after_approved", "misused_approval_kill_resume", "two_transfers_flaky_note_kill")
+    both_races = [f"{w}+{s}" for w in BOTH for s in SIBLINGS]
+    expected = dict.fromkeys(killed, BOTH) | dict.fromkeys(in_batch, both_races)
+    assert schedules == {"defaults": expected, "wire": expected, "contract": dict.fromkeys(in_batch, SIBLINGS)}
 
 
 @pytest.fixture(scope="module")

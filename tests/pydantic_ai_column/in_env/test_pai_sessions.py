@@ -74,3 +74,14 @@ def test_defaults_loses_a_killed_run_and_cannot_resume_it(tmp_path: Path) -> Non
                 [{"action": "run", "event_id": "e1"}, {"action": "resume"}], (Fault("model.kill_before_turn", turn=1),))
     assert [s[0] for s in run["steps"]] == ["crashed", "refused"]
     assert run["asked"] == {"0": 1, "1": 1}
+
+
+def test_contract_answers_every_call_refused_before_a_tool_runs_until_the_step_bound(tmp_path: Path) -> None:
+    """Arguments that are not JSON twice, then a tool not offered twice: Pydantic AI's default budget of one retry per
+    tool would end the run on the second (``UnexpectedModelBehavior``); the contract answers each with its error and
+    goes on to the model's answer."""
+    bad = {"tool_calls": [{"id": "b1", "name": "get_weather", "arguments": '{"city":'}]}
+    unknown = {"tool_calls": [{"id": "u1", "name": "search_kb", "arguments": {"query": "x"}}]}
+    run = drive(tmp_path, "contract", 8, [bad, bad, unknown, unknown, {"text": "done"}], [{"action": "run", "event_id": "e1"}])
+    assert run["steps"] == [("completed", [], {})]
+    assert run["asked"] == {"0": 1, "1": 1, "2": 1, "3": 1, "4": 1}
