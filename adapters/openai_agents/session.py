@@ -90,7 +90,9 @@ class AgentSession:
             return StepOutcome("crashed", "crashed") if _unanswered(await self.history.get_items()) else StepOutcome("completed", "completed")
         undecided = tuple(call_of(i) for i in state.get_interruptions() if self._decision(state, i) is None)
         if not undecided:  # a decided run that never finished: only the contract's checkpoint saves one
+            # contract glue: start
             return StepOutcome("crashed", "crashed")
+            # contract glue: end
         return StepOutcome("awaiting_approval", "awaiting_approval", pending=undecided)
 
     async def run(self, payload: str | list[Any] | RunState[Any, Any], **options: Any) -> StepOutcome:
