@@ -16,6 +16,7 @@ pending at a step are the facts'; their arguments are as observed): a reason tha
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from handwritten.tools import RiskClass
@@ -52,13 +53,20 @@ def final_status(run: Run) -> str:
     return "awaiting_approval" if status == "completed" and undecided_at_end(run) else str(status)
 
 
+def request_roles(run: Run) -> Iterator[list[str]]:
+    """The roles of each model request of the run, whole (a long run stores a request that extends the one before as
+    ``+ <the roles it added>``: ``harness.runner_side.observation.compact_requests``)."""
+    roles: list[str] = []
+    for request in run.requests:
+        roles = [*roles, *request[2:].split()] if request.startswith("+ ") else request.split()
+        yield roles
+
+
 def model_calls(run: Run) -> dict[str, int]:
     """How often the run asked the model for each turn, from the roles of its requests (the turn a request asks for
     is the number of assistant messages it carries: ``harness.script_log.ScriptJudge.turn_of``)."""
     calls: dict[str, int] = {}
-    roles: list[str] = []
-    for request in run.requests:
-        roles = [*roles, *request[2:].split()] if request.startswith("+ ") else request.split()
+    for roles in request_roles(run):
         turn = str(roles.count("assistant"))
         calls[turn] = calls.get(turn, 0) + 1
     return dict(sorted(calls.items(), key=lambda kv: int(kv[0])))

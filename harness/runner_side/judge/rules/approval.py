@@ -197,6 +197,7 @@ def misused_approval(case: Case) -> Iterator[Reason]:
         if obj and outcome_step["status"] in ("refused", "error"):
             continue  # the framework refused the object when the turn went in: the binding held
         gone = named in before and named not in judged_fact.get("pending", ()) and not (held and judged == i)
+        kill = _killed_since(facts, i)  # the run killed before this decision and not resumed since, if any
         if obj and (named in effects or gone):
             outcome = (say(EffectsSoFar.of(case.framework, named, judged_fact["step"])) if named in effects else
                        f"{named} no longer waiting ({say(Waiting.of(case.framework, judged_fact['step']))})")
@@ -207,12 +208,11 @@ def misused_approval(case: Case) -> Iterator[Reason]:
             add(rule, say, f"{what} ({via}{handed}; after it: {outcome}{tail.replace('; after it', ';')})")
             claims[rule] += [*after, *call_claims(case, named)]
         elif not obj and (engine_refusal := case.engine.steps[fact["step"]]["refusal"]) and (
-                judged_fact.get("entered") or gone or (_killed_since(facts, i) is not None and step["status"] not in ("crashed", "error"))):
+                judged_fact.get("entered") or gone or (kill is not None and step["status"] not in ("crashed", "error"))):
             # the engine refused the decision; the framework's run took it and went on (its own question, or a killed run's,
             # which the decision resumed: the step ended otherwise than crashed)
             ran = (say(Entered.of(case.framework, judged_fact["step"])) if judged_fact.get("entered") or not gone else
                    f"{named} no longer waiting ({say(Waiting.of(case.framework, judged_fact['step']))})")
-            kill = _killed_since(facts, i)
             if before or kill is None:
                 waiting = f"the framework: {say(Waiting.of(case.framework, i - 1)) if i else 'nothing waiting'}"
             else:  # a killed step records no pending: the decision's own check says what it decided

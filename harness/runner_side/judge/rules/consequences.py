@@ -58,15 +58,16 @@ def ran_less_often(case: Case) -> Iterator[Reason]:
         runs, engine_runs = count(case.framework, cid, "executor_entries"), count(case.engine, cid, "executor_entries")
         if (cid in raised and runs and runs < engine_runs) or (runs > 1 and runs > engine_runs):
             continue  # tool_error_not_retried / executed_again say why
-        say = Says()
-        answered = [say(Answered(f["step"], cid, r[1])) for f in case.framework.facts for r in f.get("results", ()) if r[0] == cid]
-        unentered = f"; never entering its tool, the framework {', '.join(answered)}" if answered and not count(case.framework, cid, "tool_entries") else ""
+        say = Says()  # a call answered without entering its tool: the results it got are the reason's words
+        answered = [] if count(case.framework, cid, "tool_entries") else [
+            say(Answered(f["step"], cid, r[1])) for f in case.framework.facts for r in f.get("results", ()) if r[0] == cid]
+        unentered = f"; never entering its tool, the framework {', '.join(answered)}" if answered else ""
         yield Reason("ran_less_often" if runs < engine_runs else "ran_at_other_steps", (
             f"{cid} ({tool_of(case.scenario, cid)}): {runs} executor entries and {count(case.framework, cid, 'effects')} effects, at "
             f"{at(steps_with(case.framework, 'executed', cid))}; the engine had {engine_runs} and {count(case.engine, cid, 'effects')}, at "
             f"{at(steps_with(case.engine, 'executed', cid))}{unentered}; the framework's run ended {case.implied['status']}, "
             f"the engine's {case.engine.observables['status']}"
-        ), call_claims(case, cid), say.all() if unentered else ())
+        ), call_claims(case, cid), say.all())
 
 
 def _moved_calls(case: Case) -> list[str]:

@@ -7,13 +7,14 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from harness.runner_side.judge.case import Case, Reason
+from harness.runner_side.judge.case import Case, Reason, Run
 from harness.runner_side.judge.facts import (
     call_claims,
     claim,
     clip,
     count,
     mechanism,
+    request_roles,
     stated_after,
     status_claim,
     tool_of,
@@ -120,7 +121,7 @@ def invalid_call_dropped(case: Case) -> Iterator[Reason]:
             step = answered[0]  # the framework's same driver step: no result for the call there, and its run did not go on
             if any(r[0] == cid for r in case.framework.facts[step].get("results", ())) or count(case.framework, cid, "tool_entries"):
                 continue
-            if _went_on(case.framework.requests, t):
+            if _went_on(case.framework, t):
                 continue
             say = Says()
             tail, after = stated_after(case, step, say)
@@ -132,15 +133,11 @@ def invalid_call_dropped(case: Case) -> Iterator[Reason]:
             ), (*after, *(claim(case, ("model", "calls_per_turn", str(x))) for x in sorted(engine_asked) if x > t)), say.all())
 
 
-def _went_on(requests: list[str], turn: int) -> bool:
+def _went_on(run: Run, turn: int) -> bool:
     """Whether the framework asked the model for the turn after ``turn`` in the same run: a request for it whose
     messages after the model's last turn are no new user message (a later event's run asks for it after one)."""
-    roles: list[str] = []
-    for request in requests:
-        roles = [*roles, *request[2:].split()] if request.startswith("+ ") else request.split()
-        if roles.count("assistant") == turn + 1 and "user" not in roles[len(roles) - roles[::-1].index("assistant"):]:
-            return True
-    return False
+    return any(roles.count("assistant") == turn + 1 and "user" not in roles[len(roles) - roles[::-1].index("assistant"):]
+               for roles in request_roles(run))
 
 
 def _parses(text: str) -> bool:
