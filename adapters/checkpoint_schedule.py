@@ -38,7 +38,7 @@ schedule lets land and drops the rest with the process.
 
 A kill inside one call of a turn also races that call's siblings, which LangGraph runs at
 the same time (``ToolNode`` in threads, ``create_agent`` one task per call) in both modes:
-the sibling orders of ``harness.column_side.sibling_order`` (``siblings_first``, ``kill_first``) pin
+the sibling orders of ``harness.column_side.fixtures.sibling_order`` (``siblings_first``, ``kill_first``) pin
 the tool bodies, and under ``siblings_first`` the kill hook also waits until the sibling
 tasks of the super-step have finished and their writes are handed over (not the tasks of the
 calls held behind the kill: ``held_behind``). A scenario that
@@ -47,7 +47,7 @@ has both races runs under each combination (``write_held+siblings_first``, ...).
 The calls of a batch race each other even without a fault (a balance read beside an approved transfer reads before or
 after it by chance): ``order_batches`` pins that race with one order, in every run and under every schedule, rather
 than declaring it: each call of a super-step's batch is handed over after the calls before it have ended, in the
-model's order (``harness.column_side.sibling_order.BatchOrder``, which also says where the sibling orders above take
+model's order (``harness.column_side.fixtures.sibling_order.BatchOrder``, which also says where the sibling orders above take
 precedence). LangGraph still starts every call at once in its own thread or task; only the tool bodies wait.
 
 Nothing in LangGraph reads the checkpointer during a run of these graphs, so holding the
@@ -70,8 +70,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from harness.column_side.sibling_order import ORDERS as SIBLING_ORDERS
-from harness.column_side.sibling_order import SIBLINGS_FIRST, BatchOrder, earlier_kills, multi_call_turns, sibling_orders
+from harness.column_side.fixtures.sibling_order import ORDERS as SIBLING_ORDERS
+from harness.column_side.fixtures.sibling_order import SIBLINGS_FIRST, BatchOrder, earlier_kills, multi_call_turns, sibling_orders
 
 WRITE_ORDERS = ("write_held", "write_landed")
 REACHABLE_KILLS = ("model.kill_before_turn", "tool.kill_before_effect", "tool.kill_after_effect")
@@ -94,7 +94,7 @@ def schedules(scenario: Any, mode: str) -> tuple[str, ...]:
       ``contract`` writes with ``durability="sync"``: the checkpoint of every finished super-step is
       on disk before the next one starts;
     - a killed call's concurrent siblings against the kill (``siblings_first`` / ``kill_first``,
-      ``harness.column_side.sibling_order``): in both modes, when a kill inside a tool shares its turn with other
+      ``harness.column_side.fixtures.sibling_order``): in both modes, when a kill inside a tool shares its turn with other
       calls (``ToolNode`` runs a turn's calls in threads, ``create_agent`` one task per call).
     """
     writes = WRITE_ORDERS if mode != "contract" and any(f.point in REACHABLE_KILLS for f in scenario.faults) else ()
@@ -224,7 +224,7 @@ def dispatched_calls() -> set[str]:
 
 
 def dispatched_batch() -> tuple[tuple[str, int], list[tuple[str, str]]]:
-    """The running call's batch for ``harness.column_side.sibling_order.BatchOrder``: its super-step (the graph's
+    """The running call's batch for ``harness.column_side.fixtures.sibling_order.BatchOrder``: its super-step (the graph's
     checkpoint namespace, the task's own last part left out, and ``langgraph_step``) and the ``(id, tool)`` of the
     calls ``dispatched_calls`` counts, in the model's order: the loop's ``tasks`` in the order LangGraph prepared them
     (``create_agent``'s ``Send`` per call, in the order of the ``AIMessage``'s ``tool_calls``), each task's calls in
@@ -253,7 +253,7 @@ def _calls(value: Any) -> list[tuple[str, str]]:
 
 
 def order_batches(world: Any, scenario: Any, schedule: str | None) -> list[BaseCallbackHandler]:
-    """Pin the order of a batch's calls (``harness.column_side.sibling_order.BatchOrder``): every call of a super-step's
+    """Pin the order of a batch's calls (``harness.column_side.fixtures.sibling_order.BatchOrder``): every call of a super-step's
     batch is handed over after the calls before it have ended, in the model's order, in both modes. ``ToolNode`` (the
     LangGraph column's, and ``create_agent``'s for its task per call) starts every call of a batch at once, so without
     this a read beside a write reads before or after the write by chance. Returns the callbacks to pass in each run's

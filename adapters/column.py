@@ -40,11 +40,11 @@ from handwritten.tools import ToolRegistry
 from harness.canonical_io import canonical_line
 from harness.column_side.approver import APPROVAL_SECRET
 from harness.column_side.driver import trace_path
+from harness.column_side.fixtures.world import FixtureWorld
 from harness.column_side.implicit_decisions import contract_answer
 from harness.column_side.protocol import ColumnAdapter, Decision, PendingCall, StepOutcome, StepRequest
-from harness.column_side.trace_facts import facts_from_column_trace
-from harness.column_side.wire_kill import arm_wire_kills
-from harness.column_side.world import FixtureWorld
+from harness.column_side.trace.facts import facts_from_column_trace
+from harness.column_side.wire.kill import arm_wire_kills
 from harness.modes import MODES
 from harness.paths import inside
 from harness.records import ScenarioRun, StepFacts

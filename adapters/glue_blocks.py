@@ -1,7 +1,7 @@
 """The contract glue every third-party column builds from: framework-independent blocks on the engine's parts.
 
 Each block is a function (or class) whose code lines count as glue of every column that uses it
-(``harness/runner_side/glue.py``); the blocks the base column runs for every framework in ``contract`` mode
+(``harness/runner_side/run/glue.py``); the blocks the base column runs for every framework in ``contract`` mode
 (``inbound_event``, ``verify_approval``, ``reconcile_gate``) count for every framework column.
 
 - ``Contract``: the glue's state: session, tool registry (schemas, risk classes), idempotency records,

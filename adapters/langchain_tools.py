@@ -24,7 +24,7 @@ from langgraph.prebuilt import ToolRuntime
 from pydantic import BaseModel
 
 from handwritten.canonical import canonical_json
-from harness.column_side.world import FixtureWorld
+from harness.column_side.fixtures.world import FixtureWorld
 
 CallId = Annotated[str, InjectedToolCallId]  # module level: @tool resolves the annotations by name
 

@@ -7,7 +7,7 @@ keywords below into one function that answers *is this valid?* in about 1 µs; t
 asks jsonschema only when that answer is no, for the messages. A schema with any other
 keyword (``$ref``, ``pattern``, ``oneOf``, ``format``...) gets no fast check: jsonschema
 decides alone. The checks mirror Draft 2020-12 with the engine's strict types exactly
-(``tests/test_fast_check.py`` holds them against jsonschema on generated arguments), so the
+(``tests/handwritten/test_fast_check.py`` holds them against jsonschema on generated arguments), so the
 fast path never says yes where jsonschema would say no.
 
 Supported: ``type`` (one or a list), ``properties``, ``required``, ``additionalProperties``

@@ -1,6 +1,6 @@
 """The fixture tools as data: a small closed set of tools, their strict JSON Schemas, risk classes and bodies.
 
-Each body is a plain function of the world (``harness.column_side.world.FixtureWorld``, which runs
+Each body is a plain function of the world (``harness.column_side.fixtures.world.FixtureWorld``, which runs
 it between its fault points and records its side effect in the ledger), the arguments and the
 call id. The runner reads the same catalog (schemas and risk classes) to compute observables.
 """

@@ -8,8 +8,8 @@ whole word of the same property's description); ``rewritten`` also says ``strict
 strict. A tool never sent is also ``not_sent``. A column that reports no tool object for a tool has ``declared: "not
 reported"``, and its ``rewritten`` compares the registry with what was sent.
 
-Shared by the runner's ``wire`` observable (``harness.runner_side.wire.observable``) and the wire probes' counts
-(``harness.column_side.probe_wire``).
+Shared by the runner's ``wire`` observable (``harness.runner_side.observe.wire``) and the wire probes' counts
+(``harness.column_side.probes.wire``).
 """
 
 from __future__ import annotations

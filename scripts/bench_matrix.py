@@ -8,7 +8,7 @@ Run it from the repository root after one comparison has built the environments:
 
 Each run is ``scripts/run_framework_comparison.py --output <a temporary directory>`` (every column, both
 modes, the committed scenarios), one after another: the runs never share the machine with each other. Each
-run's ``timings.json`` (``harness.runner_side.costs``) gives every column's wall time, when it finished
+run's ``timings.json`` (``harness.runner_side.publish.costs``) gives every column's wall time, when it finished
 (counted from the run's start: the last to finish is the critical path) and its share of the run; the table
 prints their medians over the runs, and the run's own wall clock as the command's caller sees it. Every run's
 evidence is compared byte for byte with the committed ``evidence/``: a run that measured something else is

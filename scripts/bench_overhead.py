@@ -46,7 +46,7 @@ interpreter, so a sample is a child process: each round runs, for every row in a
 import probe and then a measuring child (this file, ``python -I`` with the repository on ``sys.path`` as the runner's
 BOOTSTRAP does; the engine and the bare loop in the project's interpreter, as children too). Ratios to the engine and to
 the bare loop are taken within each round, then the median over rounds (``bench_measure.summarize``), so a busy
-machine's drift hits every row alike. Children get ``harness.runner_side.sandbox.clean_environment`` (tracing and
+machine's drift hits every row alike. Children get ``harness.runner_side.run.sandbox.clean_environment`` (tracing and
 telemetry off, no keys) and install the columns' network guard (loopback to the wire server's port only, no program
 started; what it refused is printed: the openai client's ``uname -p`` in every row). ``--json`` writes a timing file:
 machine- and load-dependent, never evidence.
@@ -76,7 +76,7 @@ from bench_measure import summarize  # noqa: E402
 from bench_overhead_rows import BARE, ENGINE, FRAMEWORKS, IMPORTS, SCENARIO, TURNS, WIRE_MODE  # noqa: E402
 
 if TYPE_CHECKING:  # the runner side's modules are imported where they are used
-    from harness.runner_side.wire.server import WireServer
+    from harness.runner_side.run.wire_server import WireServer
 
 # As the runner starts a column: -I ignores PYTHONPATH and the user site; the first argument is put first on sys.path.
 BOOTSTRAP = "import sys; sys.path[:0] = sys.argv[1].split(':'); from bench_overhead_child import child_main; sys.exit(child_main(sys.argv[2:]))"
@@ -105,7 +105,7 @@ class Row:
 
 def import_probe(row: Row, scratch: Path) -> float:
     """Seconds of a fresh ``python -I -c "import <modules>"`` of the row's interpreter, start to exit."""
-    from harness.runner_side.sandbox import clean_environment
+    from harness.runner_side.run.sandbox import clean_environment
 
     command = [str(row.python), "-I", "-c", "import " + ", ".join(IMPORTS[row.name])]
     start = time.perf_counter()
@@ -118,7 +118,7 @@ def import_probe(row: Row, scratch: Path) -> float:
 
 def run_child(row: Row, round_no: int, runs: int, scratch: Path, server: WireServer) -> dict[str, Any]:
     """One measuring child of ``row`` in ``scratch``, its figures, checked against what the wire server heard."""
-    from harness.runner_side.sandbox import clean_environment, refused_attempts
+    from harness.runner_side.run.sandbox import clean_environment, refused_attempts
 
     key = f"basic_react_loop@{round_no}"  # the server plays basic_react_loop; the suffix makes each child a run of its own
     out = scratch / "figures.json"
@@ -228,7 +228,7 @@ def report(stats: Mapping[str, Mapping[str, Any]]) -> None:
 
 def rows_to_measure(frameworks: Sequence[str]) -> list[Row]:
     """The bare loop and the engine on this interpreter, each framework on its column's pinned one (built or reused)."""
-    from harness.runner_side.environments import REQUIREMENTS_IN_NAME, direct_pins, ensure_environment
+    from harness.runner_side.run.environments import REQUIREMENTS_IN_NAME, direct_pins, ensure_environment
 
     rows = [Row(BARE, Path(sys.executable), ""), Row(ENGINE, Path(sys.executable), "")]
     for name in frameworks:
@@ -278,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     # matplotlib here would show in every row's peak MB.
     if args.plot and importlib.util.find_spec("matplotlib") is None:
         parser.error("--plot needs matplotlib: pip install -e '.[bench]'")
-    from harness.runner_side.wire.server import WireServer
+    from harness.runner_side.run.wire_server import WireServer
     from harness.scenarios import load_scenarios
 
     frameworks = [f for f in FRAMEWORKS if f in (args.framework or FRAMEWORKS)]

@@ -41,7 +41,8 @@ sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 from harness.canonical_io import write_json  # noqa: E402
 from harness.columns import REFERENCE, known_columns  # noqa: E402
 from harness.modes import MODES, reference_modes  # noqa: E402
-from harness.runner_side import evidence, runner  # noqa: E402
+from harness.runner_side.publish import evidence  # noqa: E402
+from harness.runner_side.run import runner  # noqa: E402
 from harness.scenarios import load_scenarios  # noqa: E402
 
 SIZES = (10, 100, 500)

@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
 from harness.columns import known_columns  # noqa: E402
 from harness.errors import HarnessError  # noqa: E402
-from harness.runner_side.glue_coverage import TRACE_TIMEOUT_S, check_column  # noqa: E402
+from harness.runner_side.run.glue_coverage import TRACE_TIMEOUT_S, check_column  # noqa: E402
 from harness.scenarios import SCENARIO_DIR  # noqa: E402
 
 
@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         python = None
         if column.environment == "isolated":
-            from harness.runner_side.environments import ensure_environment  # only isolated columns need uv
+            from harness.runner_side.run.environments import ensure_environment  # only isolated columns need uv
 
             python = ensure_environment(column.adapter_dir).python
         coverage = check_column(column, args.scenarios, scratch, python=python, scenario_timeout_s=args.scenario_timeout)

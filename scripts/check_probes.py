@@ -1,4 +1,4 @@
-"""Run every probe (``probes/<framework>/*.py``) in its framework's pinned environment and compare its
+"""Run every probe (``probes/<framework>/<scenario>.py``: ``probes/README.md``) in its framework's pinned environment and compare its
 counts with the column's ``defaults`` evidence; exit 1 on any disagreement or failed probe.
 
     python scripts/check_probes.py [FRAMEWORK ...]
@@ -16,8 +16,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from harness.columns import ROOT, known_columns  # noqa: E402
-from harness.runner_side.environments import ensure_environment  # noqa: E402
-from harness.runner_side.probes import Probe, ProbeError, declared_probes, disagreements, run_probe  # noqa: E402
+from harness.runner_side.publish.probes import Probe, ProbeError, declared_probes, disagreements, run_probe  # noqa: E402
+from harness.runner_side.run.environments import ensure_environment  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

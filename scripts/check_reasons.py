@@ -5,7 +5,7 @@ one more or one less, a turn asked once more or once less, a call's effects move
 another resume position, deduplicator or call id), re-derive the reasons from the evidence files with the rule table
 (no framework runs), and count a mutation as caught when the mutated leaf is no longer explained (no claim's value,
 derived from the facts, is the new value) or every reason whose claim vouches for the new value states it.
-``harness/runner_side/judge/mutations.py`` defines each mutation, ``harness/runner_side/judge/mutation_check.py``
+``harness/runner_side/judge/mutants/mutations.py`` defines each mutation, ``harness/runner_side/judge/mutants/score.py``
 "explained" and "states" precisely.
 
 Prints the score, per rule and per kind of mutation. Exit status: 0 when the score is at least the threshold (``--min``,
@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
-from harness.runner_side.judge.mutation_check import check, stated_score, summary  # noqa: E402
+from harness.runner_side.judge.mutants.score import check, stated_score, summary  # noqa: E402
 from harness.scenarios import SCENARIO_DIR, load_scenarios  # noqa: E402
 
 

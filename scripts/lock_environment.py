@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
-from harness.runner_side.environments import (  # noqa: E402
+from harness.runner_side.run.environments import (  # noqa: E402
     LOCK_NAME,
     REQUIREMENTS_IN_NAME,
     EnvironmentBuildError,

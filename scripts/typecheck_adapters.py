@@ -5,7 +5,7 @@
 
 A framework is installed only in its column's isolated environment, so its adapter can only be
 checked against the framework's own types there: for each isolated column this builds (or
-reuses) the environment with ``harness.runner_side.environments.ensure_environment`` and runs the project's
+reuses) the environment with ``harness.runner_side.run.environments.ensure_environment`` and runs the project's
 mypy (the version pinned in the dev extra, its configuration from ``pyproject.toml``) with
 ``--python-executable <the environment's python>``, over ``adapters/<name>`` and the shared
 adapter modules (``adapters/*.py``) that the column imports, directly or through another shared
@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
 from harness.columns import Column, known_columns  # noqa: E402
-from harness.runner_side.environments import EnvironmentBuildError, ensure_environment  # noqa: E402
+from harness.runner_side.run.environments import EnvironmentBuildError, ensure_environment  # noqa: E402
 
 ADAPTERS = ROOT / "adapters"
 

@@ -3,19 +3,21 @@ the tests that are slow by where they run (the others carry it themselves)."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 
 from adapters.handwritten.column import HandwrittenColumn
 from harness.column_side.column_main import run_raw
-from harness.runner_side.observation import observation
-from harness.runner_side.runner import heard_on_wire
-from harness.runner_side.wire.server import WireServer
+from harness.runner_side.observe.observation import observation
+from harness.runner_side.run.runner import heard_on_wire
+from harness.runner_side.run.wire_server import WireServer
 from harness.scenarios import Scenario, load_scenarios
 
 # A column's in-environment tests import its framework: they run on its own interpreter (tests/in_env.py).
@@ -65,6 +67,7 @@ def handwritten_checks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Ha
 
 
 TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -74,3 +77,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         in_column_dir = item.path.is_relative_to(TESTS) and item.path.relative_to(TESTS).parts[0].endswith("_column")
         if in_column_dir or "handwritten_checks" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def comparison_cli() -> ModuleType:
+    """``scripts/run_framework_comparison.py`` as a module, loaded once: its ``main(argv)`` is the command line run in
+    this process. The one place the tests load a script by path (the pipeline itself is ``harness.runner_side.pipeline``)."""
+    spec = importlib.util.spec_from_file_location("run_framework_comparison", ROOT / "scripts" / "run_framework_comparison.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from harness.columns import ROOT, known_columns
+from harness.runner_side.publish import console
 from harness.scenarios import SCENARIO_DIR, scenario_files
 
 README = ROOT / "README.md"
@@ -196,29 +197,22 @@ def test_what_the_docs_say_of_the_evidence_holds() -> None:
     assert ordered == named and all(f"`{sid}`" in (ROOT / "docs" / "comparison.md").read_text(encoding="utf-8") for sid in named), ordered
 
 
-def printed_for_the_committed_evidence(capsys: pytest.CaptureFixture[str]) -> set[str]:
-    """Every line a run prints for the committed evidence in its table and summaries (the run's own code renders them)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("run_framework_comparison", ROOT / "scripts" / "run_framework_comparison.py")
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+def printed_for_the_committed_evidence(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> set[str]:
+    """Every line a run prints for the committed evidence in its table, summaries and closing lines (the run's own code
+    renders them: ``publish.console``)."""
+    monkeypatch.chdir(ROOT)
     documents = {name: evidence(name) for name in known_columns()}
     capsys.readouterr()
-    script._summaries(documents)
-    lines = script.compact_table(documents, []).splitlines() + capsys.readouterr().out.splitlines()
-    return {line.rstrip() for line in lines} | {
-        f"findings (what each framework hides): evidence/{script.FINDINGS}; the report to look at: evidence/{script.REPORT}",
-        "evidence per column, every cell with its reason: evidence/<column>.json",
-    }
+    console.summaries(documents)
+    lines = console.compact(documents, []).splitlines() + capsys.readouterr().out.splitlines()
+    return {line.rstrip() for line in lines} | set(console.where(ROOT / "evidence", check=False))
 
 
-def test_the_readmes_excerpt_of_a_run_is_what_a_run_prints_for_the_committed_evidence(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_readmes_excerpt_of_a_run_is_what_a_run_prints_for_the_committed_evidence(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """The excerpt's counts (scenarios matching their expectations, cells equal per column and mode, the table's marks) are
     the evidence's: each line but ``...`` is one the run prints for the committed evidence."""
     section = readme_section("What a run prints")
     excerpt = next(block for block in re.findall(r"^```\n(.*?)^```$", section, flags=re.M | re.S) if block.startswith("columns:"))
-    printed = printed_for_the_committed_evidence(capsys)
+    printed = printed_for_the_committed_evidence(capsys, monkeypatch)
     stale = [line for line in excerpt.splitlines() if line.strip() != "..." and line.rstrip() not in printed]
     assert not stale, f"README.md's excerpt has lines today's evidence does not print: {stale}"

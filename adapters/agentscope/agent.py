@@ -18,7 +18,7 @@ from agentscope.middleware import MiddlewareBase
 from agentscope.state import AgentState
 from agentscope.tool import ToolBase, Toolkit
 
-from harness.column_side.faults import FaultPlan
+from harness.column_side.fixtures.faults import FaultPlan
 from harness.column_side.scripted_model import ScriptedModel
 from harness.scenarios import Scenario
 

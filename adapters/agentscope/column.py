@@ -37,7 +37,7 @@ from typing import Any, ClassVar, cast
 import agentscope
 
 from adapters.column import FrameworkColumn, SessionContext
-from harness.column_side.trace_facts import facts_from_column_trace
+from harness.column_side.trace.facts import facts_from_column_trace
 from harness.records import ScenarioRun, StepFacts
 
 from .agent import build_agent

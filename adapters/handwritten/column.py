@@ -29,11 +29,11 @@ from handwritten.wire_model import OpenAIWireModel
 from harness.canonical_io import canonical_line
 from harness.column_side.approver import APPROVAL_SECRET, TOKEN_TTL_S
 from harness.column_side.driver import trace_path
+from harness.column_side.fixtures.world import FixtureWorld
 from harness.column_side.protocol import ColumnAdapter, PendingCall, StepOutcome, StepRequest
 from harness.column_side.scripted_model import ScriptedModel
-from harness.column_side.trace_facts import facts_from_engine_events
-from harness.column_side.wire_kill import arm_wire_kills
-from harness.column_side.world import FixtureWorld
+from harness.column_side.trace.facts import facts_from_engine_events
+from harness.column_side.wire.kill import arm_wire_kills
 from harness.paths import inside
 from harness.records import ScenarioRun, StepFacts
 from harness.scenarios import Scenario

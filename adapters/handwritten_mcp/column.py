@@ -25,12 +25,12 @@ from handwritten.checkpoint import PendingCall
 from handwritten.session_records import SessionRecords
 from handwritten.tools import ToolSpec
 from harness.column_side.driver import trace_path
+from harness.column_side.fixtures.world import FixtureWorld
 from harness.column_side.mcp import APPROVAL_META, KEY_META
 from harness.column_side.mcp.client import McpTools, server_arguments
 from harness.column_side.mcp.forked import ForkedServer
 from harness.column_side.mcp.session import HARNESS_ENV, HarnessWiring
 from harness.column_side.protocol import StepOutcome, StepRequest
-from harness.column_side.world import FixtureWorld
 from harness.columns import ROOT
 from harness.ledger import current_binding
 from harness.paths import inside

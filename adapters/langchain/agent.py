@@ -23,8 +23,8 @@ from adapters.langchain_tools import SessionUser, fixture_tools
 from adapters.scripted_chat_model import ScriptedChatModel
 from adapters.wire_chat_openai import wire_model
 from handwritten.tools import RiskClass
+from harness.column_side.fixtures.world import FixtureWorld
 from harness.column_side.scripted_model import ScriptedModel
-from harness.column_side.world import FixtureWorld
 from harness.fixture_tools import FIXTURE_TOOLS
 from harness.scenarios import Scenario
 

@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 
 from adapters import checkpoint_schedule
 from adapters.column import FrameworkColumn, SessionContext
-from harness.column_side.world import FixtureWorld
+from harness.column_side.fixtures.world import FixtureWorld
 from harness.records import ScenarioRun
 from harness.scenarios import Scenario
 

@@ -28,9 +28,9 @@ from adapters.scripted_chat_model import ScriptedChatModel
 from adapters.wire_chat_openai import wire_model
 from handwritten.canonical import args_hash
 from handwritten.tools import RiskClass
+from harness.column_side.fixtures.world import FixtureWorld
 from harness.column_side.protocol import Decision, PendingCall, StepOutcome
 from harness.column_side.scripted_model import ScriptedModel
-from harness.column_side.world import FixtureWorld
 from harness.fixture_tools import FIXTURE_TOOLS
 from harness.records import RunStatus
 from harness.scenarios import Scenario

@@ -20,10 +20,10 @@ from handwritten.tools import ToolRegistry
 from harness.canonical_io import canonical_line
 from harness.column_side.approver import APPROVAL_SECRET
 from harness.column_side.driver import trace_path
+from harness.column_side.fixtures.world import FixtureWorld
 from harness.column_side.protocol import ColumnAdapter, StepOutcome, StepRequest
 from harness.column_side.scripted_model import ScriptedModel
-from harness.column_side.trace_facts import facts_from_engine_events
-from harness.column_side.world import FixtureWorld
+from harness.column_side.trace.facts import facts_from_engine_events
 from harness.paths import inside
 from harness.records import ScenarioRun, StepFacts
 from harness.scenarios import Scenario

@@ -20,9 +20,9 @@ import agents
 from agents import Agent, Tool
 
 from adapters.column import FrameworkColumn, SessionContext
+from harness.column_side.fixtures.sibling_order import sibling_orders
+from harness.column_side.fixtures.world import FixtureWorld
 from harness.column_side.scripted_model import ScriptedModel
-from harness.column_side.sibling_order import sibling_orders
-from harness.column_side.world import FixtureWorld
 from harness.records import ScenarioRun
 from harness.scenarios import Scenario
 
@@ -59,7 +59,7 @@ class OpenAIAgentsColumn(FrameworkColumn):
     def schedules(self, scenario: Scenario, mode: str) -> tuple[str, ...]:
         """The SDK runs a turn's function tools at the same time (``asyncio.to_thread``), so in ``defaults`` a kill
         inside one call races its siblings: such a scenario runs once per sibling order
-        (``harness.column_side.sibling_order``), forced where the tool enters the world. The contract glue runs a
+        (``harness.column_side.fixtures.sibling_order``), forced where the tool enters the world. The contract glue runs a
         turn's calls one at a time (``glue_session.one_call_at_a_time``): no sibling of a killed call has started,
         so there is nothing to order. Nothing else races: the SDK writes nothing in the background."""
         return sibling_orders(scenario) if mode != "contract" else ()

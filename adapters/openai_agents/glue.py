@@ -49,7 +49,7 @@ from adapters.glue_blocks import (
 )
 from handwritten.canonical import canonical_json
 from handwritten.idempotency import RecordState
-from harness.column_side.world import FixtureWorld
+from harness.column_side.fixtures.world import FixtureWorld
 
 from .model import to_neutral
 from .tools import fixture_tools, gated

@@ -26,7 +26,7 @@ from agents.tool_context import ToolContext
 
 from handwritten.canonical import canonical_json
 from handwritten.tools import RiskClass
-from harness.column_side.world import FixtureWorld
+from harness.column_side.fixtures.world import FixtureWorld
 from harness.fixture_tools import FIXTURE_TOOLS
 
 

@@ -10,9 +10,9 @@ from typing import Any, ClassVar, cast
 
 from pydantic_ai import Agent, DeferredToolRequests, ModelMessagesTypeAdapter, UsageLimits
 
+from harness.column_side.fixtures.world import FixtureWorld
 from harness.column_side.scripted_model import ScriptedModel
-from harness.column_side.trace_facts import facts_from_column_trace
-from harness.column_side.world import FixtureWorld
+from harness.column_side.trace.facts import facts_from_column_trace
 from harness.records import ScenarioRun, StepFacts
 
 from ..column import FrameworkColumn, SessionContext

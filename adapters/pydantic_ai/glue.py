@@ -16,7 +16,7 @@ from pydantic_core import SchemaValidator, core_schema
 from adapters.glue_blocks import Contract, Failed, Ok, Reconciled, Rejected, Replay, Uncertain, admit, run_once_async
 from handwritten.canonical import canonical_json
 from handwritten.policy import Decision
-from harness.column_side.world import FixtureWorld
+from harness.column_side.fixtures.world import FixtureWorld
 from harness.fixture_tools import FIXTURE_TOOLS
 
 from .model import to_neutral

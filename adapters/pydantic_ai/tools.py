@@ -16,7 +16,7 @@ from pydantic_ai import RunContext, Tool
 
 from handwritten.canonical import canonical_json
 from handwritten.tools import RiskClass
-from harness.column_side.world import FixtureWorld
+from harness.column_side.fixtures.world import FixtureWorld
 from harness.fixture_tools import FIXTURE_TOOLS
 
 _TYPES: dict[str, Any] = {"string": str, "integer": int, "number": int | float, "boolean": bool}

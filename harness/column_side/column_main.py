@@ -28,12 +28,12 @@ from typing import Any
 
 from harness.canonical_io import write_json
 from harness.column_side.driver import exception_text, run_scenario
-from harness.column_side.line_trace import LineRecorder, write_declared
-from harness.column_side.mechanisms import built_constants, locate, locate_approval_fields, read_constants
 from harness.column_side.network_guard import install_network_guard, set_phase
 from harness.column_side.protocol import ColumnAdapter
 from harness.column_side.scripted_model import summarize_log
-from harness.column_side.wire_warmup import share_default_ssl_context, warm_openai_client
+from harness.column_side.trace.lines import LineRecorder, write_declared
+from harness.column_side.trace.mechanisms import built_constants, locate, locate_approval_fields, read_constants
+from harness.column_side.wire.warmup import share_default_ssl_context, warm_openai_client
 from harness.errors import HarnessError
 from harness.ledger import Binding, LedgerConnector
 from harness.paths import inside

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from harness.column_side.approver import CLOCK_START, HumanApprover
-from harness.column_side.faults import FAULT_EXIT_CODE, FAULTS_FILE, SCHEDULE_FAILED_EXIT_CODE, fired_faults, schedule_failures
+from harness.column_side.fixtures.faults import FAULT_EXIT_CODE, FAULTS_FILE, SCHEDULE_FAILED_EXIT_CODE, fired_faults, schedule_failures
+from harness.column_side.fixtures.sibling_order import earlier_kills, killed_siblings, raising_siblings
+from harness.column_side.fixtures.world import arm_schedule
 from harness.column_side.protocol import InboundEvent, StepOutcome, StepRequest
-from harness.column_side.sibling_order import earlier_kills, killed_siblings, raising_siblings
-from harness.column_side.world import arm_schedule
 from harness.errors import HarnessError
 from harness.ledger import Binding, bind_worker
 from harness.ledger_server import LedgerServer

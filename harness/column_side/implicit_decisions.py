@@ -5,7 +5,7 @@ read-only or reversible call, an always-denied one) would otherwise leave the ru
 its first question measured. The driver answers such a pause as the contract decides the call: a read-only or
 reversible call is approved, an always-denied one rejected with the engine's own refusal. A high-risk call is the
 human's: it is never answered here. The base column (``adapters.column``) gives these decisions and the probes
-give the same ones (``harness.column_side.probe_kit``).
+give the same ones (``harness.column_side.probes.kit``).
 """
 
 from __future__ import annotations

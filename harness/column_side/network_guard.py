@@ -24,7 +24,7 @@ and ctypes' other lookups and calls are no attempt at either, and are not record
 line is written once per process (a fork inherits what its parent wrote). ``what`` is deterministic:
 no pids, no ephemeral ports (shown as ``(ephemeral port)``), and of a program or a socket path only
 names, with absolute paths relative to the repository when under it and reduced to their last part
-otherwise (no temporary directory). ``harness.runner_side.sandbox`` reads the log back.
+otherwise (no temporary directory). ``harness.runner_side.run.sandbox`` reads the log back.
 
 It is a tripwire inside the process it watches, not a boundary: audit hooks see what CPython reports
 (a hostname inside a connect or sendto address is resolved before the event is raised, though the

@@ -46,7 +46,7 @@ class StepRequest:
     ``name`` to ``snapshot`` and ``restore``; ``boundary`` (the step's ``tool``, ``arguments``, ``key``, ``session``,
     ``approval_meta``, ``ttl_s``) to ``direct_call`` and ``grant``, the steps at a column's tool boundary.
     ``model_url`` is, in ``wire`` mode only, the OpenAI-compatible base URL of this run and step on the runner's scripted
-    server (``harness.runner_side.wire``): the column builds its framework's own OpenAI-compatible model with it."""
+    server (``harness.runner_side.run.wire_server``): the column builds its framework's own OpenAI-compatible model with it."""
 
     index: int
     action: Action
@@ -136,17 +136,17 @@ class ColumnAdapter(ABC):
     the column's own process); an isolated column's versions come from its verified environment instead."""
     mechanisms: ClassVar[dict[str, str]] = {}
     """Where the framework keeps its loop, tool dispatch, message assembly, approval and persistence:
-    role -> ``module:qualname`` of the framework's own code (``harness.column_side.mechanisms``); empty for our own columns."""
+    role -> ``module:qualname`` of the framework's own code (``harness.column_side.trace.mechanisms``); empty for our own columns."""
     constants: ClassVar[dict[str, str]] = {}
     """The framework's constants a reason may quote (``step_limit``: the bound on its loop when none is given):
-    role -> ``module:qualname`` or ``module:qualname(parameter)``, read in the pinned environment (``harness.column_side.mechanisms.read_constants``).
+    role -> ``module:qualname`` or ``module:qualname(parameter)``, read in the pinned environment (``harness.column_side.trace.mechanisms.read_constants``).
     A constant no name holds is read from the built agent instead: ``built_constants``."""
 
     def built_constants(self, scenario: Scenario, scratch: Path) -> dict[str, dict[str, Any]]:
         """The framework's constants that no name holds (a literal the function that builds the agent sets in the
         agent's own config): role -> ``{"ref", "value"}``, read from an agent built the way ``defaults`` builds it for
         ``scenario`` (its files in ``scratch``), in the pinned environment; ``ref`` says where on the built agent the
-        value was read. A role named in ``constants`` too is an error (``harness.column_side.mechanisms.built_constants``)."""
+        value was read. A role named in ``constants`` too is an error (``harness.column_side.trace.mechanisms.built_constants``)."""
         return {}
 
     def prepare(self, mode: str) -> None:  # noqa: B027 (an optional hook: doing nothing is the default)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from handwritten.canonical import canonical_json
 from handwritten.model import ModelReply
-from harness.column_side.faults import FaultPlan
+from harness.column_side.fixtures.faults import FaultPlan
 from harness.script_log import EXHAUSTED_TEXT, ScriptJudge, reply_for, summarize_entries
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ import dataclasses
 
 from adapters.handwritten.column import HandwrittenColumn
 from handwritten.tools import RiskClass
-from harness.column_side.world import FixtureWorld
+from harness.column_side.fixtures.world import FixtureWorld
 
 
 class Column(HandwrittenColumn):

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from adapters.handwritten.column import HandwrittenColumn
 from harness.column_side.approver import parsed_args
+from harness.column_side.fixtures.world import FixtureWorld
 from harness.column_side.protocol import StepOutcome, StepRequest
-from harness.column_side.world import FixtureWorld
 from harness.scenarios import Scenario
 
 

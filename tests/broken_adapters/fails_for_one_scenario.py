@@ -12,7 +12,7 @@ from typing import Any
 
 from adapters.handwritten.column import HandwrittenColumn
 from handwritten.tools import ToolSpec
-from harness.column_side.world import FixtureWorld
+from harness.column_side.fixtures.world import FixtureWorld
 
 LACKING = "drop_database"
 

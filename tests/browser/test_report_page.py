@@ -1,4 +1,4 @@
-"""The report the committed evidence generates (``tests/harness/test_report.py`` checks that it is the committed
+"""The report the committed evidence generates (``tests/harness/runner_side/publish/test_report.py`` checks that it is the committed
 ``evidence/report.html`` byte for byte; rendered here by the code under test, so a change to the page is checked before
 the evidence is regenerated) in Debian's Chromium, clicked through as a reader would, every shown value checked against
 the committed evidence files (not against the page's own data): the scorecard's counts, every driver step of three
@@ -17,9 +17,9 @@ import pytest
 
 from harness.columns import REFERENCE, ROOT
 from harness.modes import compared_with
-from harness.runner_side.report.page import render_report
+from harness.runner_side.publish.report.page import render_report
 from harness.scenarios import SCENARIO_DIR, load_scenarios
-from tests.harness.report_text_attack import ATTACK, attacked
+from tests.harness.runner_side.publish.report_text_attack import ATTACK, attacked
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page

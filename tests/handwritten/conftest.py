@@ -10,7 +10,7 @@ import pytest
 
 from handwritten.engine import Hooks
 from handwritten.policy import Policy
-from harness.column_side.world import FixtureWorld
+from harness.column_side.fixtures.world import FixtureWorld
 from harness.scenarios import Fault
 from tests.handwritten.rig import MakeRig, Rig
 

@@ -20,9 +20,9 @@ from handwritten.idempotency import MemoryIdempotencyStore, SqliteIdempotencySto
 from handwritten.policy import Policy
 from handwritten.tools import ToolRegistry
 from harness.column_side.approver import APPROVAL_SECRET, CLOCK_START, HumanApprover
-from harness.column_side.faults import FaultPlan
+from harness.column_side.fixtures.faults import FaultPlan
+from harness.column_side.fixtures.world import FixtureWorld
 from harness.column_side.scripted_model import ScriptedModel
-from harness.column_side.world import FixtureWorld
 from harness.ledger import ledger_counts
 
 SESSION = "sess-1"

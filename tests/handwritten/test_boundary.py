@@ -14,7 +14,7 @@ from handwritten.boundary import ToolBoundary
 from handwritten.canonical import args_hash
 from handwritten.session_records import MAX_WAITING, SessionRecords
 from handwritten.tools import ToolRegistry
-from harness.column_side.world import FixtureWorld
+from harness.column_side.fixtures.world import FixtureWorld
 from harness.fixture_tools import FIXTURE_TOOLS
 from harness.ledger import ledger_counts
 from harness.scenarios import Fault

@@ -21,7 +21,7 @@ from handwritten.schema import MAX_NESTING, TOO_DEEP, ArgsValidator
 from harness.canonical_io import canonical_line
 from harness.column_side.column_main import run_raw
 from harness.fixture_tools import FIXTURE_TOOLS
-from harness.runner_side.observation import observation
+from harness.runner_side.observe.observation import observation
 from harness.scenarios import load_expectations, load_scenarios
 from tests.handwritten.rig import SESSION, USER_INPUT
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.column_side.faults import FAULT_EXIT_CODE
-from harness.column_side.world import FixtureWorld
+from harness.column_side.fixtures.faults import FAULT_EXIT_CODE
+from harness.column_side.fixtures.world import FixtureWorld
 from harness.ledger import Binding, LedgerClient, bind_worker
 from harness.ledger_server import LedgerServer
 from harness.scenarios import Fault

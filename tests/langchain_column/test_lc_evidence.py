@@ -46,7 +46,7 @@ FRAMEWORK_DID = {
     ("two_transfers_flaky_note_kill@kill_first", "checkpoint_after_interrupt"): "resumed_differently",  # t2 killed before t1, n1 ran
     # HumanInTheLoopMiddleware's rejection stays with the checkpoint that asked: after the restore of the pause saved
     # before it, the approval of t1 is answered with the same rejection and the transfer never runs; the contract keeps
-    # no rejection under the call's key (probes/langchain/rejection_replayed_after_restore.py)
+    # no rejection under the call's key (probes/langchain/rejected_then_restored_approved.py)
     ("rejected_then_restored_approved", "idempotent_replay"): "rejection_kept_after_restore",
     ("rejected_then_restored_approved", "side_effects"): "rejection_kept_after_restore",
 }

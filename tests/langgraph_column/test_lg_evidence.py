@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from harness.column_side.sibling_order import killed_siblings
+from harness.column_side.fixtures.sibling_order import killed_siblings
 from harness.columns import ROOT
 from harness.scenarios import load_scenarios
 from tests.chat_model_parsing import PARSED_BEFORE_GLUE
@@ -38,7 +38,7 @@ WIRE_FAILED = {
 
 
 REACHABLE_KILLS = ("model.kill_before_turn", "tool.kill_before_effect", "tool.kill_after_effect")
-# the committed scenarios whose tool kill shares its turn with other calls (harness.column_side.sibling_order): the
+# the committed scenarios whose tool kill shares its turn with other calls (harness.column_side.fixtures.sibling_order): the
 # killed call -> its siblings
 BATCH_KILLS = {
     "kill_in_batch_after_approved": {"n1": {"t1"}},  # the note dies beside the approved transfer
@@ -110,7 +110,7 @@ FRAMEWORK_DID = {
     ("kill_in_batch_after_approved@siblings_first", "idempotent_replay"): "results_differ",
     # the rejection stays with the checkpoint that asked: after the restore of the pause saved before it, the approval
     # of t1 is answered with the same rejection and the transfer never runs; the contract keeps no rejection under the
-    # call's key (probes/langgraph/rejection_replayed_after_restore.py)
+    # call's key (probes/langgraph/rejected_then_restored_approved.py)
     ("rejected_then_restored_approved", "idempotent_replay"): "rejection_kept_after_restore",
     ("rejected_then_restored_approved", "side_effects"): "rejection_kept_after_restore",
 }

@@ -23,7 +23,7 @@ from handwritten.canonical import args_hash
 from handwritten.events import Event
 from handwritten.idempotency import MemoryIdempotencyStore
 from handwritten.tools import RiskClass, ToolContext, ToolRegistry, ToolSpec
-from harness.column_side.faults import FaultPlan
+from harness.column_side.fixtures.faults import FaultPlan
 from harness.column_side.scripted_model import ScriptedModel
 
 SESSION = "sess-1"

@@ -14,7 +14,7 @@ from adapters.local_state_graph.contract import contract_graph
 from harness.column_side.driver import run_scenario
 from harness.column_side.scripted_model import summarize_log
 from harness.records import ScenarioRun
-from harness.runner_side.observables import observe
+from harness.runner_side.observe.observables import observe
 from harness.scenarios import Scenario, load_scenarios
 
 adapter = LocalStateGraphColumn()

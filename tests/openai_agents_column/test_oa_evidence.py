@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from harness.column_side.sibling_order import killed_siblings
+from harness.column_side.fixtures.sibling_order import killed_siblings
 from harness.columns import ROOT
 from harness.scenarios import load_scenarios
 
@@ -42,7 +42,7 @@ GLUE_DEDUP = {(sid, "idempotent_replay") for sid in (
     # as is ("not approved"), where the engine's is its JSON error (results_differ)
     "rejected_then_restored_approved",
 )}
-# the committed scenarios whose tool kill shares its turn with other calls (harness.column_side.sibling_order)
+# the committed scenarios whose tool kill shares its turn with other calls (harness.column_side.fixtures.sibling_order)
 BATCH_KILLS = ("kill_in_batch_after_approved", "misused_approval_kill_resume", "two_transfers_flaky_note_kill")
 
 

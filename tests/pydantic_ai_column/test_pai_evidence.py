@@ -1,6 +1,6 @@
 """The committed evidence of the Pydantic AI column (``evidence/pydantic_ai.json``): contract mode differs only where
 Pydantic AI cannot express the contract, and the defaults findings MAPPING.md describes are what was measured.
-(``tests/test_third_party_columns.py`` checks, for every column, that the evidence reproduces from the lock.)"""
+(``tests/harness/runner_side/run/test_third_party_columns.py`` checks, for every column, that the evidence reproduces from the lock.)"""
 
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types import RequestParamsMeta
 
 from handwritten.tools import RiskClass, ToolContext, ToolSpec
-from harness.column_side.faults import FAULT_EXIT_CODE
+from harness.column_side.fixtures.faults import FAULT_EXIT_CODE
 from harness.column_side.mcp import ACTS_FOR_META, KEY_META, RISK_META
 from harness.column_side.mcp.forked import ForkedServer
 from harness.errors import HarnessError

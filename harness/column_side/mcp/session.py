@@ -31,7 +31,7 @@ from handwritten.private_files import private_directory, private_file, read_priv
 from handwritten.session_records import SessionRecords
 from handwritten.tools import ToolRegistry
 from harness.canonical_io import canonical_line
-from harness.column_side.world import FixtureWorld
+from harness.column_side.fixtures.world import FixtureWorld
 from harness.errors import HarnessError
 from harness.fixture_tools import FIXTURE_TOOLS
 from harness.ledger import LocalLedger, bind_worker

@@ -39,7 +39,7 @@ from typing import Any
 from handwritten.tools import RiskClass
 from harness.fixture_tools import FIXTURE_TOOLS
 from harness.ledger import EFFECT, EXECUTOR_ENTRY
-from harness.runner_side.wire.observable import SUCCESS
+from harness.runner_side.observe.wire import SUCCESS
 from harness.scenarios import Scenario
 
 ENDS = ("completed", "refused", "stopped_max_steps")

@@ -1,9 +1,6 @@
-"""What the judge reads and says: the two runs of a case, a rule's reason and its claims, and the one builder of a
-case, used alike by the comparison, ``--rederive``, the mutation check and the tests.
-
-A ``Run`` is one column's measured run of a scenario: its observables (what the cells show) and the facts they were
-computed from (the driver steps, what each step did, the roles of every model request, the scripted server's records
-of a wire run). A rule reads both; it vouches for a value only through the facts (``Claim``).
+"""The case a rule reads (the scenario, the engine's run, the framework's run, what the framework names, and the values
+its facts imply) and the one builder of a case, used alike by the comparison, ``--rederive``, the mutation check and
+the tests.
 """
 
 from __future__ import annotations
@@ -16,33 +13,10 @@ from typing import Any
 
 from harness.modes import compared_with
 from harness.paths import inside
+from harness.runner_side.judge.implied import implied
+from harness.runner_side.judge.said import contradictions
+from harness.runner_side.judge.values import Run, run_of
 from harness.scenarios import SCENARIO_DIR, Scenario, load_scenario
-
-Path = tuple[str, ...]
-
-
-class _Absent:
-    """The value of a key that is not there (a call with no ledger entry, a turn never asked)."""
-
-    def __repr__(self) -> str:
-        return "ABSENT"
-
-
-ABSENT: Any = _Absent()
-
-
-@dataclass(frozen=True)
-class Run:
-    """One column's measured run of a scenario: ``observables`` (the observable name to its value, as the cells show
-    it) and the facts they come from: ``steps`` (each driver step's action, status, refusal, error), ``facts`` (what
-    each driver step did: ``harness.runner_side.observation.step_facts``), ``requests`` (the roles of every model
-    request, ``model_requests``) and ``wire`` (the scripted server's records of a wire run's requests)."""
-
-    observables: dict[str, Any]
-    facts: list[dict[str, Any]] = field(default_factory=list)
-    steps: list[dict[str, Any]] = field(default_factory=list)
-    requests: list[str] = field(default_factory=list)
-    wire: list[dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -59,54 +33,7 @@ class Case:
     @cached_property
     def implied(self) -> dict[str, Any]:
         """The framework's observables as its facts imply them (``judge.implied``): the values claims vouch for."""
-        from harness.runner_side.judge.implied import implied
-
         return implied(self.scenario, self.framework)
-
-
-@dataclass(frozen=True)
-class Claim:
-    """A leaf (or a whole subtree) a reason accounts for, with the value the rule's facts imply there: ``explain``
-    counts a differing leaf explained only where a claim's value is the value observed. ``ABSENT`` claims that a key
-    is not there."""
-
-    path: Path
-    value: Any
-
-    def __hash__(self) -> int:  # the value may be a dict: claims hash by their path, and compare by both
-        return hash(self.path)
-
-
-@dataclass(frozen=True)
-class Reason:
-    """One rule's account of a difference: the rule's id, the sentence, the claims that say which values it explains,
-    and what the sentence states about the runs' traces as data (``judge.said``: the words come from these statements,
-    and ``said.contradictions`` checks them against the record)."""
-
-    rule: str
-    text: str
-    claims: tuple[Claim, ...]
-    says: tuple[Any, ...] = ()
-
-
-def reason_record(reason: Reason) -> dict[str, Any]:
-    """A reason as the evidence stores it: the rule, the text, the leaves it claims (dotted) and, where it states facts
-    of a trace, those statements (``says``). The claims' values are not stored: they are the facts', which the record
-    holds (``case_from_record`` rebuilds them)."""
-    record = {"rule": reason.rule, "text": reason.text, "claims": [".".join(c.path) for c in reason.claims]}
-    return record | ({"says": [s.record() for s in reason.says]} if reason.says else {})
-
-
-def run_of(record: dict[str, Any]) -> Run:
-    """The run of one record, in any of its three shapes: a column's observation record (``observables``), a stored
-    column record (each cell's ``framework`` value) or a stored engine record (``actual``)."""
-    if "observables" in record:
-        observables = record["observables"]
-    elif "columns" in record:
-        observables = {name: cell["framework"] for name, cell in record["columns"].items()}
-    else:
-        observables = record["actual"]
-    return Run(observables, record["facts"], record["steps"], record.get("model_requests", []), record.get("wire_requests"))
 
 
 def case_of(scenario: Scenario, engine: dict[str, Any], record: dict[str, Any], header: dict[str, Any], mode: str) -> Case:
@@ -163,3 +90,22 @@ def case_from_record(evidence_dir: FilePath, column: str, mode: str, key: str, s
     """The case of one stored record (``key`` as it stands in ``modes.<mode>.scenarios`` of ``<column>.json``), built
     from the evidence in ``evidence_dir`` and the scenario file the record names, exactly as the comparison built it."""
     return StoredEvidence(evidence_dir, scenarios_dir).case(column, mode, key)
+
+
+def contradicted_in(evidence_dir: FilePath, scenarios_dir: FilePath, columns: list[str]) -> tuple[int, list[str]]:
+    """Every stored statement of every reason of ``columns``' evidence in ``evidence_dir``, checked against the facts of
+    the record it was made from: how many were checked, and each contradiction as ``<column>/<mode>/<scenario>
+    <rule>: <statement>: <what the record shows>``."""
+    stored, checked, found = StoredEvidence(evidence_dir, scenarios_dir), 0, []
+    for column in columns:
+        if not (evidence_dir / f"{column}.json").is_file():
+            continue
+        for mode, runs in stored.document(column).get("modes", {}).items():
+            for key, record in runs.get("scenarios", {}).items():
+                said = [(r["rule"], s) for r in record.get("reasons", ()) for s in r.get("says", ())]
+                if not said:
+                    continue
+                case = stored.case(column, mode, key)
+                checked += len(said)
+                found += [f"{column}/{mode}/{key} {rule}: {why}" for rule, s in said for why in contradictions(case, [s])]
+    return checked, found

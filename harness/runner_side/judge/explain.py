@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.runner_side.judge.case import ABSENT, Claim, Path, Reason
+from harness.runner_side.judge.values import ABSENT, Claim, Path, Reason
 
 UNEXPLAINED = "no rule explains this difference"
 

@@ -17,16 +17,19 @@ pending at a step are the facts'; their arguments are as observed): a reason tha
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from handwritten.tools import RiskClass
 from harness.fixture_tools import FIXTURE_TOOLS
-from harness.runner_side.judge.case import ABSENT, Case, Claim, Path, Run
 from harness.runner_side.judge.explain import value_at
 from harness.runner_side.judge.said import RunEnded, Says, StepEnded
+from harness.runner_side.judge.values import ABSENT, Claim, Path, Run, final_status, undecided_at_end
 from harness.scenarios import Scenario
 
-__all__ = ["ABSENT", "Case", "Claim", "Path", "Run"]
+if TYPE_CHECKING:  # the case is built from these modules (``case`` imports ``implied``, which reads them)
+    from harness.runner_side.judge.case import Case
+
+__all__ = ["ABSENT", "Claim", "Path", "Run", "final_status", "undecided_at_end"]
 
 _COUNT_KEYS = (("entered", "tool_entries"), ("executed", "executor_entries"), ("effects", "effects"))
 NO_COUNTS = {"tool_entries": 0, "executor_entries": 0, "effects": 0}
@@ -44,18 +47,9 @@ def ledger_after(run: Run, step: float = float("inf")) -> dict[str, dict[str, in
     return dict(sorted(out.items()))
 
 
-def final_status(run: Run) -> str:
-    """The run's status at the end, from its last step (the session's status after it) and what was left undecided:
-    a run with a call waiting for a decision is not ``completed`` (``harness.runner_side.observables.final_status``)."""
-    if not run.steps:
-        return "error"
-    status = run.facts[-1].get("session", run.steps[-1]["status"]) if run.facts else run.steps[-1]["status"]
-    return "awaiting_approval" if status == "completed" and undecided_at_end(run) else str(status)
-
-
 def request_roles(run: Run) -> Iterator[list[str]]:
     """The roles of each model request of the run, whole (a long run stores a request that extends the one before as
-    ``+ <the roles it added>``: ``harness.runner_side.observation.compact_requests``)."""
+    ``+ <the roles it added>``: ``harness.runner_side.observe.observation.compact_requests``)."""
     roles: list[str] = []
     for request in run.requests:
         roles = [*roles, *request[2:].split()] if request.startswith("+ ") else request.split()
@@ -244,20 +238,9 @@ def differing_calls(case: Case) -> list[str]:
     return sorted(c for c in set(mine) | set(theirs) if mine.get(c) != theirs.get(c))
 
 
-def undecided_at_end(run: Run) -> list[str]:
-    """The calls waiting for a decision at the end, from the facts (``harness.runner_side.observables.undecided_calls``)."""
-    waiting: set[str] = set()
-    for fact in run.facts:
-        if fact["action"] == "restore":
-            waiting = set()
-        waiting -= {r[0] for r in fact.get("results", ())} | set(fact.get("granted", ()))
-        waiting |= set(fact.get("pending", ()))
-    return sorted(waiting)
-
-
 def open_approvals(run: Run, crash: int) -> list[str]:
     """The calls whose approval was given and not yet used when driver step ``crash`` was killed, as
-    ``harness.runner_side.observables`` counts them: an approval is used once its call's body ran or its result was
+    ``harness.runner_side.observe.observables`` counts them: an approval is used once its call's body ran or its result was
     delivered, and a call asked about again before the kill has none."""
     given: dict[str, int] = {}
     executed: dict[str, int] = {}

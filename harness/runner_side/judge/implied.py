@@ -1,6 +1,6 @@
 """The framework's observables as its facts imply them: the values a claim vouches for (``Case.implied``).
 
-Computed as ``harness.runner_side.observables.observe`` computes them from the raw run, but from what the evidence stores:
+Computed as ``harness.runner_side.observe.observables.observe`` computes them from the raw run, but from what the evidence stores:
 the driver steps, what each step did, the roles of every model request and a wire run's request records. The few leaves
 no fact holds are taken as observed, within a structure the facts give (``harness.runner_side.judge.facts``' docstring
 lists them).
@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from harness.records import StepRecord
-from harness.runner_side.judge.case import ABSENT, Run
 from harness.runner_side.judge.facts import (
     NO_COUNTS,
     final_status,
@@ -24,13 +23,14 @@ from harness.runner_side.judge.facts import (
     tool_of,
     undecided_at_end,
 )
-from harness.runner_side.observables import DECISIONS, NA, replayed_call_ids, schema_failure
-from harness.runner_side.wire.observable import wire_observable
+from harness.runner_side.judge.values import ABSENT, Run
+from harness.runner_side.observe.observables import DECISIONS, NA, replayed_call_ids, schema_failure
+from harness.runner_side.observe.wire import wire_observable
 from harness.scenarios import Scenario
 
 
 def implied(scenario: Scenario, run: Run) -> dict[str, Any]:
-    """The observables of ``run`` as its facts imply them, computed as ``harness.runner_side.observables.observe``
+    """The observables of ``run`` as its facts imply them, computed as ``harness.runner_side.observe.observables.observe``
     computes them from the raw run, with the few leaves no fact holds taken as observed (see the module's docstring)."""
     observed = run.observables
     asked = model_calls(run)

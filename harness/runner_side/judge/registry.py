@@ -26,7 +26,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from harness.runner_side.judge.case import Case, Reason
+from harness.runner_side.judge.case import Case
+from harness.runner_side.judge.values import Reason
 
 RuleFunction = Callable[[Case], Iterator[Reason]]
 

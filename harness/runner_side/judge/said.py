@@ -4,10 +4,10 @@ A rule that states a fact of a run (a call entered at a step, nothing ran, a cal
 after a step, a call asked about again, how a step or the run ended) builds a statement and puts its ``text()`` in its
 sentence, so the words come from the data. The reason carries the statements (``Reason.says``), the evidence stores
 them with the reason, and ``contradictions`` checks each against the facts of the run it names: a statement the trace
-contradicts is a defect of the rule that made it, found by ``tests/harness/test_sentences.py`` over every stored
+contradicts is a defect of the rule that made it, found by ``tests/harness/runner_side/judge/test_sentences.py`` over every stored
 reason and reported by every comparison that makes one.
 
-The facts read are the record's own (``harness.runner_side.observation.step_facts``): per driver step the ledger counts
+The facts read are the record's own (``harness.runner_side.observe.observation.step_facts``): per driver step the ledger counts
 it added (``entered``: the tool function, ``executed``: its body, ``effects``), the calls left ``pending``, the
 approvals ``granted``, whether the worker was ``killed``; and each step's status.
 """
@@ -15,10 +15,12 @@ approvals ``granted``, whether the worker was ``killed``; and each step's status
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from harness.runner_side.judge.case import Case, Run
+from harness.runner_side.judge.values import Run, final_status
+
+if TYPE_CHECKING:  # a case is built with the facts, which build statements: at run time a statement needs only the runs
+    from harness.runner_side.judge.case import Case
 
 
 def _times(n: int) -> str:
@@ -270,7 +272,7 @@ class Answered(Statement):
 @dataclass(frozen=True)
 class RunEnded(Statement):
     """The run ended ``status`` (its last step's status, the session's where that differs, ``awaiting_approval`` while
-    a call still waits: ``facts.final_status``)."""
+    a call still waits: ``values.final_status``)."""
 
     kind: ClassVar[str] = "run_ended"
     status: str
@@ -280,8 +282,6 @@ class RunEnded(Statement):
         return f"the run ended {self.status}"
 
     def contradiction(self, run: Run) -> str | None:
-        from harness.runner_side.judge.facts import final_status
-
         found = final_status(run)
         return None if found == self.status else f"the run ended {found}"
 
@@ -344,24 +344,3 @@ class Says:
 
     def all(self) -> tuple[Statement, ...]:
         return tuple(dict.fromkeys(self.statements))
-
-
-def contradicted_in(evidence_dir: Path, scenarios_dir: Path, columns: list[str]) -> tuple[int, list[str]]:
-    """Every stored statement of every reason of ``columns``' evidence in ``evidence_dir``, checked against the facts of
-    the record it was made from: how many were checked, and each contradiction as ``<column>/<mode>/<scenario>
-    <rule>: <statement>: <what the record shows>``."""
-    from harness.runner_side.judge.case import StoredEvidence
-
-    stored, checked, found = StoredEvidence(evidence_dir, scenarios_dir), 0, []
-    for column in columns:
-        if not (evidence_dir / f"{column}.json").is_file():
-            continue
-        for mode, runs in stored.document(column).get("modes", {}).items():
-            for key, record in runs.get("scenarios", {}).items():
-                said = [(r["rule"], s) for r in record.get("reasons", ()) for s in r.get("says", ())]
-                if not said:
-                    continue
-                case = stored.case(column, mode, key)
-                checked += len(said)
-                found += [f"{column}/{mode}/{key} {rule}: {why}" for rule, s in said for why in contradictions(case, [s])]
-    return checked, found

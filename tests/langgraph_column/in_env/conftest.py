@@ -11,7 +11,7 @@ import pytest
 from adapters.glue_blocks import Contract
 from handwritten.idempotency import SqliteIdempotencyStore
 from handwritten.tools import ToolRegistry
-from harness.column_side.world import FixtureWorld
+from harness.column_side.fixtures.world import FixtureWorld
 
 TOOLS = ["put_note", "drop_database", "transfer_funds", "get_weather"]
 

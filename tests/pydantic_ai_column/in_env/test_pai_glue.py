@@ -1,5 +1,6 @@
-"""Unit tests of the Pydantic AI column's pieces against the real framework: the contract glue's tools, the
-defaults tools, the saved decisions and the scripted model's view of Pydantic AI's messages."""
+"""Unit tests of the Pydantic AI column's pieces against the real framework: the saved decisions a resume hands over, the
+defaults tools' lax validation and the scripted model's view of Pydantic AI's messages. The contract glue's tools in a
+run, as every column's glue, are the conformance suite's (``tests/column_conformance``)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,13 @@ from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults, ToolDe
 from pydantic_ai.messages import ModelRequest, ModelResponse, RetryPromptPart, ToolCallPart, ToolReturnPart, UserPromptPart
 
 from adapters.glue_blocks import Contract
-from adapters.pydantic_ai.glue import HELD, contract_tools, record_reconcile, roles, save_decisions, saved_results
+from adapters.pydantic_ai.glue import contract_tools, roles, save_decisions, saved_results
 from adapters.pydantic_ai.model import SYNTHESIZED, scripted_function_model
 from adapters.pydantic_ai.tools import fixture_tools
 from handwritten.idempotency import SqliteIdempotencyStore
 from handwritten.tools import ToolRegistry
+from harness.column_side.fixtures.world import FixtureWorld
 from harness.column_side.scripted_model import ScriptedModel
-from harness.column_side.world import FixtureWorld
 from harness.ledger import ledger_counts
 from harness.scenarios import Fault
 
@@ -48,49 +49,6 @@ class Rig:
     def effects(self) -> dict[str, tuple[int, int, int]]:
         counts = ledger_counts(str(self.tmp / "ledger.sqlite"))
         return {cid: (c["tool_entries"], c["executor_entries"], c["effects"]) for cid, c in sorted(counts.items())}
-
-
-def test_invalid_or_denied_calls_are_answered_before_any_pause_and_never_enter_the_tool(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, [[("c1", "put_note", {**NOTE, "priority": "2"}), ("c2", "drop_database", {"name": "prod"}),
-                     ("c3", "transfer_funds", {**TRANSFER, "amount_cents": "5"})]])
-    result = rig.run()
-    assert result.output == "done"  # nothing paused: the invalid transfer never reached the human
-    assert rig.effects() == {}
-    assert rig.statuses == {"c1": "error", "c2": "refused", "c3": "error"}
-    assert [(e["kind"], e["call_id"]) for e in rig.events] == [("schema_rejected", "c1"), ("call_admitted", "c2"), ("schema_rejected", "c3")]
-
-
-def test_an_admitted_high_risk_call_pauses_and_a_second_approval_replays(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, [[("c1", "transfer_funds", TRANSFER)]])
-    paused = rig.run()
-    assert isinstance(paused.output, DeferredToolRequests) and [c.tool_call_id for c in paused.output.approvals] == ["c1"]
-    assert rig.effects() == {}
-    history = paused.all_messages()
-    first = rig.run(history, {"c1": True})
-    second = rig.run(history, {"c1": True})  # the same paused history approved again: a retried webhook
-    assert rig.effects() == {"c1": (1, 1, 1)} and rig.statuses == {"c1": "replayed"}
-    answer = lambda result: [p.content for m in result.all_messages() for p in m.parts if isinstance(p, ToolReturnPart)]  # noqa: E731
-    assert answer(first) == answer(second) == ['{"amount_cents":5,"status":"sent","transfer_id":"tr-c1"}']  # the stored result, as is
-
-
-def test_a_valid_call_waits_with_a_sibling_that_needs_approval(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, [[("c1", "put_note", NOTE), ("c2", "send_email", EMAIL)]])
-    paused = rig.run()
-    assert [(c.tool_call_id, paused.output.metadata[c.tool_call_id][HELD]) for c in paused.output.approvals] == [("c1", True), ("c2", False)]
-    assert rig.effects() == {}
-    rig.run(paused.all_messages(), {"c1": True, "c2": ToolDenied("no")})
-    assert rig.effects() == {"c1": (1, 1, 1)}
-
-
-def test_an_uncertain_call_ends_the_run_unanswered_until_a_reconcile_settles_it(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, [[("c1", "put_note", NOTE)]], faults=(Fault("tool.timeout_after_effect", call_id="c1"),))
-    stopped = rig.run()
-    assert isinstance(stopped.output, DeferredToolRequests) and [c.tool_call_id for c in stopped.output.calls] == ["c1"]
-    record_reconcile(tmp_path, "c1", "confirmed")
-    done = rig.run(stopped.all_messages())
-    assert done.output == "done" and rig.statuses == {"c1": "reconciled"}
-    assert rig.effects() == {"c1": (1, 1, 1)}  # confirmed: never run again
-    assert [e["kind"] for e in rig.events if e["kind"] in ("uncertain", "reconciled")] == ["uncertain", "reconciled"]
 
 
 def test_a_resume_gets_the_saved_decisions_and_a_go_ahead_only_for_calls_that_need_no_human(tmp_path: Path) -> None:

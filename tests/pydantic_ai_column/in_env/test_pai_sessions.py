@@ -1,14 +1,14 @@
 """The Pydantic AI column driven through the harness's driver (a worker process per step, real kills, a private
-ledger), on scenarios these tests bring: a turn's decisions one at a time in reverse order in both modes, and the
-contract's step bound across a resume."""
+ledger), on scenarios these tests bring, where Pydantic AI's own choices show: ``defaults`` saves the history only when a
+run returns, and its retry budget for calls refused before any tool runs is the contract's step bound in ``contract``.
+Decisions by call id and the step bound across a resume, as every column has them, are the conformance suite's
+(``tests/column_conformance``)."""
 
 from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from adapters.pydantic_ai.column import PydanticAIColumn
 from harness.column_side.driver import run_scenario
@@ -36,36 +36,6 @@ def transfer(cid: str, cents: int) -> dict[str, Any]:
 
 def weather(cid: str) -> dict[str, Any]:
     return {"tool_calls": [{"id": cid, "name": "get_weather", "arguments": {"city": "Paris"}}]}
-
-
-@pytest.mark.parametrize("mode", ["defaults", "contract"])
-def test_decisions_one_at_a_time_in_reverse_order(tmp_path: Path, mode: str) -> None:
-    """Three high-risk calls in one turn, decided c3 (approve), c2 (reject), c1 (approve). Pydantic AI takes the turn's
-    results at once: the first two decisions are held, and the third hands all three over, each to its own call."""
-    email = {"id": "c2", "name": "send_email", "arguments": {"to": "a@b.c", "subject": "s", "body": "b"}}
-    run = drive(tmp_path, mode, 8, [{"tool_calls": [transfer("c1", 100), email, transfer("c3", 300)]}, {"text": "Paid twice, mailed nobody."}],
-                [{"action": "run", "event_id": "e1"}, {"action": "approve", "call_id": "c3"},
-                 {"action": "reject", "call_id": "c2", "reason": "no mail"}, {"action": "approve", "call_id": "c1"}])
-    waiting = [("awaiting_approval", pending, {}) for pending in (["c1", "c2", "c3"], ["c1", "c2"], ["c1"])]  # held: decided
-    assert run["steps"] == [*waiting, ("completed", [], {"c1": 1, "c3": 1})], run
-    assert run["asked"] == {"0": 1, "1": 1}
-
-
-def test_the_contract_step_bound_holds_across_an_approval(tmp_path: Path) -> None:
-    """max_steps 2: turn 0 asks for a transfer, the approval resumes in a new run, which may take one turn only."""
-    run = drive(tmp_path, "contract", 2, [{"tool_calls": [transfer("c1", 100)]}, weather("w1"), weather("w2"), {"text": "done"}],
-                [{"action": "run", "event_id": "e1"}, {"action": "approve", "call_id": "c1"}])
-    assert [s[0] for s in run["steps"]] == ["awaiting_approval", "stopped_max_steps"]
-    assert run["asked"] == {"0": 1, "1": 1}  # never turn 2: the bound counts turn 0 from the saved history
-
-
-def test_the_contract_step_bound_holds_across_a_crash_resume(tmp_path: Path) -> None:
-    """max_steps 2; the process dies as the model is asked for turn 1. The resume continues the history saved at the
-    last node boundary, which holds turn 0: the model gets turn 1 again and never turn 2."""
-    run = drive(tmp_path, "contract", 2, [weather("w1"), weather("w2"), weather("w3"), {"text": "done"}],
-                [{"action": "run", "event_id": "e1"}, {"action": "resume"}], (Fault("model.kill_before_turn", turn=1),))
-    assert [s[0] for s in run["steps"]] == ["crashed", "stopped_max_steps"]
-    assert run["asked"] == {"0": 1, "1": 2}
 
 
 def test_defaults_loses_a_killed_run_and_cannot_resume_it(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from handwritten.tools import RiskClass
-from harness.runner_side.judge.case import Case, Reason
+from harness.runner_side.judge.case import Case
 from harness.runner_side.judge.facts import (
     at,
     call_claims,
@@ -19,7 +19,8 @@ from harness.runner_side.judge.facts import (
     tool_of,
 )
 from harness.runner_side.judge.registry import rule
-from harness.runner_side.observables import invalid_call_ids_of
+from harness.runner_side.judge.values import Reason
+from harness.runner_side.observe.observables import invalid_call_ids_of
 
 
 @rule('executed_again', 'Runs a tool call again (a repeated call id, a resumed or restored state)', stage='idempotency')

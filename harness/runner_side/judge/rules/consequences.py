@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from harness.runner_side.judge.case import Case, Claim, Reason, Run
+from harness.runner_side.judge.case import Case
 from harness.runner_side.judge.facts import (
     at,
     call_claims,
@@ -20,6 +20,7 @@ from harness.runner_side.judge.facts import (
 )
 from harness.runner_side.judge.registry import rule
 from harness.runner_side.judge.said import Answered, Says
+from harness.runner_side.judge.values import Claim, Reason, Run
 
 
 @rule('step_refused', 'A driver step is refused, or one the engine refused is not', stage=None, consequence=True)

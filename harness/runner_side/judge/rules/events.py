@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from handwritten.engine import RUN_UNFINISHED
-from harness.runner_side.judge.case import Case, Claim, Reason
+from harness.runner_side.judge.case import Case
 from harness.runner_side.judge.facts import (
     at,
     call_claims,
@@ -22,6 +22,7 @@ from harness.runner_side.judge.facts import (
 )
 from harness.runner_side.judge.registry import rule
 from harness.runner_side.judge.said import Says, StepEnded, Waiting
+from harness.runner_side.judge.values import Claim, Reason
 
 
 def _refused_event(case: Case, fact: dict[str, Any]) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from harness.runner_side.judge.case import Case, Reason
+from harness.runner_side.judge.case import Case
 from harness.runner_side.judge.facts import (
     asked_for,
     claim,
@@ -18,6 +18,7 @@ from harness.runner_side.judge.facts import (
 )
 from harness.runner_side.judge.registry import rule
 from harness.runner_side.judge.said import Says
+from harness.runner_side.judge.values import Reason
 
 
 @rule('stopped_by_own_bound', 'Stops at its own step bound', stage='step_bound')

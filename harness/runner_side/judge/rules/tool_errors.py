@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from handwritten.engine import MAX_ATTEMPTS as ENGINE_ATTEMPTS
 from harness.fixture_tools import InjectedToolError
-from harness.runner_side.judge.case import Case, Reason
+from harness.runner_side.judge.case import Case
 from harness.runner_side.judge.facts import (
     call_claims,
     count,
@@ -18,6 +18,7 @@ from harness.runner_side.judge.facts import (
 )
 from harness.runner_side.judge.registry import rule
 from harness.runner_side.judge.said import Says
+from harness.runner_side.judge.values import Reason
 
 
 @rule('tool_error_not_retried', 'Does not retry a tool that failed before its effect', stage='tool_errors')
@@ -51,7 +52,7 @@ def _effects(n: int) -> str:
 
 
 _FAULT_RAISES = {"raise": f"{InjectedToolError.__module__}.{InjectedToolError.__qualname__}", "timeout": TimeoutError.__name__}
-"""What the fixture world raises for each fault action that does not kill (``harness.column_side.faults``)."""
+"""What the fixture world raises for each fault action that does not kill (``harness.column_side.fixtures.faults``)."""
 
 
 @rule('fault_ended_run', "A fault injected into a call the engine never ran raises out of the framework's run and ends it", stage=None, consequence=True)

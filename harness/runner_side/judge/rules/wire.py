@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from handwritten.wire_model import WirePolicy
-from harness.runner_side.judge.case import Case, Reason
+from harness.runner_side.judge.case import Case
 from harness.runner_side.judge.facts import (
     claim,
     mechanism,
@@ -17,7 +17,8 @@ from harness.runner_side.judge.facts import (
 )
 from harness.runner_side.judge.registry import rule
 from harness.runner_side.judge.said import Says, StepEnded
-from harness.runner_side.wire.observable import SUCCESS
+from harness.runner_side.judge.values import Reason
+from harness.runner_side.observe.wire import SUCCESS
 from harness.schema_diff import NOT_REPORTED
 
 MAX_ATTEMPTS = WirePolicy().max_attempts

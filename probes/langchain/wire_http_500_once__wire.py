@@ -1,0 +1,26 @@
+"""LangChain's ``ChatOpenAI``, at its defaults, against a plain loopback server whose first answer is HTTP 500: the
+openai client retries it by itself (``x-stainless-retry-count: 1``), announces no read timeout, sends no
+Idempotency-Key. The ``@tool`` object's own schema (``tool_call_schema``) has lost the registry's
+``additionalProperties`` and ``minLength`` and gained titles and a description; the request drops those again (the
+engine: a 5 s read timeout, a key per logical call, the registry's schema verbatim).
+
+Documented API only, through the kit (``probes/langchain/_kit.py``): ``ChatOpenAI(model=..., base_url=..., api_key=...)``
+for an OpenAI-compatible endpoint (https://docs.langchain.com/oss/python/integrations/chat/openai), ``create_agent`` with a
+system prompt (https://docs.langchain.com/oss/python/langchain/agents), ``@tool`` with ``InjectedToolCallId``.
+"""
+
+from _kit import fixture_tools, user, wire_agent
+
+from harness.column_side.probes.kit import report, world
+from harness.column_side.probes.wire import LoopbackModel, wire_counts
+
+SCENARIO = "wire_http_500_once"
+MODE = "wire"
+SHOWS = ("wire.attempts", "wire.client_retries", "wire.idempotency_key_sent", "wire.read_timeout", "wire.schema_diff.get_weather", "step_statuses.0")
+
+server = LoopbackModel([{"tool_calls": [{"id": "c1", "name": "get_weather", "arguments": {"city": "Paris"}}]}, {"text": "It is sunny in Paris."}],
+                       failures={0: [500]})
+[get_weather] = fixture_tools(world().call, "get_weather")
+result = wire_agent(server, [get_weather]).invoke(user("What is the weather in Paris?"))
+print(f"the run answered: {result['messages'][-1].content}")
+report(SCENARIO, {**wire_counts(server.requests, ["get_weather"], {"get_weather": get_weather.tool_call_schema.model_json_schema()}), "step_statuses.0": "completed"})

@@ -1,0 +1,21 @@
+"""Pydantic AI's OpenAI model, at its defaults, gets HTTP 400: the run raises ``ModelRequestRejectedError`` out of
+``run_sync`` (the engine stops ``model_unavailable`` with its checkpoint at the last completed turn, for a resume).
+
+Documented API only, through the kit (``_kit.py``): ``OpenAIChatModel`` with ``OpenAIProvider(base_url=..., api_key=...)``
+(https://ai.pydantic.dev/models/compatible-apis/#other-endpoints), ``ModelHTTPError`` and its subclasses
+(https://ai.pydantic.dev/api/exceptions/), a typed function tool (https://pydantic.dev/docs/ai/tools-toolsets/tools/).
+"""
+
+from _kit import fixture_tools, outcome, wire_agent
+
+from harness.column_side.probes.kit import report, world
+from harness.column_side.probes.wire import LoopbackModel, wire_counts
+
+SCENARIO = "wire_client_error"
+MODE = "wire"
+SHOWS = ("wire.attempts", "step_statuses.0")
+
+server = LoopbackModel([{"tool_calls": [{"id": "c1", "name": "get_weather", "arguments": {"city": "Paris"}}]}, {"text": "It is sunny in Paris."}],
+                       failures={0: [400]})
+status = outcome(wire_agent(server, fixture_tools(world(), "get_weather")), "What is the weather in Paris?")
+report(SCENARIO, {"wire.attempts": wire_counts(server.requests, ["get_weather"])["wire.attempts"], "step_statuses.0": status})

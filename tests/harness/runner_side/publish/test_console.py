@@ -1,0 +1,67 @@
+"""Every line the default comparison prints fits 100 columns (``publish.console``): the progress lines, the table, the
+summaries, the cost table with the slowest runs, where the findings are and the loud lines of a run that failed, fed
+the committed evidence and names longer than any committed one."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.columns import ROOT, known_columns
+from harness.runner_side.publish import console
+from harness.runner_side.run.runner import ColumnResult
+
+LONG = "a_scenario_key_longer_than_any_committed_one_" * 4 + "@write_landed+siblings_first"
+
+
+def _evidence() -> dict[str, dict[str, Any]]:
+    return {name: json.loads((ROOT / "evidence" / f"{name}.json").read_text(encoding="utf-8")) for name in known_columns()}
+
+
+def _results() -> dict[str, ColumnResult]:
+    """A measured column whose slowest runs have long keys, and one not measured for a long reason."""
+    columns = known_columns()
+    measured = ColumnResult(columns["langgraph"], "measured", timings={
+        "total_s": 80.0, "finished_at_s": 80.0, "import_s": 0.1, "scenarios_s": {f"defaults/{LONG}{i}": 9.0 + i for i in range(5)},
+    })  # fmt: skip
+    reason = "the column process left no readable observations: " + "JSONDecodeError at line 1 column 2 " * 8
+    return {"langgraph": measured, "agentscope": ColumnResult(columns["agentscope"], "not-measured", reason=reason)}
+
+
+def _too_wide(text: str) -> list[str]:
+    return [line for line in text.splitlines() if len(line) > console.WIDTH]
+
+
+def test_every_line_of_a_default_run_fits_the_width(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    documents = _evidence()
+    progress = console.Progress("openai_agents", 3, time.perf_counter())
+    progress.line("plan 3")
+    progress.line(f"defaults/{LONG}")
+    progress.log(f"building the environment in {ROOT}/.cache/envs/{'x' * 150}")
+    console.table(documents, [f"langgraph/defaults/{LONG}/observables.model"])
+    failures = console.closing(_results(), documents, 120.0, ROOT / "evidence", check=False, allow_not_measured=False)
+    console.contradicted([f"langgraph/defaults/{LONG}: 'c1 ran twice' but the record says once " * 3])
+    assert console.failed(failures + [f"{LONG} " * 3]) == 1
+    out, err = capsys.readouterr()
+    assert "slowest scenario runs:" in out and "langgraph/defaults/" in out and "!!! agentscope was NOT MEASURED" in err
+    assert _too_wide(out) == [] and _too_wide(err) == []
+
+
+def test_a_long_line_is_wrapped_whole_not_cut() -> None:
+    line = f"[langgraph] 3/3 defaults/{LONG} (12 s)"
+    text = console.wrapped(line)
+    assert len(text.splitlines()) > 1 and _too_wide(text) == []
+    assert "".join(text.split()) == "".join(line.split())  # every character still there, in order
+
+
+def test_paths_under_the_repository_print_relative(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    console.say(f"kept in {ROOT}/runs/x")
+    assert capsys.readouterr().out == "kept in runs/x\n"
+    assert console.where(ROOT / "evidence", check=False)[0] == "findings (what each framework hides): evidence/FINDINGS.md"
+    assert console.shown(Path("/")) == "/"
