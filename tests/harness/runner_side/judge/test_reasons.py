@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -33,6 +34,7 @@ from harness.runner_side.judge import (
 )
 from harness.runner_side.judge.explain import vouches
 from harness.scenarios import SCENARIO_DIR, load_scenarios
+from tests.harness.runner_side.judge.facts_builder import Step, records, rerun, run, step, steps_of
 
 EVIDENCE = ROOT / "evidence"
 FRAMEWORKS = sorted(n for n in known_columns() if n != REFERENCE)
@@ -53,6 +55,12 @@ def _with(case: Case, **framework: Any) -> Case:
     return replace(case, framework=replace(case.framework, **framework))
 
 
+def _rebuilt(case: Case, *steps: Step) -> Case:
+    """``case`` with the framework's run built again from ``steps`` (``facts_builder``: its observables, requests and wire
+    records kept), so a changed fact is one production could have recorded."""
+    return replace(case, framework=rerun(case.framework, *steps))
+
+
 def _rules(case: Case) -> dict[str, str]:
     return {r.rule: r.text for r in reasons(case)}
 
@@ -71,6 +79,16 @@ def test_the_cases_built_from_the_loaded_documents_are_the_ones_case_from_record
     for framework, mode, key in (("langgraph", "defaults", "always_deny"), ("langchain", "wire", "wire_http_500_once"),
                                  ("openai_agents", "contract", "duplicate_call_id")):
         assert _case(framework, mode, key) == case_from_record(EVIDENCE, framework, mode, key), (framework, mode, key)
+
+
+@pytest.mark.parametrize("column", [REFERENCE, *FRAMEWORKS])
+def test_the_tests_facts_builder_builds_every_committed_run_again(column: str) -> None:
+    """The runs these tests build (``facts_builder``) have the shapes production gives: every committed run, read back
+    into typed steps and built again through ``step_facts``, is that run (its facts and steps as stored)."""
+    for mode, body in _document(column)["modes"].items():
+        for key, record in body["scenarios"].items():
+            stored = run_of(record)
+            assert rerun(stored, *steps_of(stored)) == stored, (mode, key)
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS)
@@ -114,10 +132,11 @@ def test_every_id_and_count_a_reason_quotes_is_in_the_record(framework: str) -> 
 def test_a_denied_tool_that_did_not_run_has_no_reason_and_one_that_ran_more_says_so() -> None:
     case = _case("langgraph", "defaults", "always_deny")
     assert "c1 (drop_database, always denied by the contract) ran: 1 executor entries" in _rules(case)["denied_tool_ran"]
-    twice = [{**f, "executed": {"c1": 2}, "effects": {"c1": 2}} if f.get("executed") else f for f in case.framework.facts]
-    assert "ran: 2 executor entries, 2 effects" in _rules(_with(case, facts=twice))["denied_tool_ran"]
-    never = [{k: v for k, v in f.items() if k not in ("entered", "executed", "effects", "ran_with")} for f in case.framework.facts]
-    assert "denied_tool_ran" not in _rules(_with(case, facts=never))
+    twice = [replace(s, executed={"c1": 2}, effects={"c1": 2}, ran_with={"c1": [*(s.ran_with or {})["c1"]] * 2}) if s.executed else s
+             for s in steps_of(case.framework)]
+    assert "ran: 2 executor entries, 2 effects" in _rules(_rebuilt(case, *twice))["denied_tool_ran"]
+    never = [replace(s, entered={}, executed={}, effects={}, ran_with=None) for s in steps_of(case.framework)]
+    assert "denied_tool_ran" not in _rules(_rebuilt(case, *never))
 
 
 def test_a_misused_approval_is_taken_only_when_its_call_was_pending_and_decided_or_ran() -> None:
@@ -126,13 +145,13 @@ def test_a_misused_approval_is_taken_only_when_its_call_was_pending_and_decided_
     assert ("other_args approval for c1 at driver step 1 (its approval object carries the arguments and it did not hold; after it: "
             "c1 had 1 effect in all after driver step 1") in rules["misused_approval_accepted"]
     # the same step with its effects taken away and c1 left pending: nothing was taken, the binding held
-    facts = [{k: v for k, v in f.items() if k not in ("effects", "executed", "entered")} | {"pending": ["c1"]} for f in case.framework.facts]
-    rules = _rules(_with(case, facts=facts))
+    waiting = [replace(s, entered={}, executed={}, effects={}, ran_with=None, pending=("c1",)) for s in steps_of(case.framework)]
+    rules = _rules(_rebuilt(case, *waiting))
     assert "misused_approval_accepted" not in rules
     assert ("other_args approval for c1 at driver step 1 (c1 still waiting after driver step 1: c1; driver step 1 ended completed, "
             "in driver step 1 nothing ran") in rules["misused_approval_ignored"]
-    refused = [{**s, "status": "refused"} if s["action"] == "misuse_token" else s for s in case.framework.steps]
-    rules = _rules(_with(case, facts=facts, steps=refused))
+    refused = [replace(s, status="refused") if s.action == "misuse_token" else s for s in waiting]  # its session as it was
+    rules = _rules(_rebuilt(case, *refused))
     assert "misused_approval_accepted" not in rules and "misused_approval_ignored" not in rules
 
 
@@ -140,10 +159,12 @@ def test_a_misused_approval_whose_call_ran_later_with_no_decision_of_its_own_was
     """A misused approval handed over while the run was killed, then a resume that runs the call with no decision given
     for it since: the approval was taken there, never "neither refused nor acted on"."""
     case = _case("agentscope", "defaults", "misused_args_kill_restore")  # step 3: other_args approval for t1 after the kill at step 2
-    facts = [dict(f) for f in case.framework.facts]
-    moved = {k: facts[3].pop(k) for k in ("entered", "executed", "effects", "ran_with", "results", "granted", "implicit_decision")}
-    facts[4] |= {k: moved[k] for k in ("entered", "executed", "effects")}  # the resume at step 4 runs what the misuse let in
-    rules = _rules(_with(case, facts=facts))
+    steps = steps_of(case.framework)
+    ran = steps[3]
+    steps[3] = replace(ran, entered={}, executed={}, effects={}, ran_with=None, results=(), granted=(), implicit_decision=())
+    # the resume at step 4 runs what the misuse let in
+    steps[4] = replace(steps[4], entered=ran.entered, executed=ran.executed, effects=ran.effects, ran_with=ran.ran_with)
+    rules = _rules(_rebuilt(case, *steps))
     assert "misused_approval_ignored" not in rules
     assert ("other_args approval for t1 at driver step 3 (then, with no decision for t1 since, in driver step 4 n1 entered once, t1 entered "
             "once; t1 had 1 effect in all after driver step 4") in rules["misused_approval_accepted"]
@@ -156,8 +177,8 @@ def test_a_misuse_the_approval_object_cannot_carry_is_a_consequence_not_a_findin
     rules = _rules(case)
     assert "its approval object has no field for the arguments: it went in as a plain approval" in rules["approval_not_carried"]
     assert "misused_approval_accepted" not in rules and "approval_not_carried" in consequences()
-    carried = [{**f, "approval_object": {**f["approval_object"], "carried": True}} if f.get("approval_object") else f for f in case.framework.facts]
-    assert "misused_approval_accepted" in _rules(_with(case, facts=carried))
+    carried = [replace(s, approval_object={**s.approval_object, "carried": True}) if s.approval_object else s for s in steps_of(case.framework)]
+    assert "misused_approval_accepted" in _rules(_rebuilt(case, *carried))
 
 
 def test_a_held_misuse_is_judged_where_its_turn_was_handed_over() -> None:
@@ -187,12 +208,13 @@ def test_a_resume_that_continued_like_the_engine_has_no_resume_reason() -> None:
     case = _case("langgraph", "defaults", "kill_before_effect@write_landed")
     assert "found the run at before_execute with c1 pending (engine: reconcile)" in _rules(case)["resumed_differently"]
     engine_resume = next(f["resumed"] for f in case.engine.facts if f.get("resumed"))
-    same = [{**f, "resumed": engine_resume} if f.get("resumed") else f for f in case.framework.facts]  # the facts say where the resume found it
-    assert "resumed_differently" not in _rules(_with(case, facts=same))
+    same = [replace(s, resumed=engine_resume) if s.resumed else s for s in steps_of(case.framework)]  # the facts say where the resume found it
+    assert "resumed_differently" not in _rules(_rebuilt(case, *same))
 
 
 def test_run_of_reads_what_the_rules_need() -> None:
-    facts, steps = [{"step": 0, "action": "run"}], [{"action": "run"}]
+    built = run({"status": "completed"}, step("run"))
+    facts, steps = built.facts, built.steps
     wire = [{"turn": 0, "attempt": 0}]
     observation = {"observables": {"status": "completed"}, "facts": facts, "steps": steps, "model_requests": ["system user"], "wire_requests": wire}
     assert run_of(observation) == Run({"status": "completed"}, facts, steps, ["system user"], wire)
@@ -206,9 +228,9 @@ def test_a_high_risk_call_only_the_framework_paused_for_is_not_one_the_contract_
     case = _case("agentscope", "defaults", "basic_react_loop")
     assert "asked_about_other_calls" in _rules(case)
     high = SCENARIOS["high_risk_approved"]  # its c1 is transfer_funds, high_risk
-    facts = [{**{k: v for k, v in f.items() if k != "implicit_decision"}, "pending": ["c1"]} for f in case.framework.facts]
-    engine = replace(case.engine, facts=[{k: v for k, v in f.items() if k != "pending"} for f in case.engine.facts])
-    assert "asked_about_other_calls" not in _rules(Case(high, engine, replace(case.framework, facts=facts)))
+    paused = [replace(s, implicit_decision=(), pending=("c1",)) for s in steps_of(case.framework)]
+    engine = rerun(case.engine, *[replace(s, pending=(), validated=None) for s in steps_of(case.engine)])
+    assert "asked_about_other_calls" not in _rules(Case(high, engine, rerun(case.framework, *paused)))
 
 
 def test_the_bound_a_run_stopped_at_is_named_by_mode_and_count() -> None:
@@ -225,27 +247,22 @@ def test_the_bound_a_run_stopped_at_is_named_by_mode_and_count() -> None:
 def test_a_decision_that_ran_what_the_engine_also_ran_is_no_finding() -> None:
     case = _case("openai_agents", "defaults", "approval_misuse_other_call")  # c2's approval item handed over for c1 ran c2
     assert "the misuse_token of c1 at driver step 1 ran c2" in _rules(case)["decision_reached_other_call"]
-    engine_facts = [{**f, "effects": {**f.get("effects", {}), "c2": 1}} if f["step"] == 1 else f for f in case.engine.facts]
-    same = Case(case.scenario, replace(case.engine, facts=engine_facts), case.framework, mode="defaults")
+    also = [replace(s, entered={**s.entered, "c2": 1}, executed={**s.executed, "c2": 1}, effects={**s.effects, "c2": 1}, ran_with=None) if i == 1 else s
+            for i, s in enumerate(steps_of(case.engine))]  # the engine's step 1 ran c2 once as well
+    same = Case(case.scenario, rerun(case.engine, *also), case.framework, mode="defaults")
     assert "decision_reached_other_call" not in _rules(same)
 
 
 def test_a_restore_replaces_what_was_waiting() -> None:
-    from harness.records import ScenarioRun, StepFacts, StepRecord
+    from harness.records import ScenarioRun
     from harness.runner_side.observe.observables import undecided_calls
 
-    pending = [{"call_id": "c1", "tool": "transfer_funds", "args": {}}]
-    steps = [StepRecord(0, "run", "awaiting_approval", "awaiting_approval", pending=pending),
-             StepRecord(1, "snapshot", "awaiting_approval", "awaiting_approval", pending=pending),
-             StepRecord(2, "approve", "completed", "completed"),
-             StepRecord(3, "snapshot", "completed", "completed"),
-             StepRecord(4, "restore", "awaiting_approval", "awaiting_approval", pending=pending),
-             StepRecord(5, "restore", "completed", "completed")]
-    facts = [StepFacts(), StepFacts(), StepFacts(results=[{"call_id": "c1", "status": "ok", "content": "{}"}], approvals_granted=["c1"]),
-             StepFacts(), StepFacts(), StepFacts()]
-    run = ScenarioRun(SCENARIOS["high_risk_approved"], EVIDENCE, steps)
-    assert undecided_calls(run, facts) == []
-    assert undecided_calls(ScenarioRun(run.scenario, EVIDENCE, steps[:5]), facts[:5]) == ["c1"]
+    pairs = records(step("run", pending=["c1"]), step("snapshot", pending=["c1"]), step("approve", granted=["c1"], results=[("c1", "ok")]),
+                    step("snapshot"), step("restore", pending=["c1"]), step("restore"))
+    steps, facts = [r for r, _ in pairs], [f for _, f in pairs]
+    scenario_run = ScenarioRun(SCENARIOS["high_risk_approved"], EVIDENCE, steps)
+    assert undecided_calls(scenario_run, facts) == []
+    assert undecided_calls(ScenarioRun(scenario_run.scenario, EVIDENCE, steps[:5]), facts[:5]) == ["c1"]
 
 
 def test_a_long_runs_model_requests_keep_what_each_added() -> None:
@@ -301,8 +318,8 @@ def test_a_pause_the_driver_answered_implicitly_is_still_one_the_framework_asked
     assert "c1 approved at driver step 0.1, c2 approved at driver step 0.2, c3 approved at driver step 0.3" in reason.text
     paths = _paths(reason)
     assert ("pre_approval_state",) in paths and ("status",) not in paths and ("side_effects", "c1") not in paths
-    unanswered = [{**{k: v for k, v in f.items() if k != "implicit_decision"}, "pending": ["c1"]} for f in case.framework.facts]
-    reason = next(r for r in reasons(_with(case, facts=unanswered)) if r.rule == "asked_about_other_calls")
+    unanswered = [replace(s, implicit_decision=(), pending=("c1",)) for s in steps_of(case.framework)]
+    reason = next(r for r in reasons(_rebuilt(case, *unanswered)) if r.rule == "asked_about_other_calls")
     paths = _paths(reason)
     assert "left waiting: c1 after driver step 0" in reason.text and ("side_effects", "c1") in paths
     assert (("status",) in paths) == ("the run ended" in reason.text)  # the run's end is claimed only where it is said
@@ -321,14 +338,10 @@ def test_the_step_bound_of_the_drivers_implicit_answers_is_said() -> None:
     assert "left waiting: c4 after driver step 0 (driver step 0 had answered max_steps=3 pauses" in text
 
 
-def _steps(*statuses: tuple[str, str | None], actions: list[str]) -> list[dict[str, Any]]:
-    return [{"action": a, "status": s, "refusal": r, "error": None} for a, (s, r) in zip(actions, statuses, strict=True)]
-
-
-def _observed(status: str, steps: list[dict[str, Any]], calls: dict[str, int], **more: Any) -> dict[str, Any]:
+def _observed(status: str, steps: Sequence[Step], calls: dict[str, int], **more: Any) -> dict[str, Any]:
     """A run's observables with what the judge reads of every run (the cells a scenario does not exercise ``n/a``)."""
     model = {"calls_per_turn": calls, "injected": [], "marker_roles": [], "missing_turns": [], "unused_turns": []}
-    return {"status": status, "step_statuses": [s["status"] for s in steps], "refusals": [s["refusal"] for s in steps if s["refusal"]],
+    return {"status": status, "step_statuses": [s.status for s in steps], "refusals": [s.refusal for s in steps if s.refusal],
             "side_effects": {}, "model": model, "schema_failure_side_effects": "n/a", "pre_approval_state": "n/a", "idempotent_replay": "n/a",
             "checkpoint_after_interrupt": "n/a", "wire": "n/a", **more}
 
@@ -339,53 +352,46 @@ def test_an_invalid_call_held_for_approval_says_so_and_owns_the_final_status_onl
     from harness.runner_side.judge.rules.approval.asking import invalid_call_held
 
     scenario = SCENARIOS["invalid_high_risk_then_valid"]
-    actions = ["run", "approve"]
-    engine_steps = _steps(("awaiting_approval", None), ("completed", None), actions=actions)
-    engine = Run(_observed("completed", engine_steps, {"0": 1, "1": 1}),
-                 [{"step": 0, "action": "run", "pending": ["c2"], "validated": True}, {"step": 1, "action": "approve", "granted": ["c2"]}],
-                 engine_steps, _requests({"0": 1, "1": 1}))
-    facts = [{"step": 0, "action": "run", "pending": ["c1"]}, {"step": 1, "action": "approve", "pending": ["c1"]}]
-    steps = _steps(("awaiting_approval", None), ("awaiting_approval", None), actions=actions)
-    waiting = Run(_observed("awaiting_approval", steps, {"0": 1}), facts, steps, _requests({"0": 1}))
+    engine_steps = (step("run", pending=["c2"], validated=True), step("approve", granted=["c2"]))
+    engine = run(_observed("completed", engine_steps, {"0": 1, "1": 1}), *engine_steps, requests=_requests({"0": 1, "1": 1}))
+    steps = (step("run", pending=["c1"]), step("approve", pending=["c1"]))
+    waiting = run(_observed("awaiting_approval", steps, {"0": 1}), *steps, requests=_requests({"0": 1}))
     [reason] = invalid_call_held(Case(scenario, engine, waiting))
     assert reason.text.startswith("c1's arguments break transfer_funds's strict schema (amount_cents: '2500' is not of type 'integer')")
     assert "waiting after driver step 0 (before any validation), driver step 1 (before any validation)" in reason.text
     assert "c1 still waited after the last driver step, so the run ended awaiting_approval (engine: completed)" in reason.text
     assert reason.claims == (Claim(("status",), "awaiting_approval"),)  # the status the steps and what waits give
-    validated = [{**f, "validated": True} for f in facts]  # a validation that passed the string: it coerces
-    [reason] = invalid_call_held(Case(scenario, engine, replace(waiting, facts=validated)))
+    validated = [replace(s, validated=True) for s in steps]  # a validation that passed the string: it coerces
+    [reason] = invalid_call_held(Case(scenario, engine, rerun(waiting, *validated)))
     assert "driver step 0 (after its own validation passed them)" in reason.text
-    decided = replace(waiting, facts=[facts[0], {"step": 1, "action": "approve"}])
+    decided = rerun(waiting, steps[0], replace(steps[1], pending=()))  # still awaiting_approval, with nothing left waiting
     [reason] = invalid_call_held(Case(scenario, engine, decided))  # no longer waiting at the end: the status is not its
     assert "still waited" not in reason.text and reason.claims == ()
-    never = replace(waiting, facts=[{"step": 0, "action": "run", "pending": ["c2"]}, {"step": 1, "action": "approve"}])
+    never = rerun(waiting, replace(steps[0], pending=("c2",)), replace(steps[1], pending=()))
     assert list(invalid_call_held(Case(scenario, engine, never))) == []
 
 
-def _redelivery_runs(step_1: tuple[str, str | None], fact_1: dict[str, Any]) -> tuple[Run, Run]:
-    """The engine's run of ``redelivery_while_pending`` and a framework's whose driver step 1 (the redelivery) ended
-    ``step_1`` with the facts ``fact_1``; the approval at step 2 ran c1 once in both."""
-    actions = ["run", "deliver_again", "approve"]
+def _redelivery_runs(step_1: Step) -> tuple[Run, Run]:
+    """The engine's run of ``redelivery_while_pending`` and a framework's whose driver step 1 (the redelivery) is
+    ``step_1``; the approval at step 2 ran c1 once in both."""
     result = "{\"amount_cents\":2500,\"status\":\"sent\",\"transfer_id\":\"tr-c1\"}"
     pause = {"args_validated": True, "non_read_only_effects": {}, "step": 0,
              "pending": [{"args": {"amount_cents": 2500, "from_account": "ACC-1", "to_account": "ACC-2"}, "call_id": "c1", "tool": "transfer_funds"}]}
 
-    def observables(provided_by: str, steps: list[dict[str, Any]], pauses: list[dict[str, Any]], calls: dict[str, int]) -> dict[str, Any]:
+    def observables(provided_by: str, steps: Sequence[Step], pauses: list[dict[str, Any]], calls: dict[str, int]) -> dict[str, Any]:
         replay = {"c1": {"results": [result], "equal": True, "effects": 1, "provided_by": provided_by}}
         state = {"pauses": pauses, "decisions": [{"action": "approve", "call_id": "c1", "effects_before": {}, "step": 2}], "undecided_at_end": []}
         return _observed("completed", steps, calls, side_effects={"c1": {"effects": 1, "executor_entries": 1, "tool_entries": 1}},
                          idempotent_replay=replay, pre_approval_state=state)
 
-    ran = {"step": 2, "action": "approve", "entered": {"c1": 1}, "executed": {"c1": 1}, "effects": {"c1": 1}, "granted": ["c1"], "results": [["c1", "ok"]]}
-    first = {"step": 0, "action": "run", "pending": ["c1"], "validated": True}
-    engine_steps = _steps(("awaiting_approval", None), ("refused", "duplicate_event"), ("completed", None), actions=actions)
-    engine = Run(observables("framework", engine_steps, [pause], {"0": 1, "1": 1}),
-                 [first, {"step": 1, "action": "deliver_again", "pending": ["c1"], "dedup_by": "framework", "validated": True}, ran],
-                 engine_steps, _requests({"0": 1, "1": 1}))
-    pauses = [pause, {**pause, "step": 1}] if step_1[0] == "awaiting_approval" else [pause]
-    calls = {"0": 1 + (step_1[0] == "awaiting_approval"), "1": 1}
-    steps = _steps(("awaiting_approval", None), step_1, ("completed", None), actions=actions)
-    framework = Run(observables("none", steps, pauses, calls), [first, {"step": 1, "action": "deliver_again", **fact_1}, ran], steps, _requests(calls))
+    ran = step("approve", entered={"c1": 1}, executed={"c1": 1}, effects={"c1": 1}, granted=["c1"], results=[("c1", "ok")])
+    first = step("run", pending=["c1"], validated=True)
+    engine_steps = (first, step("deliver_again", "refused", refusal="duplicate_event", pending=["c1"], dedup_by="framework", validated=True), ran)
+    engine = run(observables("framework", engine_steps, [pause], {"0": 1, "1": 1}), *engine_steps, requests=_requests({"0": 1, "1": 1}))
+    pauses = [pause, {**pause, "step": 1}] if step_1.status == "awaiting_approval" else [pause]
+    calls = {"0": 1 + (step_1.status == "awaiting_approval"), "1": 1}
+    steps = (first, step_1, ran)
+    framework = run(observables("none", steps, pauses, calls), *steps, requests=_requests(calls))
     return engine, framework
 
 
@@ -396,14 +402,14 @@ def test_a_redelivery_refused_for_the_frameworks_own_reason_is_no_deduplication(
 
     scenario = SCENARIOS["redelivery_while_pending"]
     refusal = "agentscope: Agent is waiting for 1 tool calls and external execution results for 0 tool calls, but received no event"
-    engine, framework = _redelivery_runs(("refused", refusal), {"pending": ["c1"], "validated": True})
+    engine, framework = _redelivery_runs(step("deliver_again", "refused", refusal=refusal, pending=["c1"], validated=True))
     [reason] = redelivered_as_new_turn(Case(scenario, engine, framework))
     assert reason.rule == "redelivery_refused_not_deduplicated" and "redelivery_refused_not_deduplicated" in consequences()
     assert f"driver step 1 was refused by the framework ({refusal}; waiting after driver step 0: c1), not recognised as a duplicate" in reason.text
     assert Claim(("idempotent_replay", "c1", "provided_by"), "none") in reason.claims  # the facts record no deduplicator
-    engine_refused = replace(framework, steps=[{**s, "refusal": "duplicate_event"} if s["action"] == "deliver_again" else s for s in framework.steps])
+    engine_refused = rerun(framework, *[replace(s, refusal="duplicate_event") if s.action == "deliver_again" else s for s in steps_of(framework)])
     assert list(redelivered_as_new_turn(Case(scenario, engine, engine_refused))) == []  # refused as the duplicate it is
-    glued = replace(framework, facts=[{**f, "dedup_by": "glue"} if f["action"] == "deliver_again" else f for f in framework.facts])
+    glued = rerun(framework, *[replace(s, dedup_by="glue") if s.action == "deliver_again" else s for s in steps_of(framework)])
     assert list(redelivered_as_new_turn(Case(scenario, engine, glued))) == []  # deduplicated: deduplicated_by_glue's
 
 
@@ -414,13 +420,13 @@ def test_a_redelivery_that_paused_again_claims_the_pause_it_added() -> None:
     from harness.runner_side.judge.rules.events import redelivered_as_new_turn
 
     scenario = SCENARIOS["redelivery_while_pending"]
-    engine, framework = _redelivery_runs(("awaiting_approval", None), {"pending": ["c1"], "validated": True})
+    engine, framework = _redelivery_runs(step("deliver_again", pending=["c1"], validated=True))
     [reason] = redelivered_as_new_turn(Case(scenario, engine, framework))
     assert "driver step 1 ended awaiting_approval waiting for c1, executors entered in it: none" in reason.text
     assert ("pre_approval_state", "pauses") in _paths(reason)
     state, engine_state = framework.observables["pre_approval_state"], engine.observables["pre_approval_state"]
     assert explain("pre_approval_state", engine_state, state, [reason])[1:] == (["redelivered_as_new_turn"], True)
-    other = replace(framework, facts=[{**f, "pending": ["c2"]} if f["step"] == 1 else f for f in framework.facts])
+    other = rerun(framework, *[replace(s, pending=("c2",)) if i == 1 else s for i, s in enumerate(steps_of(framework))])
     [reason] = redelivered_as_new_turn(Case(scenario, engine, other))  # the pause recorded is not the one the step's facts give
     said, _, explained = explain("pre_approval_state", engine_state, state, [reason])
     assert not explained and f"{UNEXPLAINED} at pre_approval_state.pauses" in said
@@ -432,17 +438,16 @@ def test_a_decision_for_a_call_the_framework_never_asked_about_is_not_one_it_ign
     from harness.runner_side.judge.rules.approval.asking import misused_approval
 
     scenario = SCENARIOS["invalid_high_risk_then_valid"]
-    steps = _steps(("awaiting_approval", None), ("awaiting_approval", None), actions=["run", "approve"])
-    observed = _observed("awaiting_approval", steps, {"0": 1})
-    engine = Run(observed, [{"step": 0, "action": "run", "pending": ["c2"]}, {"step": 1, "action": "approve"}], steps, _requests({"0": 1}))
-    unasked = replace(engine, facts=[{"step": 0, "action": "run", "pending": ["c1"]}, {"step": 1, "action": "approve", "pending": ["c1"]}])
+    steps = (step("run", pending=["c2"]), step("approve", "awaiting_approval"))
+    engine = run(_observed("awaiting_approval", steps, {"0": 1}), *steps, requests=_requests({"0": 1}))
+    unasked = rerun(engine, step("run", pending=["c1"]), step("approve", pending=["c1"]))
     [reason] = misused_approval(Case(scenario, engine, unasked))
     assert reason.rule == "decision_for_unasked_call" and "decision_for_unasked_call" in consequences()
     assert ("approve for c2 at driver step 1 (c2 was never waiting in the framework's run (waiting after driver step 0: c1); "
             "driver step 1 ended awaiting_approval") in reason.text
     assert reason.claims == (Claim(("step_statuses", "1"), "awaiting_approval"),)
     # c2 waited just before the approval: a call the framework asked about (what became of it is for other rules to say)
-    gone = replace(engine, facts=[{"step": 0, "action": "run", "pending": ["c2", "c1"]}, {"step": 1, "action": "approve", "pending": ["c1"]}])
+    gone = rerun(engine, step("run", pending=["c2", "c1"]), step("approve", pending=["c1"]))
     assert [r.rule for r in misused_approval(Case(scenario, engine, gone))] == []
 
 
@@ -460,11 +465,11 @@ def test_a_decision_the_engine_refused_that_a_killed_run_took_says_what_ran() ->
     assert ("step_statuses", "1") in _paths(reason) and ("status",) in _paths(reason)
     # with the step's entries taken away the decision still took the killed run on (its step ended completed); with the
     # step killed again as well, nothing went on: the decision answered no question of the framework's run
-    idle = [{k: v for k, v in f.items() if k not in ("entered", "executed", "results")} for f in case.framework.facts]
-    [taken] = misused_approval(_with(case, facts=idle))
+    idle = [replace(s, entered={}, executed={}, results=()) for s in steps_of(case.framework)]
+    [taken] = misused_approval(_rebuilt(case, *idle))
     assert taken.rule == "refused_decision_taken" and "in driver step 1 nothing ran; driver step 1 ended completed" in taken.text
-    crashed = [{**s, "status": "crashed"} if i == 1 else s for i, s in enumerate(case.framework.steps)]
-    assert [r.rule for r in misused_approval(_with(case, facts=idle, steps=crashed))] == ["decision_for_unasked_call"]
+    crashed = [replace(s, status="crashed") if i == 1 else s for i, s in enumerate(idle)]
+    assert [r.rule for r in misused_approval(_rebuilt(case, *crashed))] == ["decision_for_unasked_call"]
 
 
 def test_a_kill_the_framework_state_reads_past_is_crashed_on_the_next_snapshot() -> None:
@@ -491,8 +496,8 @@ def test_a_call_whose_arguments_are_not_json_and_got_no_result_was_dropped() -> 
     assert list(invalid_call_dropped(went_on)) == []
     later_event = _with(case, requests=[*case.framework.requests, f"{case.framework.requests[-1]} assistant user"])  # a new event asks turn 1
     assert [r.rule for r in invalid_call_dropped(later_event)] == ["invalid_call_dropped"]
-    answered = [{**f, "results": [["c1", "error"]]} for f in case.framework.facts]
-    assert list(invalid_call_dropped(_with(case, facts=answered))) == []
+    answered = [replace(s, results=(("c1", "error"),)) for s in steps_of(case.framework)]
+    assert list(invalid_call_dropped(_rebuilt(case, *answered))) == []
 
 
 def test_a_schema_lost_in_the_declaration_and_one_rewritten_in_the_request_are_two_findings_that_follow_their_part() -> None:
@@ -531,7 +536,7 @@ def test_a_tool_error_not_retried_counts_the_effects_of_the_entries_it_counts() 
     case = _case("pydantic_ai", "defaults", "retry_before_effect")
     [before] = list(tool_error_not_retried(case))
     assert "entered it once with no effect; the error ended the run at driver step 0" in before.text
-    later = {"step": 1, "action": "resume", "entered": {"c1": 1}, "executed": {"c1": 1}, "effects": {"c1": 1}, "results": [["c1", "ok"]]}
-    again = _with(case, facts=[*case.framework.facts, later], steps=[*case.framework.steps, {"action": "resume", "status": "completed", "refusal": None, "error": None}])
+    later = step("resume", entered={"c1": 1}, executed={"c1": 1}, effects={"c1": 1}, results=[("c1", "ok")])
+    again = _rebuilt(case, *steps_of(case.framework), later)
     [after] = list(tool_error_not_retried(again))
     assert "entered it once with no effect through driver step 0 (2 executor entries and 1 effect in all)" in after.text, after.text

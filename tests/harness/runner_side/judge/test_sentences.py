@@ -86,8 +86,8 @@ def test_an_approval_is_used_once_its_call_ran_and_open_until_then() -> None:
     from harness.runner_side.judge.facts import open_approvals
 
     ran = run({}, step("run", pending=["t1"]),
-              step("approve", granted=["t1"], entered={"t1": 1, "n1": 1}, executed={"t1": 1, "n1": 1}, effects={"t1": 1}, killed=True))
+              step("approve", granted=["t1"], executed={"t1": 1, "n1": 1}, effects={"t1": 1}, killed=True))
     assert open_approvals(ran, 1) == []
     waiting = run({}, step("run", pending=["t1", "t2"]), step("approve", granted=["t1"], pending=["t2"]),
-                  step("approve", granted=["t2"], entered={"t2": 1}, executed={"t2": 1}, killed=True))
+                  step("approve", granted=["t2"], executed={"t2": 1}, killed=True))
     assert open_approvals(waiting, 2) == ["t1"]

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from harness.runner_side.publish.drift import collapse_common, diff_documents, window
+from tests.harness.runner_side.judge.facts_builder import run, step
 
 
 def _event(n: int) -> dict[str, Any]:
@@ -17,12 +18,13 @@ def _event(n: int) -> dict[str, Any]:
 
 def _document(trace_length: int = 8) -> dict[str, Any]:
     cell = {"handwritten": 1, "framework": 1, "equal": True}
+    ran = run({}, *(step(action, entered={"c1": 1}, executed={"c1": 1}, effects={"c1": 1}) for action in ("run", "resume")))
     scenario = {
         "status": "ok",
         "columns": {"side_effects": cell},
         "trace": [_event(n) for n in range(trace_length)],
-        "steps": [{"action": "run", "status": "completed"}, {"action": "resume", "status": "completed"}],
-        "facts": [{"step": 0, "effects": {"c1": 1}}, {"step": 1, "effects": {"c1": 1}}],
+        "steps": ran.steps,
+        "facts": ran.facts,
         "reasons": [{"rule": "r1", "claims": ["a"]}, {"rule": "r2", "claims": ["b"]}],
     }
     summary = {"equal_cells": 1}
