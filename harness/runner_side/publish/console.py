@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -126,9 +127,17 @@ def wrapped(line: str, indent: str = "    ") -> str:
     return "\n".join(textwrap.wrap(text, WIDTH, subsequent_indent=indent, break_on_hyphens=False, break_long_words=True)) or text
 
 
+_WRITING = threading.Lock()
+
+
 def say(line: str = "", to: TextIO | None = None) -> None:
-    """Print ``line`` wrapped (``wrapped``), on stdout unless ``to`` says otherwise."""
-    print(wrapped(line) if line else "", file=to or sys.stdout, flush=True)
+    """Print ``line`` wrapped (``wrapped``), on stdout unless ``to`` says otherwise: in one write under a lock, since
+    every column's thread reports its progress (``print`` writes the line and its newline apart, and two threads'
+    lines would run into one)."""
+    stream = to or sys.stdout
+    with _WRITING:
+        stream.write((wrapped(line) if line else "") + "\n")
+        stream.flush()
 
 
 def shown(path: Path) -> str:

@@ -65,3 +65,23 @@ def test_paths_under_the_repository_print_relative(capsys: pytest.CaptureFixture
     assert capsys.readouterr().out == "kept in runs/x\n"
     assert console.where(ROOT / "evidence", check=False)[0] == "findings (what each framework hides): evidence/FINDINGS.md"
     assert console.shown(Path("/")) == "/"
+
+
+def test_lines_said_from_many_threads_never_run_into_one_another() -> None:
+    """Every column's thread reports its progress: each line is written whole, with its newline."""
+    import io
+    import threading
+
+    out = io.StringIO()
+    lines = [f"[column{n}] {i}/200 defaults/scenario_{i} (1 s)" for n in range(8) for i in range(200)]
+
+    def report(n: int) -> None:
+        for i in range(200):
+            console.say(lines[n * 200 + i], to=out)
+
+    threads = [threading.Thread(target=report, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(out.getvalue().splitlines()) == sorted(lines)
