@@ -38,7 +38,7 @@ from harness.runner_side.publish.report.scorecard import scorecard, scorecard_sv
 from harness.runner_side.run.processes import Stopped, stopping
 from harness.runner_side.run.runner import ColumnResult, run_column
 from harness.runner_side.run.wire_server import WireServer
-from harness.scenarios import Scenario, load_scenarios
+from harness.scenarios import Scenario
 
 FINDINGS, REPORT, SCORECARD = "FINDINGS.md", "report.html", "scorecard.svg"
 
@@ -66,7 +66,7 @@ def compare(request: Request, scenarios: list[Scenario], expectations: dict[str,
     columns = [registry.known_columns()[n] for n in dict.fromkeys([REFERENCE, *request.columns])]
     target = scratch / "evidence" if request.check else request.output
     started = time.perf_counter()
-    results = run_all(columns, list(request.modes), request.scenarios, scratch / "columns", len(scenarios), twice=request.check,
+    results = run_all(columns, list(request.modes), request.scenarios, scenarios, scratch / "columns", twice=request.check,
                       trace_glue=request.check and request.whole)
     if stopping():
         raise Stopped(signal.SIGINT)
@@ -99,13 +99,14 @@ def compare(request: Request, scenarios: list[Scenario], expectations: dict[str,
 
 
 def run_all(
-    columns: list[Column], modes: list[str], scenarios_dir: Path, scratch: Path, count: int, twice: bool, trace_glue: bool = False
+    columns: list[Column], modes: list[str], scenarios_dir: Path, scenarios: list[Scenario], scratch: Path, twice: bool, trace_glue: bool = False
 ) -> dict[str, ColumnResult]:
-    """Columns run in parallel, one process each; a progress line as each one ends. With ``twice``
+    """Columns run in parallel, one process each, on the scenarios of ``scenarios_dir`` (``scenarios``: as the command
+    line loaded them, once); a progress line as each one ends. With ``twice``
     every scenario runs twice in every column, and any difference is an undeclared race; with ``trace_glue`` too, the
     second runs of each column with both modes are line-traced to check its glue count (scripts/check_glue_coverage.py
     does the same alone): coverage of the whole count needs the committed scenarios, so only they are traced."""
-    started = time.perf_counter()
+    started, count = time.perf_counter(), len(scenarios)
 
     def one(column: Column) -> ColumnResult:
         progress = console.Progress(column.name, count, started)
@@ -118,7 +119,7 @@ def run_all(
         return result
 
     # The scripted OpenAI-compatible server of the wire mode: the runner's, shared by every column (each its own token).
-    with WireServer(load_scenarios(scenarios_dir)) as wire, ThreadPoolExecutor(max_workers=max(1, len(columns))) as pool:
+    with WireServer(scenarios) as wire, ThreadPoolExecutor(max_workers=max(1, len(columns))) as pool:
         results = {r.column.name: r for r in pool.map(one, columns)}  # every column at once: the machine, not a cap, decides
     if wire.errors:
         raise AssertionError(f"harness bug: the scripted wire server raised: {wire.errors[:3]}")

@@ -4,7 +4,9 @@ the committed evidence and names longer than any committed one."""
 
 from __future__ import annotations
 
+import io
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -68,18 +70,18 @@ def test_paths_under_the_repository_print_relative(capsys: pytest.CaptureFixture
 
 
 def test_lines_said_from_many_threads_never_run_into_one_another() -> None:
-    """Every column's thread reports its progress: each line is written whole, with its newline."""
-    import io
-    import threading
+    """Every column's thread reports its progress: each line is written whole, with its newline, even on a stream that
+    lets another thread run between any two writes (``print`` writes a line and its newline apart)."""
 
-    out = io.StringIO()
-    lines = [f"[column{n}] {i}/200 defaults/scenario_{i} (1 s)" for n in range(8) for i in range(200)]
+    class Yielding(io.StringIO):
+        def write(self, text: str) -> int:
+            written = super().write(text)
+            time.sleep(0.001)  # another thread gets the interpreter here
+            return written
 
-    def report(n: int) -> None:
-        for i in range(200):
-            console.say(lines[n * 200 + i], to=out)
-
-    threads = [threading.Thread(target=report, args=(n,)) for n in range(8)]
+    out = Yielding()
+    lines = [f"[column{n}] {i}/20 defaults/scenario_{i} (1 s)" for n in range(4) for i in range(20)]
+    threads = [threading.Thread(target=lambda n=n: [console.say(line, to=out) for line in lines[n * 20:(n + 1) * 20]]) for n in range(4)]
     for thread in threads:
         thread.start()
     for thread in threads:
