@@ -35,7 +35,7 @@ def observation(scenario: Scenario, raw: dict[str, Any], measured_exceptions: fr
         "status": "error" if errors else "ok",
         "error": errors[0].splitlines()[0] if errors else None,
         "observables": observables,
-        "steps": [{"action": s.action, "status": s.status, "refusal": s.refusal, "error": s.error.splitlines()[0] if s.error else None} for s in steps],
+        "steps": [stored_step(s) for s in steps],
         "trace": [{"driver_step": s.index, **e} for s in steps for e in s.trace],
         "facts": step_facts(steps, [StepFacts(**f) for f in raw["facts"]]),
         "model_requests": compact_requests(raw["model"]["requests"]),
@@ -70,6 +70,11 @@ def compact_requests(requests: list[str]) -> list[str]:
     for before, request in zip(requests, requests[1:], strict=False):
         kept.append(f"+ {request[len(before) + 1:]}" if request.startswith(f"{before} ") else request)
     return kept
+
+
+def stored_step(step: StepRecord) -> dict[str, Any]:
+    """A driver step as an observation record stores it: its action, status, refusal and the first line of its error."""
+    return {"action": step.action, "status": step.status, "refusal": step.refusal, "error": step.error.splitlines()[0] if step.error else None}
 
 
 _COUNTS = (("entered", "tool_entries"), ("executed", "executor_entries"), ("effects", "effects"))

@@ -21,7 +21,7 @@ from typing import Any
 
 from harness.records import STATUSES, StepFacts, StepRecord
 from harness.runner_side.judge import Run
-from harness.runner_side.observe.observation import step_facts
+from harness.runner_side.observe.observation import step_facts, stored_step
 
 _COUNTS = (("entered", "tool_entries"), ("executed", "executor_entries"), ("effects", "effects"))  # the facts' name, the ledger's
 
@@ -148,7 +148,7 @@ def run(observables: dict[str, Any], *steps: Step, requests: Sequence[str] = (),
     stores them (action, status, refusal, the first line of the error)."""
     pairs = records(*steps)
     built = [r for r, _ in pairs]
-    stored = [{"action": s.action, "status": s.status, "refusal": s.refusal, "error": s.error.splitlines()[0] if s.error else None} for s in built]
+    stored = [stored_step(s) for s in built]
     return Run(observables, step_facts(built, [f for _, f in pairs]), stored, list(requests), wire)
 
 
