@@ -11,22 +11,25 @@ A tool that acts for the session's user (``list_orders``) takes no argument nami
 it reads the user from the run's runtime context (``ToolRuntime``, the docs' "runtime
 context": ``context_schema=SessionUser`` on the graph or agent, ``context=SessionUser(...)``
 on every ``stream``), which the model never sees, and hands the body ``{"username": user}``
-as the engine's boundary does.
+as the engine's boundary does. LangGraph before 1.0 has no ``ToolRuntime``: there the tool reads
+the same context with ``langgraph.runtime.get_runtime``, the 0.6 docs' way (``TOOL_RUNTIME``).
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from langchain_core.tools import BaseTool, InjectedToolCallId, tool
-from langgraph.prebuilt import ToolRuntime
 from pydantic import BaseModel
 
 from handwritten.canonical import canonical_json
 from harness.column_side.fixtures.world import FixtureWorld
 
 CallId = Annotated[str, InjectedToolCallId]  # module level: @tool resolves the annotations by name
+TOOL_RUNTIME = int(importlib.metadata.version("langgraph").split(".")[0]) >= 1
+"""LangGraph 1.0 and later inject a ``ToolRuntime``; 0.6 has ``get_runtime()`` (a column at an extra pin runs 0.6)."""
 
 
 @dataclass(frozen=True)
@@ -92,10 +95,21 @@ def calculator(a: int | float, b: int | float, op: Literal["add", "sub", "mul", 
     return _run("calculator", tool_call_id, {"a": a, "b": b, "op": op})
 
 
-@tool
-def list_orders(runtime: ToolRuntime[SessionUser]) -> str:
-    """Orders of the signed-in user (acts for the session's user: the user comes from the session)."""
-    return _run("list_orders", runtime.tool_call_id or "", {"username": runtime.context.user})
+if TOOL_RUNTIME:
+    from langgraph.prebuilt import ToolRuntime  # type: ignore[attr-defined,unused-ignore]  # absent before LangGraph 1.0
+
+    @tool
+    def list_orders(runtime: ToolRuntime[SessionUser]) -> str:
+        """Orders of the signed-in user (acts for the session's user: the user comes from the session)."""
+        return _run("list_orders", runtime.tool_call_id or "", {"username": runtime.context.user})
+
+else:
+    from langgraph.runtime import get_runtime
+
+    @tool
+    def list_orders(tool_call_id: CallId) -> str:
+        """Orders of the signed-in user (acts for the session's user: the user comes from the session)."""
+        return _run("list_orders", tool_call_id, {"username": get_runtime(SessionUser).context.user})
 
 
 @tool

@@ -5,10 +5,15 @@ A column lives in ``adapters/<name>/``; its package's ``__init__.py`` declares `
 description). Declaring it imports nothing of the framework, so the runner can list every column
 without any framework installed; the class is imported only inside the column's own process.
 Adding a column edits no harness module.
+
+An isolated column runs at another set of pins when a lock sits at ``adapters/<name>/pins/<version>/``
+(``requirements.in`` and ``requirements.lock``): that is the column ``<name>@<version>``, the same adapter
+code in an environment built from that lock. Adding a pin edits nothing outside its adapter folder.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import re
 from dataclasses import dataclass
@@ -30,18 +35,70 @@ class Column:
     lock_dir: Path | None = None  # default: adapters/<name>
 
     @property
+    def adapter(self) -> str:
+        """The adapter's name: the column's name without its pin (``langgraph`` for ``langgraph@0.6.11``)."""
+        return self.name.partition(PIN_SEPARATOR)[0]
+
+    @property
+    def pin(self) -> str | None:
+        """The extra pin this column runs at (``0.6.11`` for ``langgraph@0.6.11``); None at the adapter's default pin."""
+        return self.name.partition(PIN_SEPARATOR)[2] or None
+
+    @property
     def adapter_dir(self) -> Path:
-        """Where an isolated column keeps its requirements.in and hashed requirements.lock."""
-        return self.lock_dir or ROOT / "adapters" / self.name
+        """Where the column's adapter code lives, with its MAPPING.md (and its default requirements.in and lock)."""
+        return self.lock_dir or ROOT / "adapters" / self.adapter
+
+    @property
+    def environment_dir(self) -> Path:
+        """Where the column's requirements.in and hashed requirements.lock are: ``pins/<version>/`` for an extra pin."""
+        return self.adapter_dir / PINS_DIR / self.pin if self.pin else self.adapter_dir
+
+
+PIN_SEPARATOR = "@"
+PINS_DIR = "pins"
+_FIRST_PIN = re.compile(r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*(?:\[[^\]]*\])?\s*==\s*([^\s;#]+)", re.MULTILINE)
+
+
+def pin_version(column: Column) -> str:
+    """The version a column runs at: its extra pin's, else the default pin's, which is the version of the first
+    requirement of its ``requirements.in`` (the framework's own package, by the adapters' convention)."""
+    if column.pin:
+        return column.pin
+    found = _FIRST_PIN.search((column.environment_dir / "requirements.in").read_text(encoding="utf-8"))
+    if found is None:
+        raise ValueError(f"{column.environment_dir / 'requirements.in'}: no 'name==version' pin names the column's version")
+    return found.group(1)
+
+
+def column_at(columns: dict[str, Column], adapter: str, version: str) -> Column:
+    """The column of ``adapter`` that runs at ``version`` (its default pin or an extra one); KeyError naming the pins."""
+    found = {pin_version(c): c for c in columns.values() if c.adapter == adapter and c.environment == "isolated"}
+    if version not in found:
+        raise KeyError(f"{adapter} has no pin {version} (its pins: {', '.join(sorted(found)) or 'none'})")
+    return found[version]
+
+
+def pinned(column: Column) -> list[Column]:
+    """The column at each extra pin committed beside its adapter (``pins/<version>/requirements.lock``), oldest
+    version first; only an isolated column has pins."""
+    from packaging.version import Version  # the runner's dependency: a column process imports this module without it
+
+    if column.environment != "isolated" or column.pin:
+        return []
+    folders = [p.parent for p in (column.adapter_dir / PINS_DIR).glob("*/requirements.lock")]
+    return [dataclasses.replace(column, name=f"{column.name}{PIN_SEPARATOR}{f.name}", description=f"{column.description} (at {f.name})")
+            for f in sorted(folders, key=lambda f: Version(f.name))]
 
 
 def known_columns() -> dict[str, Column]:
-    """Every column declared under ``adapters/``: the reference first, then the project's own, then the isolated ones."""
+    """Every column declared under ``adapters/``: the reference first, then the project's own, then the isolated ones,
+    each followed by its extra pins."""
     declared = []
     for init in sorted((ROOT / "adapters").glob("*/__init__.py")):
         column = getattr(importlib.import_module(f"adapters.{init.parent.name}"), "COLUMN", None)
         if isinstance(column, Column):
-            declared.append(column)
+            declared += [column, *pinned(column)]
     declared.sort(key=lambda c: (c.name != REFERENCE, c.environment != "project", c.name))
     return {c.name: c for c in declared}
 

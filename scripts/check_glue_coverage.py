@@ -40,9 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         python = None
         if column.environment == "isolated":
-            from harness.runner_side.run.environments import ensure_environment  # only isolated columns need uv
+            from harness.runner_side.run.environments import column_environment  # only isolated columns need uv
 
-            python = ensure_environment(column.adapter_dir).python
+            python = column_environment(column).python
         coverage = check_column(column, args.scenarios, scratch, python=python, scenario_timeout_s=args.scenario_timeout)
     except (HarnessError, RuntimeError, OSError) as exc:  # OSError: the environment went away under the run
         print(f"{column.name}: cannot be traced: {exc}", file=sys.stderr)

@@ -1,7 +1,15 @@
-"""Run every probe (``probes/<framework>/<scenario>.py``: ``probes/README.md``) in its framework's pinned environment and compare its
-counts with the column's ``defaults`` evidence; exit 1 on any disagreement or failed probe.
+"""Run every probe (``probes/<framework>/<scenario>.py``: ``probes/README.md``) in the pinned environment of each column
+it runs at and compare its counts with that column's ``defaults`` (or ``wire``) evidence; exit 1 on any disagreement or
+failed probe.
 
-    python scripts/check_probes.py [FRAMEWORK ...]
+    python scripts/check_probes.py [--evidence DIR] [FRAMEWORK | FRAMEWORK@VERSION ...]
+
+A probe runs in its framework's column at each version its ``PINS`` names (the default column alone without ``PINS``),
+and each run is compared with that column's ``<column>.json`` in ``evidence/`` (or ``--evidence DIR``, a comparison
+run's ``--output``). With no argument every run is checked. ``FRAMEWORK`` (``langgraph``) selects every run of that
+framework's probes, at every pin; ``FRAMEWORK@VERSION`` selects the runs at that one pin, the default pin's included
+(``langgraph@0.6.11``, and ``langgraph@1.2.24`` for the default pin's runs). Each line of the output names the column
+it ran in. Exit status 2 for an argument that names no framework or pin.
 """
 
 from __future__ import annotations
@@ -12,43 +20,58 @@ import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from harness.columns import ROOT, known_columns  # noqa: E402
-from harness.runner_side.publish.probes import Probe, ProbeError, declared_probes, disagreements, run_probe  # noqa: E402
-from harness.runner_side.run.environments import ensure_environment  # noqa: E402
+from harness.runner_side.publish.probes import Probe, ProbeError, declared_probes, disagreements, probe_runs, run_probe, selected_columns  # noqa: E402
+from harness.runner_side.run.environments import column_environment  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("frameworks", nargs="*", help="only these frameworks' probes (default: all)")
+    parser.add_argument("frameworks", nargs="*", metavar="FRAMEWORK[@VERSION]",
+                        help="only these frameworks' probes, at every pin, or at one pin with @VERSION (default: all)")
+    parser.add_argument("--evidence", type=Path, default=ROOT / "evidence", metavar="DIR",
+                        help="where the columns' evidence is, <column>.json (default: evidence/; a run's --output to check a fresh one)")
     args = parser.parse_args(argv)
-    probes = [p for p in declared_probes() if not args.frameworks or p.framework in args.frameworks]
-    if not probes:
+    registry = known_columns()
+    try:
+        chosen = selected_columns(args.frameworks, registry)
+    except ValueError as error:
+        print(f"check_probes: {error}", file=sys.stderr)
+        return 2
+    runs = probe_runs(declared_probes(registry=registry), registry, chosen)
+    if not runs:
         print("check_probes: no probe found", file=sys.stderr)
         return 1
-    pythons, evidence = {}, {}
-    for framework in sorted({p.framework for p in probes}):
-        pythons[framework] = ensure_environment(known_columns()[framework].adapter_dir, log=lambda line: print(line, file=sys.stderr)).python
-        evidence[framework] = json.loads((ROOT / "evidence" / f"{framework}.json").read_text(encoding="utf-8"))
+    pythons: dict[str, Path] = {}
+    evidence: dict[str, dict[str, Any] | None] = {}
+    for column in sorted({column for column, _ in runs}):
+        pythons[column] = column_environment(registry[column], log=lambda line: print(line, file=sys.stderr)).python
+        recorded = args.evidence / f"{column}.json"
+        evidence[column] = json.loads(recorded.read_text(encoding="utf-8")) if recorded.exists() else None
 
-    def check(probe: Probe) -> list[str]:
+    def check(run: tuple[str, Probe]) -> list[str]:
+        column, probe = run
+        if (recorded := evidence[column]) is None:
+            return [f"no {column}.json in {args.evidence} to compare with"]
         try:
-            return disagreements(probe, run_probe(probe, pythons[probe.framework]), evidence[probe.framework])
+            return disagreements(probe, run_probe(probe, pythons[column]), recorded)
         except ProbeError as error:
             return [str(error)]
 
-    ordered = sorted(probes, key=lambda p: (p.framework, p.file))
     failed = 0
     # each probe is its own process with its own home: they run side by side, one per core, reported in order
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        for probe, found in zip(ordered, pool.map(check, ordered), strict=True):
+        for (column, probe), found in zip(runs, pool.map(check, runs), strict=True):
             failed += bool(found)
-            print(f"{'ok  ' if not found else 'FAIL'} {probe.file} ({probe.scenario})")
+            print(f"{'ok  ' if not found else 'FAIL'} {column} {probe.file} ({probe.scenario})")
             for line in found:
                 print(f"     {line}")
-    print(f"check_probes: {len(probes) - failed} of {len(probes)} probes agree with the evidence")
+    probes, columns = len({probe.file for _, probe in runs}), len(evidence)
+    print(f"check_probes: {len(runs) - failed} of {len(runs)} probe runs agree with the evidence ({probes} probes, {columns} column{'s' if columns != 1 else ''})")
     return 1 if failed else 0
 
 

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Regenerate a framework column's hashed lock: adapters/<name>/requirements.lock.
 
-    python scripts/lock_environment.py <adapter name> [--upgrade]
+    python scripts/lock_environment.py <adapter name>[@<version>] [--upgrade]
+
+``<name>@<version>`` locks the column's extra pin, ``adapters/<name>/pins/<version>/requirements.in``:
+its first lock starts from the default pin's lock, so every package that still resolves keeps the
+default pin's version and the two environments differ only where the pins make them.
 
 runs ``uv pip compile --generate-hashes --universal --python-version 3.11`` on
 ``adapters/<name>/requirements.in`` (with ``UV_PYTHON_DOWNLOADS=never`` and this
@@ -23,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
+from harness.columns import PIN_SEPARATOR, PINS_DIR  # noqa: E402
 from harness.runner_side.run.environments import (  # noqa: E402
     LOCK_NAME,
     REQUIREMENTS_IN_NAME,
@@ -39,15 +44,18 @@ ADAPTERS = ROOT / "adapters"
 
 
 def lock(name: str, *, upgrade: bool = False) -> Path:
-    """Compile, check and write ``adapters/<name>/requirements.lock``; exits with the reason when refused."""
-    adapter = ADAPTERS / name
+    """Compile, check and write ``adapters/<name>/requirements.lock`` (``<name>@<version>``: the lock of that extra pin,
+    in ``adapters/<name>/pins/<version>/``); exits with the reason when refused."""
+    base, _, pin = name.partition(PIN_SEPARATOR)
+    adapter = ADAPTERS / base / PINS_DIR / pin if pin else ADAPTERS / base
     requirements_in, target = adapter / REQUIREMENTS_IN_NAME, adapter / LOCK_NAME
     if not requirements_in.is_file():
         raise SystemExit(f"lock_environment: no {requirements_in.relative_to(ROOT)} (is {name!r} an adapter name?)")
     uv, uv_version = find_uv()
     staging = adapter / f".{LOCK_NAME}.new"
-    # uv prefers the versions already in its output file: start from the committed lock.
-    staging.write_bytes(target.read_bytes() if target.is_file() and not upgrade else b"")
+    # uv prefers the versions already in its output file: start from the committed lock (a new pin's: the default's).
+    seed = target if target.is_file() else ADAPTERS / base / LOCK_NAME
+    staging.write_bytes(seed.read_bytes() if seed.is_file() and not upgrade else b"")
     command = [
         *uv, "pip", "compile",
         "--generate-hashes", "--universal", "--python-version", PYTHON_VERSION,
@@ -77,7 +85,8 @@ def lock(name: str, *, upgrade: bool = False) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("adapter", help="adapter name: the directory adapters/<name>/ holding requirements.in")
+    parser.add_argument("adapter", help="adapter name: the directory adapters/<name>/ holding requirements.in; "
+                                        "<name>@<version> for the extra pin in adapters/<name>/pins/<version>/")
     parser.add_argument("--upgrade", action="store_true", help="ignore the committed lock's versions and take the newest")
     args = parser.parse_args(argv)
     lock(args.adapter, upgrade=args.upgrade)

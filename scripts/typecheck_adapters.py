@@ -5,7 +5,7 @@
 
 A framework is installed only in its column's isolated environment, so its adapter can only be
 checked against the framework's own types there: for each isolated column this builds (or
-reuses) the environment with ``harness.runner_side.run.environments.ensure_environment`` and runs the project's
+reuses) the environment with ``harness.runner_side.run.environments.column_environment`` and runs the project's
 mypy (the version pinned in the dev extra, its configuration from ``pyproject.toml``) with
 ``--python-executable <the environment's python>``, over ``adapters/<name>`` and the shared
 adapter modules (``adapters/*.py``) that the column imports, directly or through another shared
@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
 from harness.columns import Column, known_columns  # noqa: E402
-from harness.runner_side.run.environments import EnvironmentBuildError, ensure_environment  # noqa: E402
+from harness.runner_side.run.environments import EnvironmentBuildError, column_environment  # noqa: E402
 
 ADAPTERS = ROOT / "adapters"
 
@@ -77,12 +77,12 @@ def interpreter(column: Column, log: list[str]) -> Path:
     """The Python that runs the column: its isolated environment's (built or reused, its lines into ``log``), or this one."""
     if column.environment == "project":
         return Path(sys.executable)
-    return ensure_environment(column.adapter_dir, log=lambda line: log.append(f"  {line}")).python
+    return column_environment(column, log=lambda line: log.append(f"  {line}")).python
 
 
 def typecheck(column: Column) -> tuple[bool, str, str]:
     """Run mypy over the column's package and the shared modules it imports; (clean, summary, the whole output)."""
-    package = ADAPTERS / column.name
+    package = ADAPTERS / column.adapter  # a column at an extra pin: the same adapter, checked against that pin's packages
     log = [f"== {column.name} ({column.environment} environment)"]
     try:
         clean, last, output = mypy(column.name, interpreter(column, log), [package, *shared_modules(package)])
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         return (*job(), time.perf_counter() - started)
 
     jobs: dict[str, Callable[[], tuple[bool, str, str]]] = {name: functools.partial(typecheck, columns[name]) for name in args.names or list(columns)}
-    unused = sorted(set(ADAPTERS.glob("*.py")) - {ADAPTERS / "__init__.py"} - {m for n in columns for m in shared_modules(ADAPTERS / n)})
+    unused = sorted(set(ADAPTERS.glob("*.py")) - {ADAPTERS / "__init__.py"} - {m for c in columns.values() for m in shared_modules(ADAPTERS / c.adapter)})
     if unused and not args.names:  # a shared module no column imports is still checked, in the project's environment
         jobs["(unused shared)"] = lambda: _labelled("== shared modules no column imports (project environment)", mypy("unused-shared", Path(sys.executable), unused))
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from harness.columns import ROOT, known_columns
-from harness.runner_side.run.environments import ensure_environment
+from harness.runner_side.run.environments import column_environment
 
 
 def run_column_tests(column: str, *folders: Path, timeout_s: float = 900) -> str:
@@ -25,7 +25,7 @@ def run_column_tests(column: str, *folders: Path, timeout_s: float = 900) -> str
     all of them), ``COLUMN`` set to the column; its output, after asserting that tests ran and all passed (pytest's exit 5,
     no tests collected, fails too)."""
     declared = known_columns()[column]
-    python = ensure_environment(declared.adapter_dir, log=lambda _: None).python if declared.environment == "isolated" else Path(sys.executable)
+    python = column_environment(declared, log=lambda _: None).python if declared.environment == "isolated" else Path(sys.executable)
     first, rootdir = folders[0], Path(os.path.commonpath(folders))
     command = [str(python), "-I", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", str(first / "pytest.ini"),
                "--rootdir", str(rootdir), "--confcutdir", str(first), *map(str, folders)]

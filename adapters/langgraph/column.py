@@ -19,6 +19,7 @@ checkpoint write of the step before, and such a scenario runs once per forced or
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar
 
 from adapters.column import FrameworkColumn, SessionContext
@@ -39,6 +40,13 @@ class LangGraphColumn(FrameworkColumn):
     }
     constants: ClassVar[dict[str, str]] = {"step_limit": "langgraph._internal._config:DEFAULT_RECURSION_LIMIT"}
     approval_fields: ClassVar[dict[str, str]] = {"call": "langgraph.types:Interrupt id", "single_use": "langgraph.types:Interrupt id"}
+
+    def built_constants(self, scenario: Scenario, scratch: Path) -> dict[str, dict[str, Any]]:
+        """The defaults no name holds, measured on small graphs in this environment (``constants.py``): what the
+        prebuilt ``ToolNode`` does with a tool's exception, and how ``interrupt()`` ids are given."""
+        from .constants import interrupt_ids, tool_error
+
+        return {"tool_error": tool_error(), "interrupt_ids": interrupt_ids()}
 
     def prepare(self, mode: str) -> None:
         """Import LangGraph once in the column process (and what a run imports on first use): forked workers inherit it."""

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph import END
-from langgraph.types import interrupt
+from langgraph.types import StateSnapshot, interrupt
 
 from adapters.glue_blocks import Admitted, Contract, Failed, Ok, Reconciled, Rejected, Replay, admit, resume_position, run_once, turns_left
 from adapters.scripted_chat_model import to_neutral
@@ -43,6 +43,14 @@ def asks(contract: Contract) -> Callable[[ToolCall], bool]:
         return isinstance(verdict, Admitted) and verdict.needs_approval
 
     return asked
+
+
+def unanswered(snapshot: StateSnapshot) -> list[Any]:
+    """The questions still open in the thread's latest checkpoint: the interrupts of the tasks that have no result yet.
+    LangGraph 0.6 keeps listing, in ``StateSnapshot.interrupts``, the interrupt of a task that was answered and has
+    finished while its batch's other tasks still wait; 1.x drops it from the latest checkpoint's snapshot (and lists
+    every interrupt of an older one, as 0.6 does): the contract asks about a call once."""
+    return [i.value for task in snapshot.tasks if task.result is None for i in task.interrupts]
 
 
 def turns(contract: Contract, messages: list[AnyMessage]) -> int:

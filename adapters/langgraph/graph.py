@@ -20,6 +20,7 @@ model turn (``next_turn``), the last two contract glue only.
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
@@ -29,7 +30,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.types import Command, Send, interrupt
 
-from adapters.langchain_tools import SessionUser
+from adapters.langchain_tools import TOOL_RUNTIME, SessionUser
 from handwritten.canonical import canonical_json
 
 ToolCall = dict[str, Any]
@@ -49,6 +50,34 @@ def open_calls(messages: list[AnyMessage]) -> list[ToolCall]:
     answered = {m.tool_call_id for m in messages[last:] if isinstance(m, ToolMessage)}
     calls = cast(list[ToolCall], cast(AIMessage, messages[last]).tool_calls)
     return [c for c in calls if c["id"] not in answered]
+
+
+def tool_node(tools: list[BaseTool], wrap_tool_call: Any) -> ToolNode:
+    """LangGraph's ``ToolNode``, with the contract's guard around each call when there is one. LangGraph before 1.0 has
+    no ``wrap_tool_call`` hook: there the guard wraps the node's own run of one call (``_GuardedToolNode``)."""
+    if wrap_tool_call is None:
+        return ToolNode(tools)
+    # contract glue: start
+    if TOOL_RUNTIME:
+        return ToolNode(tools, wrap_tool_call=wrap_tool_call)  # type: ignore[call-arg,unused-ignore]  # 1.0's hook
+    return _GuardedToolNode(tools, wrap_tool_call)
+    # contract glue: end
+
+
+# contract glue: start
+class _GuardedToolNode(ToolNode):
+    """LangGraph 0.6's ``ToolNode`` with the guard around ``_run_one`` (one call, in the node's thread for it: where 1.0
+    calls ``wrap_tool_call``). Its own error handling is off, as 1.0's is for an exception of the tool's body, so the
+    guard sees the tool fail (``langgraph/prebuilt/tool_node.py`` 0.6.5, ``ToolNode.__init__`` and ``_run_one``)."""
+
+    def __init__(self, tools: list[BaseTool], guard: Any) -> None:
+        super().__init__(tools, handle_tool_errors=False)
+        self._guard = guard
+
+    def _run_one(self, call: Any, input_type: Any, config: Any) -> Any:
+        run = super()._run_one
+        return self._guard(SimpleNamespace(tool_call=call), lambda request: run(request.tool_call, input_type, config))
+# contract glue: end
 
 
 def agent_graph(
@@ -93,7 +122,7 @@ def agent_graph(
     graph.add_node("agent", agent)
     graph.add_node("approval", approval)  # type: ignore[arg-type]  # a Send worker: its input is one call, not the state
     graph.add_node("dispatch", dispatch, destinations=("tools", "agent") if next_turn is None else ("tools", "agent", END))
-    graph.add_node("tools", ToolNode(tools, wrap_tool_call=wrap_tool_call))
+    graph.add_node("tools", tool_node(tools, wrap_tool_call))
     graph.add_edge(START, "agent")
     graph.add_conditional_edges("agent", route, ["approval", "tools", END])
     graph.add_edge("approval", "dispatch")

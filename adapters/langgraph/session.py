@@ -213,7 +213,11 @@ class LangGraphSession:
 
     def outcome(self, snapshot: StateSnapshot | None = None) -> StepOutcome:
         snapshot = snapshot or self._state()
-        asked = [i.value for i in snapshot.interrupts]
+        asked = [i.value for i in snapshot.interrupts]  # LangGraph's own list (0.6 keeps an answered one of a batch)
+        if self.context.contract is not None:
+            # contract glue: start
+            asked = glue.unanswered(snapshot) if not self._pointer().exists() else asked  # a restored one: as it was
+            # contract glue: end
         approvals = {v["call_id"] for v in asked if v.get("kind") == "approval"}
         uncertain = next((v["call_id"] for v in asked if v.get("kind") == "reconcile"), None)
         messages = snapshot.values.get("messages", []) if isinstance(snapshot.values, dict) else []

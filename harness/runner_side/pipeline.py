@@ -159,7 +159,7 @@ def teaching_views(documents: dict[str, dict[str, Any]], kept: dict[str, dict[st
     """The texts of ``report.html`` and ``scorecard.svg`` (``publish.report``) by file name, from the same documents
     as FINDINGS.md, as they are written."""
     merged, by_id = _everything(documents, kept), {s.id: s for s in scenarios}
-    return {REPORT: as_written(render_report(merged, by_id)), SCORECARD: as_written(scorecard_svg(scorecard(merged, by_id)))}
+    return {REPORT: as_written(render_report(merged, by_id, declared_probes())), SCORECARD: as_written(scorecard_svg(scorecard(merged, by_id)))}
 
 
 def _everything(documents: dict[str, dict[str, Any]], kept: dict[str, dict[str, Any] | None]) -> dict[str, dict[str, Any]]:

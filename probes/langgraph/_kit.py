@@ -10,11 +10,14 @@ https://reference.langchain.com/python/langgraph.prebuilt/tool_node/ToolNode), `
 ``Command(resume=...)``, one interrupt per ``Send`` task answered by interrupt id
 (https://docs.langchain.com/oss/python/langgraph/interrupts), checkpointers, ``thread_id``, ``get_state`` and ``SqliteSaver``
 (https://docs.langchain.com/oss/python/langgraph/persistence), ``@tool`` with ``InjectedToolCallId`` or ``ToolRuntime``
-(https://docs.langchain.com/oss/python/langchain/tools, https://reference.langchain.com/python/langgraph.prebuilt/tool_node/ToolRuntime),
+(https://docs.langchain.com/oss/python/langchain/tools, https://reference.langchain.com/python/langgraph.prebuilt/tool_node/ToolRuntime;
+LangGraph before 1.0 has no ``ToolRuntime``: there a tool reads the runtime context with ``get_runtime``,
+https://langchain-ai.github.io/langgraph/agents/context/, and ``TOOL_RUNTIME`` says which one the pin has),
 a chat model subclassing ``BaseChatModel`` (https://reference.langchain.com/python/langchain-core/language_models/chat_models/BaseChatModel),
 ``ChatOpenAI(model=..., base_url=..., api_key=...)`` bound to the tools (https://docs.langchain.com/oss/python/integrations/chat/openai).
 """
 
+import importlib.metadata
 import json
 import sqlite3
 from collections import Counter
@@ -30,7 +33,7 @@ from langchain_core.tools import BaseTool, InjectedToolCallId, tool
 from langchain_openai import ChatOpenAI
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
-from langgraph.prebuilt import ToolNode, ToolRuntime, tools_condition
+from langgraph.prebuilt import ToolNode, tools_condition
 from langgraph.types import Command, Send, interrupt
 
 from harness.column_side.probes.kit import SCRATCH, counts
@@ -41,6 +44,8 @@ LEFT = "[no scripted turn left]"
 """What the scripted model answers past the end of its script."""
 KEYS = ("tool_entries", "executor_entries", "effects")
 TURNS = SCRATCH / "turns.jsonl"  # every turn the model was asked for, in order: it survives a killed child
+TOOL_RUNTIME = int(importlib.metadata.version("langgraph").split(".")[0]) >= 1
+"""LangGraph 1.0 and later inject a ``ToolRuntime`` into a tool; 0.6 has ``langgraph.runtime.get_runtime()`` instead."""
 
 
 class Scripted(BaseChatModel):
@@ -108,7 +113,8 @@ class SessionUser:
 
 def fixture_tools(run: Callable[[str, str, dict], Any], *names: str) -> list[BaseTool]:
     """The named fixture tools as ``@tool`` functions: typed arguments, a docstring, the call id injected
-    (``InjectedToolCallId``; ``list_orders`` reads it and the session's user from ``ToolRuntime``). Each calls
+    (``InjectedToolCallId``; ``list_orders`` reads it and the session's user from ``ToolRuntime``, before LangGraph 1.0
+    the user from ``get_runtime()``). Each calls
     ``run(tool, call_id, args)``: the probe's ``world(...).call``, or a function around it that orders siblings."""
 
     def result(name: str, call_id: str, args: dict) -> str:
@@ -130,6 +136,11 @@ def fixture_tools(run: Callable[[str, str, dict], Any], *names: str) -> list[Bas
         return result("put_note", call_id, {"key": key, "text": text})
 
     @tool
+    def get_balance(account: str, call_id: Annotated[str, InjectedToolCallId]) -> str:
+        """Balance of a bank account in cents."""
+        return result("get_balance", call_id, {"account": account})
+
+    @tool
     def get_weather(city: str, call_id: Annotated[str, InjectedToolCallId]) -> str:
         """Current weather for a city."""
         return result("get_weather", call_id, {"city": city})
@@ -139,12 +150,22 @@ def fixture_tools(run: Callable[[str, str, dict], Any], *names: str) -> list[Bas
         """Drop a database (always denied by the contract)."""
         return result("drop_database", call_id, {"name": name})
 
-    @tool
-    def list_orders(runtime: ToolRuntime[SessionUser]) -> str:
-        """Orders of the signed-in user (acts for the session's user: the user comes from the session)."""
-        return result("list_orders", runtime.tool_call_id, {"username": runtime.context.user})
+    if TOOL_RUNTIME:
+        from langgraph.prebuilt import ToolRuntime
 
-    made = {t.name: t for t in (transfer_funds, send_email, put_note, get_weather, drop_database, list_orders)}
+        @tool
+        def list_orders(runtime: ToolRuntime[SessionUser]) -> str:
+            """Orders of the signed-in user (acts for the session's user: the user comes from the session)."""
+            return result("list_orders", runtime.tool_call_id, {"username": runtime.context.user})
+    else:
+        from langgraph.runtime import get_runtime
+
+        @tool
+        def list_orders(call_id: Annotated[str, InjectedToolCallId]) -> str:
+            """Orders of the signed-in user (acts for the session's user: the user comes from the session)."""
+            return result("list_orders", call_id, {"username": get_runtime(SessionUser).context.user})
+
+    made = {t.name: t for t in (transfer_funds, send_email, put_note, get_balance, get_weather, drop_database, list_orders)}
     return [made[name] for name in names]
 
 

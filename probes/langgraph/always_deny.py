@@ -11,6 +11,7 @@ from harness.column_side.probes.kit import report, world
 
 SCENARIO = "always_deny"
 SHOWS = ("side_effects.c1.effects", "side_effects.c1.executor_entries", "side_effects.c1.tool_entries")
+PINS = ("1.2.24", "0.6.11")
 
 model = Scripted(script=[[call("c1", "drop_database", {"name": "prod"})], "I am not allowed to drop databases."])
 agent_graph(model, fixture_tools(world().call, "drop_database")).compile().invoke(user("Drop the prod database."))

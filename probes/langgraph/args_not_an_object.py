@@ -17,6 +17,7 @@ from harness.column_side.probes.kit import report, world
 SCENARIO = "args_not_an_object"
 SHOWS = ("model.calls_per_turn", "schema_failure_side_effects.c1.effects", "schema_failure_side_effects.c1.executor_entries",
          "schema_failure_side_effects.c1.tool_entered", "side_effects", "status", "step_statuses")
+PINS = ("1.2.24", "0.6.11")
 
 model = Scripted(script=[[{"id": "c1", "name": "get_weather", "arguments": '["Paris"]'}],  # the raw argument text of a chat completion
                          [{"id": "c2", "name": "get_weather", "arguments": '{"city": "Paris"}'}], "It is sunny in Paris."])

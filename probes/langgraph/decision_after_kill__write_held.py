@@ -19,6 +19,7 @@ from harness.column_side.probes.kit import FAULT_EXIT_CODE, Fault, counts, in_ch
 
 SCENARIO = "decision_after_kill@write_held"
 SHOWS = ("model.calls_per_turn.0", "model.calls_per_turn.1", "side_effects.c1.executor_entries", "step_statuses.1")
+PINS = ("1.2.24", "0.6.11")
 
 tools = fixture_tools(world(Fault("tool.kill_before_effect", call_id="c1")).call, "get_weather")
 graph = agent_graph(Scripted(script=[[call("c1", "get_weather", {"city": "Rome"})], "All set."]), tools)

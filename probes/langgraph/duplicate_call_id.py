@@ -12,6 +12,7 @@ from harness.column_side.probes.kit import report, world
 
 SCENARIO = "duplicate_call_id"
 SHOWS = ("idempotent_replay.c1.effects", "idempotent_replay.c1.equal", "side_effects.c1.effects", "side_effects.c1.executor_entries", "side_effects.c1.tool_entries")
+PINS = ("1.2.24", "0.6.11")
 
 same_call = call("c1", "put_note", {"key": "followup", "text": "Call the customer back on Monday."})
 model = Scripted(script=[[same_call], [same_call], "The note is saved."])

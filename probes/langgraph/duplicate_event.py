@@ -13,6 +13,7 @@ from harness.column_side.probes.kit import counts, report, world
 
 SCENARIO = "duplicate_event"
 SHOWS = ("idempotent_replay.c1.effects", "model.calls_per_turn", "model.missing_turns", "step_statuses")
+PINS = ("1.2.24", "0.6.11")
 
 model = Scripted(script=[[call("c1", "put_note", {"key": "followup", "text": "Call the customer back on Monday."})], "The note is saved."])
 app = agent_graph(model, fixture_tools(world().call, "put_note")).compile(checkpointer=InMemorySaver())

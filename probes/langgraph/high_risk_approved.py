@@ -20,6 +20,7 @@ from harness.column_side.probes.kit import counts, report, world
 
 SCENARIO = "high_risk_approved"
 SHOWS = ("pre_approval_state.pauses.0.args_validated", "pre_approval_state.pauses.0.non_read_only_effects", "pre_approval_state.pauses.0.pending.0.call_id")
+PINS = ("1.2.24", "0.6.11")
 
 fixture, validated = world(), []
 

@@ -12,6 +12,7 @@ from harness.column_side.probes.kit import FAULT_EXIT_CODE, Fault, counts, in_ch
 
 SCENARIO = "kill_after_checkpoint"
 SHOWS = ("checkpoint_after_interrupt.effects_after_resume", "checkpoint_after_interrupt.final_status", "checkpoint_after_interrupt.interrupts", "step_statuses")
+PINS = ("1.2.24", "0.6.11")
 
 tools = fixture_tools(world(Fault("engine.kill_after_checkpoint", call_id="c1")).call, "put_note")  # armed; nothing in LangGraph meets it
 model = Scripted(script=[[call("c1", "put_note", {"key": "followup", "text": "Call the customer back on Monday."})], "The note is saved."])

@@ -15,6 +15,7 @@ from harness.column_side.probes.kit import report, world
 
 SCENARIO = "malformed_args_not_json"
 SHOWS = ("model.calls_per_turn", "side_effects", "status", "step_statuses")
+PINS = ("1.2.24", "0.6.11")
 
 model = Scripted(script=[[{"id": "c1", "name": "get_weather", "arguments": '{"city": '}],  # the raw argument text of a chat completion, cut short
                          [{"id": "c2", "name": "get_weather", "arguments": '{"city": "Paris"}'}], "It is sunny in Paris."])

@@ -23,6 +23,7 @@ from harness.column_side.probes.kit import FAULT_EXIT_CODE, Fault, counts, in_ch
 
 SCENARIO = "misused_approval_kill_resume@write_landed+siblings_first"
 SHOWS = ("pre_approval_state.decisions.3.effects_before", "side_effects.t1", "step_statuses.3", "step_statuses.4", "step_statuses.5")
+PINS = ("1.2.24", "0.6.11")
 
 fixture = world(Fault("tool.kill_before_effect", call_id="m1"))
 transfer_returned = threading.Event()
@@ -59,7 +60,7 @@ def approve(call_id: str, **options) -> None:
 
 on_disk(graph).invoke(user("Send 25.00 from ACC-1 to ACC-2, email the receipt and note it."), config)  # step 0
 approve("t1")  # step 1: an approval made for another session: LangGraph's answer carries no session, so a plain one
-approve("t1")  # step 2: t1 no longer asks, m1 does
+approve("t1")  # step 2: 1.2.24 lists only m1 as asking (nothing is sent); 0.6.11 still lists t1's answered interrupt and takes the answer again
 killed = in_child(lambda: approve("m1", durability="sync")) == FAULT_EXIT_CODE  # step 3: the batch runs, dies inside m1
 statuses = {3: "crashed" if killed else status(on_disk(graph), config)}
 on_disk(graph).invoke(None, config)  # step 4: resume, the way LangGraph continues a thread

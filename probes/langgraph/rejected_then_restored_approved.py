@@ -6,7 +6,8 @@ keeps no rejection under the call's key: its restored pause waits again and the 
 Documented API only: a run from a checkpoint id (https://docs.langchain.com/oss/python/langgraph/use-time-travel),
 ``InMemorySaver``; the approval graph (one approval task per call, ``Send``, asking with ``interrupt()``, answered by
 interrupt id: https://docs.langchain.com/oss/python/langgraph/interrupts, "Handling multiple interrupts"), the tools
-(``list_orders`` taking ``runtime: ToolRuntime[Context]``) and the scripted model are the kit's (``probes/langgraph/_kit.py``).
+(``list_orders`` taking ``runtime: ToolRuntime[Context]``, reading ``get_runtime()`` before LangGraph 1.0) and the
+scripted model are the kit's (``probes/langgraph/_kit.py``).
 """
 
 from _kit import APPROVE, Scripted, SessionUser, approval_graph, asking, call, fixture_tools, ledger, results, thread, user
@@ -17,6 +18,7 @@ from harness.column_side.probes.kit import report, world
 
 SCENARIO = "rejected_then_restored_approved"
 SHOWS = ("idempotent_replay.t1.effects", "idempotent_replay.t1.equal", "idempotent_replay.t1.results", "side_effects")
+PINS = ("1.2.24", "0.6.11")
 
 PROMPT = "Show my orders and Carol's, then send 25.00 from ACC-1 to ACC-2."
 model = Scripted(script=[

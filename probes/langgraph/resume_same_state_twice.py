@@ -15,6 +15,7 @@ from harness.column_side.probes.kit import report, world
 
 SCENARIO = "resume_same_state_twice"
 SHOWS = ("idempotent_replay.c1.effects", "idempotent_replay.c1.equal", "side_effects.c1.effects", "side_effects.c1.executor_entries", "side_effects.c1.tool_entries")
+PINS = ("1.2.24", "0.6.11")
 
 model = Scripted(script=[[call("c1", "transfer_funds", {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500})], "Sent 25.00 from ACC-1 to ACC-2."])
 app = agent_graph(model, fixture_tools(world().call, "transfer_funds"), review=True).compile(checkpointer=InMemorySaver())

@@ -25,6 +25,7 @@ SHOWS = (
     "checkpoint_after_interrupt.interrupts.0.resume_position", "side_effects.c1.effects", "side_effects.c1.executor_entries", "side_effects.c1.tool_entries",
     "step_statuses.1",
 )
+PINS = ("1.2.24", "0.6.11")
 
 tools = fixture_tools(world(Fault("tool.kill_after_effect", call_id="c1")).call, "transfer_funds")
 model = Scripted(script=[[call("c1", "transfer_funds", {"from_account": "ACC-1", "to_account": "ACC-2", "amount_cents": 2500})], "Sent 25.00 from ACC-1 to ACC-2."])

@@ -1,5 +1,6 @@
-"""LangGraph bounds a run by super-steps (``recursion_limit``; the pinned default is in the evidence's ``constants``), not by model turns: a model
-that keeps calling tools gets every turn of the script and one more, well past the scenario's bound of 3.
+"""LangGraph bounds a run by super-steps (``recursion_limit``; the pinned default is in the evidence's ``constants``: 10007 at
+1.2.24, 25 at 0.6.11), not by model turns: a model that keeps calling tools gets every turn of the script and one more,
+well past the scenario's bound of 3, at either pin (the script's 11 super-steps stay under both limits).
 
 Documented API only: the default recursion limit (https://docs.langchain.com/oss/python/langgraph/errors/GRAPH_RECURSION_LIMIT);
 the tool-calling graph and the scripted model, which notes the turn it is asked for (the number of assistant messages
@@ -13,6 +14,7 @@ from harness.column_side.probes.kit import report, world
 SCENARIO = "step_bound"
 SHOWS = ("model.calls_per_turn", "model.missing_turns", "side_effects.c1.executor_entries", "side_effects.c2.executor_entries", "side_effects.c3.executor_entries",
          "side_effects.c4.executor_entries", "side_effects.c5.executor_entries", "status")
+PINS = ("1.2.24", "0.6.11")
 
 model = Scripted(script=[[call(f"c{n}", "get_weather", {"city": "Paris"})] for n in range(1, 6)])
 final = agent_graph(model, fixture_tools(world().call, "get_weather")).compile().invoke(user("Keep checking the weather in Paris."))  # no GraphRecursionError

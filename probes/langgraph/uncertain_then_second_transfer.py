@@ -1,10 +1,12 @@
-"""LangGraph takes an answer sent to a thread that waits on no interrupt as a resume of whatever it has left: after the
-first transfer timed out (after its effect) inside the tools task and the run ended in the error, an approval of the
+"""LangGraph takes an answer sent to a thread that waits on no interrupt as a resume of whatever it has left. At 1.2.24
+the first transfer's timeout (after its effect) inside the tools task ends the run in the error, and an approval of the
 second transfer, which no interrupt asks about any more, runs the failed tools task again, so t1 moves money a second
-time and the run completes. The contract refuses that approval (t2 is not pending) and runs nothing.
+time and the run completes. At 0.6.11 ``ToolNode`` hands the timeout to the model as an error ``ToolMessage`` and the run
+completes at once; the later approval of t2 finds nothing left to run and changes nothing. The contract stops at the
+timeout for a reconcile, and refuses that approval (t2 is not pending) and runs nothing.
 
 Documented API only: the plain ``Command(resume=value)`` (https://docs.langchain.com/oss/python/langgraph/interrupts),
-``ToolNode`` (whose default error handling re-raises a tool's ``TimeoutError``:
+``ToolNode`` (whose default error handling re-raises a tool's ``TimeoutError`` at 1.2.24 and catches it at 0.6.11:
 https://reference.langchain.com/python/langgraph.prebuilt/tool_node/ToolNode), ``SqliteSaver``
 (https://docs.langchain.com/oss/python/langgraph/persistence); the approval graph (one approval task per call, ``Send``,
 asking with ``interrupt()``, answered by interrupt id) and the scripted model are the kit's (``probes/langgraph/_kit.py``).
@@ -19,6 +21,7 @@ from harness.column_side.probes.kit import Fault, counts, report, world
 
 SCENARIO = "uncertain_then_second_transfer"
 SHOWS = ("side_effects.t1", "side_effects.t2", "step_statuses.2", "step_statuses.4")
+PINS = ("1.2.24", "0.6.11")
 
 fixture = world(Fault("tool.timeout_after_effect", call_id="t1"))
 t2_started, t1_done = threading.Event(), threading.Event()

@@ -20,6 +20,7 @@ SHOWS = (
     "side_effects.c1.effects", "side_effects.c1.executor_entries", "side_effects.c1.tool_entries", "side_effects.c2.effects", "side_effects.c2.executor_entries",
     "side_effects.c2.tool_entries", "side_effects.c3.effects", "side_effects.c3.executor_entries", "side_effects.c3.tool_entries",
 )
+PINS = ("1.2.24", "0.6.11")
 
 fixture = world()
 

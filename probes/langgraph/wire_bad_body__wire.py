@@ -18,6 +18,7 @@ from harness.column_side.probes.wire import LoopbackModel, wire_counts
 SCENARIO = "wire_bad_body"
 MODE = "wire"
 SHOWS = ("wire.attempts", "step_statuses.0")
+PINS = ("1.2.24", "0.6.11")
 
 SCRIPT = [{"tool_calls": [{"id": "c1", "name": "get_weather", "arguments": {"city": "Paris"}}]}, {"text": "It is sunny in Paris."}]
 server = LoopbackModel(SCRIPT, failures={0: ["bad_body"]})

@@ -17,6 +17,7 @@ from harness.column_side.probes.wire import LoopbackModel, wire_counts
 SCENARIO = "wire_http_500_once"
 MODE = "wire"
 SHOWS = ("wire.attempts", "wire.client_retries", "wire.idempotency_key_sent", "wire.read_timeout", "wire.schema_diff.get_weather", "step_statuses.0")
+PINS = ("1.2.24", "0.6.11")
 
 SCRIPT = [{"tool_calls": [{"id": "c1", "name": "get_weather", "arguments": {"city": "Paris"}}]}, {"text": "It is sunny in Paris."}]
 server = LoopbackModel(SCRIPT, failures={0: [500]})

@@ -16,6 +16,7 @@ from harness.column_side.probes.wire import LoopbackModel, wire_counts
 SCENARIO = "wire_retry_after_too_long"
 MODE = "wire"
 SHOWS = ("step_statuses.0",)
+PINS = ("1.2.24", "0.6.11")
 
 SCRIPT = [{"tool_calls": [{"id": "c1", "name": "get_weather", "arguments": {"city": "Paris"}}]}, {"text": "It is sunny in Paris."}]
 server = LoopbackModel(SCRIPT, failures={0: [(503, 2.5)]})

@@ -70,7 +70,8 @@ def _observable(record: dict[str, Any], name: str) -> Any:
 def _engine_facts(column: str, scenario: str, step: int) -> dict[str, Any] | None:
     """The engine's facts a column's step is marked against: its wire run for a wire column, else its contract run;
     None for the engine's own columns."""
-    name, mode = column.split("@")[0].split("/")
+    name, rest = column.split("/", 1)  # <column>/<mode>[@<schedule>]: a column at an extra pin is <adapter>@<version>
+    mode = rest.split("@")[0]
     if name == REFERENCE:
         return None
     reference, engine_mode = compared_with(mode)

@@ -4,7 +4,12 @@ Every line comes from the reasons the rules (``harness.runner_side.judge``) deri
 the evidence: per framework, each behaviour its defaults show where the contract would do otherwise,
 with the scenarios, the mode and the counts behind it, sorted into those every framework shares, those
 some share and those unique to one, each linked to the probe that shows it with the framework alone;
+then, for a framework measured at two pins, what changed between them (``publish.pins``: a rule table of its own);
 then the glue each contract column needed and what still differs there.
+
+A framework measured at two pins is two columns (``langgraph`` and ``langgraph@0.6.11``) but one framework: the
+findings are sorted into "every", "some" and "one" framework by adapter (``Column.adapter``), and each column's
+findings link the probes that run in that column (``probes_of``: at its pin).
 """
 
 from __future__ import annotations
@@ -12,11 +17,15 @@ from __future__ import annotations
 import re
 import tomllib
 from collections import defaultdict
+from functools import cache
 from typing import Any
 
-from harness.columns import ROOT, known_columns
+from harness.columns import ROOT, Column, known_columns
 from harness.runner_side.judge import UNEXPLAINED, consequences, differing_paths, titles, wire_rules
-from harness.runner_side.publish.probes import Probe
+from harness.runner_side.publish.pins.diff import Moved, pairs, versions
+from harness.runner_side.publish.pins.lines import by_scenario, constant_text, leaves_text, quoted_by
+from harness.runner_side.publish.pins.rules import APPEARED, Change, changes, pin_titles, probes_behind
+from harness.runner_side.publish.probes import Probe, probes_of
 from harness.runner_side.run.environments import direct_pins
 from harness.scenarios import BINDINGS
 
@@ -57,14 +66,33 @@ def _claimed(leaf: tuple[str, ...], claims: tuple[tuple[str, ...], ...]) -> bool
     return any(leaf[: len(c)] == c for c in claims)
 
 
+@cache
+def _registry() -> dict[str, Column]:
+    return known_columns()
+
+
+def adapter_of(name: str) -> str:
+    """The framework a column measures (``langgraph`` for ``langgraph@0.6.11``)."""
+    column = _registry().get(name)
+    return column.adapter if column else name.partition("@")[0]
+
+
+def probes_in(probes: list[Probe], column: str) -> list[Probe]:
+    """The probes that run in ``column`` (at its pin: ``probes_of``); a column the registry does not know (a test's
+    own) has its framework's probes that name no pin."""
+    if column in _registry():
+        return probes_of(probes, column, _registry())
+    return [p for p in probes if p.framework == column and not p.pins]
+
+
 def probes_for(probes: list[Probe], framework: str, entries: list[Entry], mode: str = "defaults") -> list[Probe]:
-    """The probes of ``framework`` that reproduce one of these scenarios and print a value that differs there and that the
-    finding's reason accounts for (or a value holding one)."""
+    """The probes that run in the column ``framework`` (at its pin) and reproduce one of these scenarios and print a value
+    that differs there and that the finding's reason accounts for (or a value holding one)."""
     def shows(probe: Probe, leaves: list[tuple[str, ...]]) -> bool:  # a printed value holding a differing leaf, or inside one
         paths = [tuple(path.split(".")) for path in probe.shows]
         return any(path[: len(leaf)] == leaf or leaf[: len(path)] == path for path in paths for leaf in leaves)
 
-    return [p for p in probes if p.framework == framework and p.mode == mode and any(p.scenario == key and shows(p, leaves) for key, _, _, leaves in entries)]
+    return [p for p in probes_in(probes, framework) if p.mode == mode and any(p.scenario == key and shows(p, leaves) for key, _, _, leaves in entries)]
 
 
 def missing_probes(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> list[str]:
@@ -96,12 +124,61 @@ def render(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> str:
         "(`python scripts/check_probes.py` runs every probe in its pinned environment and compares its counts with the evidence).",
     ]
     lines += ["", *_bindings(documents, measured)]
-    for heading, sharing in (("Every framework", range(len(measured), len(measured) + 1)), ("Some frameworks", range(2, len(measured))),
+    frameworks = len({adapter_of(n) for n in measured})  # two pins of one framework are one framework
+    for heading, sharing in (("Every framework", range(frameworks, frameworks + 1)), ("Some frameworks", range(2, frameworks)),
                              ("One framework", range(1, 2))):
-        rules = [r for r in titles() if r in found and len(found[r]) in sharing]
+        rules = [r for r in titles() if r in found and len({adapter_of(fw) for fw in found[r]}) in sharing]
         lines += ["", f"## {heading}", ""]
         lines += [line for rule in rules for line in _finding(rule, found[rule], probes)] or ["(none)"]
-    return "\n".join(lines + ["", *_wire(documents, probes), "", *_unexplained(documents), "", *_contract(documents)]) + "\n"
+    return "\n".join(lines + ["", *_pins(documents, probes), "", *_wire(documents, probes), "", *_unexplained(documents), "", *_contract(documents)]) + "\n"
+
+
+PINS_INTRO = (
+    "A framework measured at two pins runs the same adapter on the same scenarios in two pinned environments; what differs "
+    "between its two evidence files is the framework's. Found by the rules of `harness/runner_side/publish/pins/rules.py`: "
+    "a default that moved (a constant read in each pinned environment whose value differs), a behaviour that appeared "
+    "(a rule explains a cell at the newer pin and did not at the older one, same mode, scenario and observable) and a "
+    "behaviour that went (the other way round); consequences are left out, as above. The values are the framework's at "
+    "each pin, older vs newer. A probe is linked when one runs at both pins and prints a value that differs between them; "
+    "`python scripts/compare_pins.py <framework> <version> <version>` prints every differing cell with the rules behind each side."
+)
+
+
+def _pins(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> list[str]:
+    """What changed between the pins of each framework measured at two (``publish.pins.rules``), by kind of change."""
+    found = [(pair, changes(pair)) for pair in pairs(documents, _registry())]
+    lines = ["## What changed between pins", "", PINS_INTRO, ""]
+    if not found:
+        return [*lines, "(no framework is measured at two pins)"]
+    for pair, _ in found:
+        moved = "; ".join(f"{m.name} {m.older or 'not installed'} vs {m.newer or 'not installed'}" for m in versions(pair))
+        lines.append(f"- **{pair.adapter}**: {pair.older.version} (`{pair.older.name}`) and {pair.newer.version} (`{pair.newer.name}`); "
+                     f"the directly pinned versions that differ: {moved or 'none'}.")
+    for rule, title in pin_titles().items():
+        lines += ["", f"### {title} (`{rule}`)", ""]
+        lines += [line for _, found_changes in found for change in found_changes if change.rule == rule for line in change_lines(change, probes)] or ["(none)"]
+    return lines
+
+
+def change_lines(change: Change, probes: list[Probe]) -> list[str]:
+    """One change as FINDINGS.md lists it: what changed, at which pins, the probe behind it, a line per scenario."""
+    pair, linked = change.pair, probes_behind(change, probes, _registry())
+    names = ", ".join(f"[{p.file.rsplit('/', 1)[-1]}](../{p.file})" for p in linked)
+    links = f"probe: {names}" if linked else "no probe yet"
+    a, b = pair.older.version, pair.newer.version
+    if change.mode is None:
+        head = f"- **{pair.adapter}**, {constant_text(Moved(change.subject, change.older, change.newer), pair)}"
+        if not change.cells:
+            quoted = quoted_by(change)
+            where = (f"the reasons that quote it ({', '.join(f'`{q}`' for q in quoted)}) explain cells whose values are the same at both pins"
+                     if quoted else "no reason at either pin quotes it, so no cell is tied to it")
+            return [f"{head}; {where} ({links})."]
+        lines = [f"{head}; the cells that differ between the pins where a reason quotes it, values {a} vs {b} ({links}):"]
+    else:
+        there, missing = (b, a) if change.rule == APPEARED else (a, b)
+        lines = [f"- **{pair.adapter}**, {change.mode}: {titles().get(change.subject, change.subject)} (`{change.subject}`) explains these cells "
+                 f"at {there} and not at {missing}; values {a} vs {b} ({links}):"]
+    return lines + [f"  - `{key}` ({', '.join(observables)}): {leaves_text(leaves)}" for key, observables, leaves in by_scenario(change.cells)]
 
 
 def _wire(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> list[str]:
@@ -143,7 +220,7 @@ def _grouped(entries: list[Entry]) -> list[str]:
 
 
 def _third_party() -> set[str]:
-    return {name for name, column in known_columns().items() if column.environment == "isolated"}
+    return {name for name, column in _registry().items() if column.environment == "isolated"}
 
 
 def _bindings(documents: dict[str, dict[str, Any]], measured: list[str]) -> list[str]:
@@ -161,6 +238,7 @@ def _bindings(documents: dict[str, dict[str, Any]], measured: list[str]) -> list
              "misuse can only go in as a plain approval.", "",
              "| binding | " + " | ".join(columns) + " |", "|---|" + "---|" * len(columns)]
     verdicts = {n: _verdicts(documents[n]) for n in columns}
+    lines.append("| version | " + " | ".join(_framework_version(n, documents[n]) for n in columns) + " |")
     for binding in BINDINGS.values():
         lines.append(f"| {binding.replace('_', ' ')} | " + " | ".join(verdicts[n][binding] for n in columns) + " |")
     if nobody := [b.replace("_", " ") for b in BINDINGS.values() if columns and all(b not in documents[n]["approval_fields"] for n in columns)]:
@@ -194,13 +272,21 @@ def _verdicts(document: dict[str, Any]) -> dict[str, str]:
     return out
 
 
+def _framework_version(name: str, document: dict[str, Any]) -> str:
+    """The measured version of the package a column pins first (its framework's, by the adapters' convention): what
+    tells two pins of one framework apart in a table."""
+    column = _registry().get(name)
+    first = next(iter(direct_pins(column.environment_dir / "requirements.in")), None) if column and column.environment == "isolated" else None
+    return f"{first} {document.get('versions', {}).get(first, '?')}" if first else "-"
+
+
 def _versions(document: dict[str, Any]) -> str:
     """The versions of the packages the column pins directly (its ``requirements.in``), as measured, without the
     project's own core dependencies and the pinned pytest (every environment has them)."""
-    column = known_columns().get(document["framework"])
+    column = _registry().get(document["framework"])
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
     shared = {re.split(r"[<>=!~ \[;]", requirement, maxsplit=1)[0].lower() for requirement in project} | {"pytest"}
-    direct = set(direct_pins(column.adapter_dir / "requirements.in")) - shared if column else set()
+    direct = set(direct_pins(column.environment_dir / "requirements.in")) - shared if column else set()
     return ", ".join(f"{k} {v}" for k, v in sorted(document.get("versions", {}).items()) if k in direct)
 
 

@@ -7,8 +7,12 @@ A probe is named by what it shows: its file is its scenario (``<scenario>.py``; 
 a mode other than defaults ``<scenario>__<mode>.py``), and a file whose name is not the one its declarations give is
 refused. A file whose name starts with ``_`` is not a probe: ``probes/<framework>/_kit.py`` is that framework's kit.
 
-A probe declares ``SCENARIO`` and ``SHOWS`` as literals (read here with ``ast``: the framework is not
+A probe declares ``SCENARIO`` and ``SHOWS`` (and ``PINS``, the versions of its framework it runs at, when not the
+default pin alone: ``PINS = ("1.2.24", "0.6.11")``; each names a column, ``harness.columns.column_at``, and a version
+that is no pin of the framework is refused) as literals (read here with ``ast``: the framework is not
 importable from the project's environment) and prints ``{"scenario", "counts"}`` as its last line (``harness/column_side/probes/kit.py``).
+A probe that runs at several pins is run in each pin's column and compared with that column's evidence (``Probe.columns``,
+``probes_of``).
 ``SHOWS`` lists exactly the paths it prints (``side_effects.c1.effects``), so what a probe measures is known
 without running it: ``evidence/FINDINGS.md`` links a probe to a finding only when a path it prints is one the
 finding's reason accounts for.
@@ -24,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.columns import ROOT
+from harness.columns import PIN_SEPARATOR, ROOT, Column, column_at, known_columns
 from harness.runner_side.observe.observables import OBSERVABLES
 from harness.runner_side.run.sandbox import clean_environment
 
@@ -42,27 +46,76 @@ class Probe:
     scenario: str
     shows: tuple[str, ...]
     mode: str = "defaults"  # ``wire``: a probe of the framework's model client against a plain loopback server
+    pins: tuple[str, ...] = ()  # the versions it runs at (``PINS``); empty: the framework's default pin alone
+
+    def columns(self, registry: dict[str, Column]) -> list[str]:
+        """The columns this probe runs in: its framework's column at each of its pins (the default column when none)."""
+        if not self.pins:
+            return [self.framework]
+        return [column_at(registry, self.framework, pin).name for pin in self.pins]
+
+
+def probes_of(probes: list[Probe], column: str, registry: dict[str, Column]) -> list[Probe]:
+    """The probes that run in ``column`` (``langgraph@0.6.11``: the probes of ``probes/langgraph/`` whose ``PINS`` name 0.6.11)."""
+    return [p for p in probes if p.framework == registry[column].adapter and column in p.columns(registry)]
+
+
+def selected_columns(arguments: list[str], registry: dict[str, Column]) -> set[str] | None:
+    """The columns ``scripts/check_probes.py``'s arguments name (None: no argument, every column): a framework
+    (``langgraph``), each of its columns; ``framework@version`` (``langgraph@0.6.11``, or ``langgraph@1.2.24``, the
+    default pin), its column at that version. ValueError naming an argument that is neither."""
+    if not arguments:
+        return None
+    chosen = set()
+    for argument in arguments:
+        framework, _, version = argument.partition(PIN_SEPARATOR)
+        if version:
+            try:
+                chosen.add(column_at(registry, framework, version).name)
+            except KeyError as error:
+                raise ValueError(f"{argument}: {error.args[0]}") from None
+        elif found := [name for name, column in registry.items() if column.adapter == framework]:
+            chosen.update(found)
+        else:
+            raise ValueError(f"{argument}: no such framework (known: {', '.join(sorted({c.adapter for c in registry.values()}))})")
+    return chosen
+
+
+def probe_runs(probes: list[Probe], registry: dict[str, Column], chosen: set[str] | None = None) -> list[tuple[str, Probe]]:
+    """One run per probe and column it runs at (among ``chosen``; None: all), ordered by column, then file."""
+    runs = [(column, probe) for probe in probes for column in probe.columns(registry) if chosen is None or column in chosen]
+    return sorted(runs, key=lambda run: (run[0], run[1].file))
+
 
 class ProbeError(ValueError):
     """A probe file that does not declare what it shows."""
 
 
-def declared_probes(root: Path = PROBES_DIR) -> list[Probe]:
-    """Every probe under ``root``, sorted by file."""
+def declared_probes(root: Path = PROBES_DIR, registry: dict[str, Column] | None = None) -> list[Probe]:
+    """Every probe under ``root``, sorted by file; each ``PINS`` version must be a pin of its framework among the
+    columns of ``registry`` (default: ``known_columns()``)."""
+    registry = known_columns() if registry is None else registry
     probes = []
     for path in sorted(p for p in root.glob("*/*.py") if not p.name.startswith("_")):  # ``_kit.py``: a framework's kit
         names = _literals(path)
-        scenario, shows, mode = names.get("SCENARIO"), names.get("SHOWS"), names.get("MODE", "defaults")
+        scenario, shows, mode, pins = names.get("SCENARIO"), names.get("SHOWS"), names.get("MODE", "defaults"), names.get("PINS", ())
         where = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
         if not isinstance(scenario, str) or not isinstance(shows, tuple) or not shows or any(
             not isinstance(path, str) or path.split(".")[0] not in OBSERVABLES for path in shows
         ):
             raise ProbeError(f"{where}: SCENARIO must be a string and SHOWS a non-empty tuple of the paths it prints, each starting with an observable")
+        if not isinstance(pins, tuple) or ("PINS" in names and not pins) or not all(isinstance(p, str) for p in pins) or len(set(pins)) < len(pins):
+            raise ProbeError(f"{where}: PINS must be a non-empty tuple of the distinct versions it runs at (its framework's default pin when absent)")
+        for pin in pins:
+            try:
+                column_at(registry, path.parent.name, pin)
+            except KeyError as error:
+                raise ProbeError(f"{where}: PINS names {pin!r}, which is no pin of {path.parent.name}: {error.args[0]}") from None
         if mode not in ("defaults", "wire"):
             raise ProbeError(f"{where}: MODE must be 'defaults' (the default) or 'wire'")
         if path.stem != (named := probe_name(scenario, mode)):
             raise ProbeError(f"{where}: a probe is named by what it shows: SCENARIO {scenario!r} in mode {mode} is {named}.py")
-        probes.append(Probe(path.parent.name, where, scenario, shows, mode))
+        probes.append(Probe(path.parent.name, where, scenario, shows, mode, pins))
     return probes
 
 

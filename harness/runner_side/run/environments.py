@@ -41,6 +41,7 @@ from packaging.markers import Marker, default_environment
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
+from harness.columns import Column
 from harness.errors import HarnessError
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -304,16 +305,23 @@ def _stale_reason(column: str, path: Path, fingerprint: Mapping[str, str], expec
     return None
 
 
+def column_environment(column: Column, **options: Any) -> Environment:
+    """:func:`ensure_environment` of a column: its lock's folder (``pins/<version>/`` for an extra pin), its name."""
+    return ensure_environment(column.environment_dir, name=column.name, **options)
+
+
 def ensure_environment(
-    adapter_dir: Path, *, cache_root: Path | None = None, rebuild: bool = False, log: Callable[[str], None] = print
+    adapter_dir: Path, *, name: str | None = None, cache_root: Path | None = None, rebuild: bool = False,
+    log: Callable[[str], None] = print,
 ) -> Environment:
-    """Build (or reuse) the isolated environment of the column whose adapter lives in ``adapter_dir``.
+    """Build (or reuse) the isolated environment whose ``requirements.lock`` is in ``adapter_dir``, for the column
+    ``name`` (default: the folder's name).
 
     See the module docstring for the steps and the cache. Raises :class:`EnvironmentBuildError`
     naming the column and what failed.
     """
     adapter_dir = Path(adapter_dir).resolve()
-    column, lock = adapter_dir.name, adapter_dir / LOCK_NAME
+    column, lock = name or adapter_dir.name, adapter_dir / LOCK_NAME
     if not lock.is_file():
         raise EnvironmentBuildError(f"environment {column!r}: no lock at {lock} (scripts/lock_environment.py makes it)")
     expected = lock_pins(lock, marker_environment=default_environment())  # also refuses anything but hashed pins

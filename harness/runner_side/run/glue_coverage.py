@@ -180,12 +180,13 @@ def traced_mode(
     return Traced(lines, errors, json.loads(declared.read_text(encoding="utf-8")))
 
 
-def compare(adapter_dir: Path, defaults: Lines, contract: Lines, declared: Mapping[str, str] | None = None) -> Coverage:
-    """The findings for the column in ``adapter_dir``, from the lines each mode ran and its ``defaults_never_reaches``."""
+def compare(adapter_dir: Path, defaults: Lines, contract: Lines, declared: Mapping[str, str] | None = None, column: str | None = None) -> Coverage:
+    """The findings for the column in ``adapter_dir`` (named ``column``: default, the folder's name; a column at an extra
+    pin shares its folder), from the lines each mode ran and its ``defaults_never_reaches``."""
     adapter_dir = adapter_dir.resolve()
     root = adapter_dir.parent
     counted = counted_lines(glue_parts(adapter_dir))
-    coverage = Coverage(adapter_dir.name, declared=dict(declared or {}))
+    coverage = Coverage(column or adapter_dir.name, declared=dict(declared or {}))
     functions: dict[str, tuple[Path, set[int]]] = {}
     for key in coverage.declared:
         try:
@@ -236,7 +237,7 @@ def check_column(
     changed = sorted(str(p) for p in set(before) | set(after) if before.get(p) != after.get(p))
     if changed:
         raise RuntimeError(f"changed while the column was traced (run the check again): {', '.join(changed)}")
-    coverage = compare(column.adapter_dir, runs["defaults"].lines, runs["contract"].lines, runs["contract"].declared)
+    coverage = compare(column.adapter_dir, runs["defaults"].lines, runs["contract"].lines, runs["contract"].declared, column.name)
     coverage.errors = {mode: run.errors for mode, run in runs.items() if run.errors}
     return coverage
 
@@ -253,7 +254,7 @@ def coverage_of_traces(column: Column, traces: Path, errors: Mapping[str, list[s
     that ended a step in an error per mode (their coverage is partial)."""
     lines = {mode: read_lines(traces / f"{mode}.tsv") for mode in GLUE_MODES}
     declared = json.loads(read_column_file(traces / "declared.json", traces.parent))
-    coverage = compare(column.adapter_dir, lines["defaults"], lines["contract"], declared)
+    coverage = compare(column.adapter_dir, lines["defaults"], lines["contract"], declared, column.name)
     coverage.errors = {mode: sorted(keys) for mode, keys in errors.items() if keys}
     return coverage
 

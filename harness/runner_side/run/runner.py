@@ -123,10 +123,10 @@ def measure_column(
     versions: dict[str, str] = {}
     python = Path(sys.executable)
     if column.environment == "isolated":
-        from harness.runner_side.run.environments import ensure_environment  # only isolated columns need uv
+        from harness.runner_side.run.environments import column_environment  # only isolated columns need uv
 
         try:
-            env = ensure_environment(column.adapter_dir, log=log)
+            env = column_environment(column, log=log)
         except HarnessError as exc:
             return ColumnResult(column, "not-measured", reason=f"environment could not be built: {exc}")
         python, versions = env.python, dict(env.versions)

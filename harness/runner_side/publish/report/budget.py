@@ -17,6 +17,8 @@ run):
   ``PER_LOOP_RECORD_BYTE`` per byte of the engine's record it replays.
 - a **scorecard cell**: one (row, column): at most ``SCORECARD_CELL_BASE`` plus ``SCORECARD_PER_SCENARIO`` per
   scenario it counts (its hover names them); a column's head and glue: at most ``SCORECARD_COLUMN``.
+- a **pin change**: one change of "What changed between pins" (``report.pins``): at most ``PIN_CHANGE_BASE`` plus
+  ``PIN_PER_SCENARIO`` per scenario it lists (a scenario's line lists at most 8 values, each cut to 80 characters).
 - the **rest**: styles, script, headings, the legend, the scorecard's row labels, the loop's controls: at most
   ``FIXED``.
 
@@ -44,6 +46,8 @@ PER_LOOP_RECORD_BYTE = 2
 SCORECARD_CELL_BASE = 512
 SCORECARD_PER_SCENARIO = 64
 SCORECARD_COLUMN = 2 * KIB
+PIN_CHANGE_BASE = 1 * KIB
+PIN_PER_SCENARIO = 3 * KIB
 FIXED = 64 * KIB
 
 
@@ -71,3 +75,7 @@ def loop_budget(engine_record: dict[str, Any]) -> int:
 
 def scorecard_cell_budget(scenarios_counted: int) -> int:
     return SCORECARD_CELL_BASE + SCORECARD_PER_SCENARIO * scenarios_counted
+
+
+def pin_change_budget(scenarios_listed: int) -> int:
+    return PIN_CHANGE_BASE + PIN_PER_SCENARIO * scenarios_listed

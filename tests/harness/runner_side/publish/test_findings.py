@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from harness.columns import ROOT
-from harness.runner_side.publish.findings import collect, missing_probes, probes_for, render
-from harness.runner_side.publish.probes import ProbeError, declared_probes, disagreements
+from harness.columns import ROOT, known_columns
+from harness.runner_side.publish.findings import Entry, collect, missing_probes, probes_for, probes_in, render
+from harness.runner_side.publish.probes import Probe, ProbeError, declared_probes, disagreements
 
 EVIDENCE = ROOT / "evidence"
 
@@ -58,11 +58,13 @@ def test_every_defaults_finding_links_a_probe() -> None:
 
 
 def test_every_probe_reproduces_a_scenario_whose_cells_it_shows_differ() -> None:
-    documents = _documents()
+    """In every column it runs in (its framework's column at each of its pins)."""
+    documents, registry = _documents(), known_columns()
     for probe in declared_probes():
-        record = documents[probe.framework]["modes"][probe.mode]["scenarios"].get(probe.scenario)
-        assert record is not None, probe
-        assert any(record["columns"][path.split(".")[0]]["equal"] is False for path in probe.shows), probe
+        for column in probe.columns(registry):
+            record = documents[column]["modes"][probe.mode]["scenarios"].get(probe.scenario)
+            assert record is not None, (column, probe)
+            assert any(record["columns"][path.split(".")[0]]["equal"] is False for path in probe.shows), (column, probe)
 
 
 def test_a_finding_disappears_with_its_reason() -> None:
@@ -118,7 +120,7 @@ def test_each_core_observable_a_framework_gets_wrong_by_default_has_a_probe() ->
         if "defaults" not in document.get("modes", {}):
             continue
         differ = {n for s in document["modes"]["defaults"]["scenarios"].values() for n, c in s["columns"].items() if c["equal"] is False and n in core}
-        shown = {path.split(".")[0] for p in probes if p.framework == name for path in p.shows}
+        shown = {path.split(".")[0] for p in probes_in(probes, name) for path in p.shows}  # the probes that run at its pin
         assert differ <= shown, (name, sorted(differ - shown))
 
 
@@ -128,3 +130,15 @@ def test_a_rule_without_a_title_is_refused_not_left_out() -> None:
     record["reasons"] = [*record["reasons"], {"rule": "untitled_rule", "text": "x", "claims": []}]
     with pytest.raises(ValueError, match="untitled_rule"):
         collect(documents, "defaults")
+
+
+def test_a_pinned_columns_findings_look_for_the_probes_that_run_at_its_pin() -> None:
+    """``langgraph@0.6.11``'s findings link only probes whose ``PINS`` name 0.6.11; the default column's, the probes
+    without ``PINS`` and those whose ``PINS`` name its version."""
+    alone = Probe("langgraph", "probes/langgraph/always_deny.py", "always_deny", ("side_effects.c1.effects",))
+    both = Probe("langgraph", "probes/langgraph/always_deny.py", "always_deny", ("side_effects.c1.effects",), "defaults", ("1.2.24", "0.6.11"))
+    assert probes_in([alone, both], "langgraph") == [alone, both]
+    assert probes_in([alone, both], "langgraph@0.6.11") == [both]
+    entries: list[Entry] = [("always_deny", ["side_effects"], "text", [("side_effects", "c1")])]
+    assert probes_for([alone], "langgraph@0.6.11", entries) == [] and probes_for([alone], "langgraph", entries) == [alone]
+    assert probes_for([both], "langgraph@0.6.11", entries) == [both]

@@ -36,8 +36,8 @@ def _size(text: str) -> int:
 
 def page_parts(page: str) -> Counter[tuple[str, ...]]:
     """The page's bytes by part, cut along its markup: ``("cell", scenario, column)``, ``("scenario", id)``,
-    ``("loop", id)``, ``("scorecard", row, column)``, ``("scorecard column", column)``, and ``("rest",)`` for what is
-    left. Escaped text holds no ``<``, so a ``</td>`` or ``</section>`` in the page is always the page's own."""
+    ``("loop", id)``, ``("scorecard", row, column)``, ``("scorecard column", column)``, ``("pin change", rule, framework,
+    subject, mode)``, and ``("rest",)`` for what is left. Escaped text holds no ``<``, so a ``</td>`` or ``</section>`` in the page is always the page's own."""
     parts: Counter[tuple[str, ...]] = Counter()
     card = re.search(r"<section id='scorecard'>.*?</section>", page, re.S)
     assert card is not None
@@ -51,6 +51,11 @@ def page_parts(page: str) -> Counter[tuple[str, ...]]:
             parts[("cell", sid, td.group(1))] += _size(td.group(0))
             own -= _size(td.group(0))
         parts[("scenario", sid)] += own + _size(f"<li><a href='#scenario-{sid}'>{sid}</a></li>")
+    pins = re.search(r"<section id='pins'>.*?</section>", page, re.S)
+    assert pins is not None
+    for change in re.finditer(r"<div class='pin-change' data-pin-rule='([^']+)' data-framework='([^']+)' data-subject='([^']+)' data-mode='([^']*)'.*?</div>",
+                              pins.group(0), re.S):
+        parts[("pin change", *change.groups())] += _size(change.group(0))
     payload = re.search(r"<script type='application/json' id='loop-data'>(.*?)</script>", page, re.S)
     if payload is not None:
         for sid, run in json.loads(payload.group(1))["runs"].items():
@@ -80,6 +85,11 @@ def over_budget(page: str, documents: dict[str, dict[str, Any]], scenarios: dict
             allowed = budget.scorecard_cell_budget(int(count.group(1)))
         elif kind == "scorecard column":
             allowed = budget.SCORECARD_COLUMN
+        elif kind == "pin change":
+            listed = re.search(rf"data-pin-rule='{re.escape(part[1])}' data-framework='{re.escape(part[2])}' data-subject='{re.escape(part[3])}' "
+                               rf"data-mode='{re.escape(part[4])}' data-scenarios='(\d+)'", page)
+            assert listed is not None, part
+            allowed = budget.pin_change_budget(int(listed.group(1)))
         else:
             allowed = budget.FIXED
         if size > allowed:

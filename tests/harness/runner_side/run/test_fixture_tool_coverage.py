@@ -18,7 +18,7 @@ import pytest
 
 from harness.columns import ROOT, known_columns
 from harness.fixture_tools import FIXTURE_TOOLS
-from harness.runner_side.run.environments import ensure_environment
+from harness.runner_side.run.environments import column_environment
 
 # What each factory offers, as its framework describes the tool to the model: one line of code per factory.
 OFFERED = {
@@ -52,15 +52,15 @@ def test_the_expected_table_lists_every_catalog_tool_and_hides_only_the_session_
 
 
 def test_every_third_party_column_has_a_factory_in_the_table() -> None:
-    third_party = {name for name, column in known_columns().items() if (column.adapter_dir / "requirements.lock").exists()}
+    third_party = {column.adapter for column in known_columns().values() if (column.environment_dir / "requirements.lock").exists()}
     assert third_party == set(OFFERED)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("column", sorted(OFFERED))
+@pytest.mark.parametrize("column", sorted(name for name, c in known_columns().items() if c.adapter in OFFERED))  # every pin
 def test_the_columns_factory_offers_every_fixture_tool(column: str) -> None:
-    python = ensure_environment(known_columns()[column].adapter_dir, log=lambda _: None).python
-    program = _PROGRAM.format(offered=OFFERED[column])
+    python = column_environment(known_columns()[column], log=lambda _: None).python
+    program = _PROGRAM.format(offered=OFFERED[known_columns()[column].adapter])
     done = subprocess.run([str(python), "-I", "-c", program, str(ROOT), json.dumps(sorted(FIXTURE_TOOLS))],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
