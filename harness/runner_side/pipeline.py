@@ -6,7 +6,9 @@ against the hand-written engine (``judge``), write or check the evidence and its
 
 from __future__ import annotations
 
+import functools
 import signal
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -36,7 +38,7 @@ from harness.runner_side.publish.probes import declared_probes
 from harness.runner_side.publish.report.page import render_report
 from harness.runner_side.publish.report.scorecard import scorecard, scorecard_svg
 from harness.runner_side.run.processes import Stopped, stopping
-from harness.runner_side.run.runner import ColumnResult, run_column
+from harness.runner_side.run.runner import ColumnResult, merge_results, processes, run_column
 from harness.runner_side.run.wire_server import WireServer
 from harness.scenarios import Scenario
 
@@ -101,26 +103,42 @@ def compare(request: Request, scenarios: list[Scenario], expectations: dict[str,
 def run_all(
     columns: list[Column], modes: list[str], scenarios_dir: Path, scenarios: list[Scenario], scratch: Path, twice: bool, trace_glue: bool = False
 ) -> dict[str, ColumnResult]:
-    """Columns run in parallel, one process each, on the scenarios of ``scenarios_dir`` (``scenarios``: as the command
-    line loaded them, once); a progress line as each one ends. With ``twice``
+    """Columns run in parallel, each in one process or two (``runner.processes``: a third-party column's ``wire`` mode
+    beside its other modes), on the scenarios of ``scenarios_dir`` (``scenarios``: as the command line loaded them,
+    once); a progress line as each column ends. With ``twice``
     every scenario runs twice in every column, and any difference is an undeclared race; with ``trace_glue`` too, the
     second runs of each column with both modes are line-traced to check its glue count (scripts/check_glue_coverage.py
     does the same alone): coverage of the whole count needs the committed scenarios, so only they are traced."""
     started, count = time.perf_counter(), len(scenarios)
+    groups = {c.name: processes(c, reference_modes(modes) if c.name == REFERENCE else modes) for c in columns}
+    progress = {c.name: console.Progress(c.name, count, started) for c in columns}
+    parts: dict[str, dict[int, ColumnResult]] = {c.name: {} for c in columns}
+    results: dict[str, ColumnResult] = {}
+    lock = threading.Lock()
 
-    def one(column: Column) -> ColumnResult:
-        progress = console.Progress(column.name, count, started)
+    def one(job: tuple[Column, int]) -> None:
+        column, index = job
         began = time.perf_counter() - started
-        result = run_column(column, reference_modes(modes) if column.name == REFERENCE else modes, scenarios_dir, scratch,
-                            scenario_count=count, twice=twice, trace_glue=trace_glue, log=progress.log, on_progress=progress.line, wire=wire)
+        root = scratch / "-".join(groups[column.name][index]) if index else scratch  # a second process: a scratch of its own
+        result = run_column(column, groups[column.name][index], scenarios_dir, root, scenario_count=count, twice=twice, trace_glue=trace_glue,
+                            log=progress[column.name].log, on_progress=progress[column.name].line, wire=wire)
         result.timings.update(started_at_s=began, finished_at_s=time.perf_counter() - started)
+        with lock:
+            parts[column.name][index] = result
+            if len(parts[column.name]) < len(groups[column.name]):
+                return  # the column's other process is still running
+            done = functools.reduce(merge_results, [parts[column.name][i] for i in range(len(groups[column.name]))])
+            done.timings.update(started_at_s=min(r.timings["started_at_s"] for r in parts[column.name].values()),
+                                finished_at_s=max(r.timings["finished_at_s"] for r in parts[column.name].values()))
+            results[column.name] = done
         if not stopping():  # a stopped run says so once, in main
-            progress.ended(result)
-        return result
+            progress[column.name].ended(done)
 
+    jobs = [(c, index) for c in columns for index in range(len(groups[c.name]))]
     # The scripted OpenAI-compatible server of the wire mode: the runner's, shared by every column (each its own token).
-    with WireServer(scenarios) as wire, ThreadPoolExecutor(max_workers=max(1, len(columns))) as pool:
-        results = {r.column.name: r for r in pool.map(one, columns)}  # every column at once: the machine, not a cap, decides
+    with WireServer(scenarios) as wire, ThreadPoolExecutor(max_workers=len(jobs) or 1) as pool:
+        list(pool.map(one, jobs))  # every process at once: the machine, not a cap, decides
+    results = {c.name: results[c.name] for c in columns if c.name in results}  # in the columns' order
     if wire.errors:
         raise AssertionError(f"harness bug: the scripted wire server raised: {wire.errors[:3]}")
     return results

@@ -14,7 +14,6 @@ checked against the runner's own ledger and the scripted server's records.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -28,7 +27,7 @@ from harness.modes import MODES, REFERENCE_MODES
 from harness.records import run_key
 from harness.runner_side.explore.properties import DRIVER_ERROR, check_equal, check_run
 from harness.runner_side.publish.evidence import column_document, handwritten_document
-from harness.runner_side.run.runner import ColumnResult, run_column
+from harness.runner_side.run.runner import ColumnResult, merge_results, run_column
 from harness.runner_side.run.wire_server import WireServer
 from harness.scenarios import Scenario, load_scenarios
 
@@ -98,7 +97,7 @@ def run_batch(columns: list[str], corpus: Path, scratch: Path, log: Callable[[st
     results: dict[str, ColumnResult] = {}
     ledgers = {(name, mode): result.ledger for (name, modes, _), result in zip(jobs, done, strict=True) for mode in modes}  # the runner's, per process
     for (name, _, _), result in zip(jobs, done, strict=True):
-        results[name] = _merged(results[name], result) if name in results else result
+        results[name] = merge_results(results[name], result) if name in results else result
     batch = Batch()
     reference = results[REFERENCE]
     batch.unplayable = sorted({k.split("@", 1)[0] for records in reference.modes.values() for k, r in records.items()
@@ -120,15 +119,6 @@ def run_batch(columns: list[str], corpus: Path, scratch: Path, log: Callable[[st
                 batch.findings += _record_findings(name, mode, key, record, result.modes[mode][key], scenarios, ledger)
     batch.seconds = time.perf_counter() - started
     return batch
-
-
-def _merged(first: ColumnResult, second: ColumnResult) -> ColumnResult:
-    """One column's result from two processes, each of some of its modes (a process not measured: the column is not)."""
-    if first.status != "measured" or second.status != "measured":
-        return first if first.status != "measured" else second
-    return dataclasses.replace(first, modes={**first.modes, **second.modes}, network=first.network.merged(second.network),
-                               undeclared_races=[*first.undeclared_races, *second.undeclared_races],
-                               not_applicable={**first.not_applicable, **second.not_applicable})  # fmt: skip
 
 
 def _reference_clean(cell_record: dict[str, Any]) -> bool:

@@ -151,18 +151,24 @@ class Progress:
 
     def __init__(self, column: str, planned: int, started: float) -> None:
         self.column, self.planned, self.done, self.started = column, planned, 0, started
+        self._plans = 0  # a column may run in two processes (``runner.processes``): each sends its plan
+        self._lock = threading.Lock()
 
     def log(self, message: str) -> None:
         say(f"[{self.column}] {message}")
 
     def line(self, line: str) -> None:
-        """The column process's plan (``plan <n>``), then ``<mode>/<scenario>`` as each scenario finishes."""
-        if line.startswith("plan "):
-            self.planned = int(line.split()[1])
-            return
-        self.done += 1
-        total = f"{self.planned}" if self.done <= self.planned else f"{self.planned}+"  # forced orderings (sub-cases) add runs
-        say(f"[{self.column}] {self.done}/{total} {line} ({time.perf_counter() - self.started:.0f} s)")
+        """A column process's plan (``plan <n>``: the plans of a column's processes add up), then ``<mode>/<scenario>``
+        as each scenario finishes."""
+        with self._lock:
+            if line.startswith("plan "):
+                self.planned = int(line.split()[1]) + (self.planned if self._plans else 0)
+                self._plans += 1
+                return
+            self.done += 1
+            total = f"{self.planned}" if self.done <= self.planned else f"{self.planned}+"  # forced orderings (sub-cases) add runs
+            shown = f"[{self.column}] {self.done}/{total} {line} ({time.perf_counter() - self.started:.0f} s)"
+        say(shown)
 
     def ended(self, result: ColumnResult) -> None:
         if result.status != "measured":

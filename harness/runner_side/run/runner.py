@@ -1,4 +1,4 @@
-"""The runner: starts one sandboxed column process per column and gathers its observations.
+"""The runner: starts sandboxed column processes (one per column, or two: ``processes``) and gathers their observations.
 
 Project columns run on this interpreter; isolated columns on the interpreter of their
 own virtual environment, built from their hashed lock and cached. Whatever goes wrong
@@ -8,6 +8,7 @@ column is ``not-measured`` with the reason: never silently equal.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -77,6 +78,32 @@ class ColumnResult:
     ledger: Entries | None = None
     """Every entry the column's processes appended, as the runner counted them in its memory (an explorer checks the
     contract's properties against them); never evidence."""
+
+
+def merge_results(first: ColumnResult, second: ColumnResult) -> ColumnResult:
+    """One column's result from two processes, each of some of its modes (a process not measured: the column is not).
+    What both processes read in the column's environment (versions, mechanisms, constants) is the first's; the
+    timings are both processes' (``total_s`` the longer; the import paid in each, summed)."""
+    if first.status != "measured" or second.status != "measured":
+        return first if first.status != "measured" else second
+    a, b = first.timings, second.timings
+    timings = {**a, **b, "scenarios_s": {**a.get("scenarios_s", {}), **b.get("scenarios_s", {})},
+               "import_s": a.get("import_s", 0.0) + b.get("import_s", 0.0), "total_s": max(a.get("total_s", 0.0), b.get("total_s", 0.0))}
+    return dataclasses.replace(first, modes={**first.modes, **second.modes}, network=first.network.merged(second.network), timings=timings,
+                               undeclared_races=[*first.undeclared_races, *second.undeclared_races],
+                               not_applicable={**first.not_applicable, **second.not_applicable},
+                               glue_coverage=first.glue_coverage or second.glue_coverage,
+                               glue_coverage_problem=first.glue_coverage_problem or second.glue_coverage_problem)  # fmt: skip
+
+
+def processes(column: Column, modes: list[str]) -> list[list[str]]:
+    """The modes each process of a column plays: a third-party column's ``wire`` mode in a process of its own beside
+    the others (its runs wait on the loopback server's delays and retries, which would otherwise lengthen the
+    column's one sequence of runs: the longest of them ends the whole comparison); everything else in one process,
+    which imports the framework once."""
+    if column.environment == "isolated" and "wire" in modes and len(modes) > 1:
+        return [[m for m in modes if m != "wire"], ["wire"]]
+    return [list(modes)]
 
 
 def run_column(column: Column, modes: list[str], scenarios_dir: Path, scratch_root: Path, **options: Any) -> ColumnResult:

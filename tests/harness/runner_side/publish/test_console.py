@@ -87,3 +87,15 @@ def test_lines_said_from_many_threads_never_run_into_one_another() -> None:
     for thread in threads:
         thread.join()
     assert sorted(out.getvalue().splitlines()) == sorted(lines)
+
+
+def test_the_plans_of_a_columns_two_processes_add_up(capsys: pytest.CaptureFixture[str]) -> None:
+    """A third-party column runs its wire mode in a process of its own (``runner.processes``): each process sends its
+    plan, and the progress counts against both."""
+    progress = console.Progress("langgraph", 5, time.perf_counter())
+    progress.line("plan 3")
+    progress.line("plan 2")
+    for n in range(5):
+        progress.line(f"defaults/s{n}")
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split()[1] for line in out] == ["1/5", "2/5", "3/5", "4/5", "5/5"]
