@@ -311,3 +311,70 @@ def flat(prefix: str, value: dict) -> dict[str, Any]:
     for key, leaf in value.items():
         found |= flat(f"{prefix}.{key}", leaf) if isinstance(leaf, dict) and leaf else {f"{prefix}.{key}": leaf}
     return found
+
+
+# -- the defaults that moved between the pins, each measured on a graph of its own (never read from a name) ----------
+
+
+def recursion_limit() -> int:
+    """The super-steps a graph that never ends gets before ``GraphRecursionError``, with no ``recursion_limit`` given:
+    LangGraph's default bound (https://docs.langchain.com/oss/python/langgraph/errors/GRAPH_RECURSION_LIMIT)."""
+    from typing import TypedDict
+
+    from langgraph.errors import GraphRecursionError
+
+    class Ticks(TypedDict):
+        n: int
+
+    graph = StateGraph(Ticks)
+    graph.add_node("tick", lambda state: {"n": state["n"] + 1})
+    graph.add_edge(START, "tick")
+    graph.add_edge("tick", "tick")
+    steps = 0
+    try:
+        for _ in graph.compile().stream({"n": 0}, stream_mode="updates"):
+            steps += 1
+    except GraphRecursionError:
+        return steps
+    raise AssertionError("a graph that never ends ended")
+
+
+def tool_error() -> str:
+    """``message`` or ``raise``: what a ``ToolNode`` with its default ``handle_tool_errors`` does with a tool whose body
+    raises, in a one-node graph."""
+
+    @tool
+    def fails() -> str:
+        """A tool whose body raises."""
+        raise RuntimeError("the tool's body failed")
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("tools", ToolNode([fails]))
+    graph.add_edge(START, "tools")
+    graph.add_edge("tools", END)
+    try:
+        out = graph.compile().invoke({"messages": [AIMessage("", tool_calls=[{"name": "fails", "args": {}, "id": "c1", "type": "tool_call"}])]})
+    except RuntimeError:
+        return "raise"
+    return "message" if out["messages"][-1].status == "error" else "neither"
+
+
+def interrupt_ids() -> str:
+    """``one per task`` or ``one per interrupt``: the ids ``get_state().interrupts`` gives a node's first and second
+    ``interrupt()`` (https://docs.langchain.com/oss/python/langgraph/interrupts)."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    def asks_twice(state: MessagesState) -> dict:
+        interrupt("first")
+        interrupt("second")
+        return {}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("asks_twice", asks_twice)
+    graph.add_edge(START, "asks_twice")
+    graph.add_edge("asks_twice", END)
+    app, config = graph.compile(checkpointer=InMemorySaver()), {"configurable": {"thread_id": "ids"}}
+    app.invoke({"messages": []}, config)
+    first = app.get_state(config).interrupts[0].id
+    app.invoke(Command(resume="answer"), config)
+    return "one per task" if app.get_state(config).interrupts[0].id == first else "one per interrupt"

@@ -8,13 +8,13 @@ Documented API only: ``ToolNode`` with its default ``handle_tool_errors``
 model, which notes the turn it is asked for, are the kit's (``probes/langgraph/_kit.py``).
 """
 
-from _kit import Scripted, agent_graph, call, fixture_tools, flat, ledger, step, user
+from _kit import Scripted, agent_graph, call, fixture_tools, flat, ledger, step, tool_error, user
 
 from harness.column_side.probes.kit import Fault, report, world
 
 SCENARIO = "retry_before_effect"
 SHOWS = ("model.calls_per_turn", "model.unused_turns", "side_effects.c1.effects", "side_effects.c1.executor_entries", "side_effects.c1.tool_entries",
-         "status", "step_statuses")
+         "status", "step_statuses", "constants.tool_error")
 PINS = ("1.2.24", "0.6.11")
 
 tools = fixture_tools(world(Fault("tool.raise_before_effect", call_id="c1")).call, "put_note")
@@ -22,4 +22,5 @@ model = Scripted(script=[[call("c1", "put_note", {"key": "followup", "text": "Ca
 status = step(agent_graph(model, tools).compile(), user("Save a follow-up note."), errors=(Exception,))  # 1.2.24: the tool's InjectedToolError, re-raised by ToolNode
 
 report(SCENARIO, {"status": status, "step_statuses": [status], **flat("side_effects", {"c1": ledger()["c1"]}),
-                  "model.calls_per_turn": model.calls_per_turn(), "model.unused_turns": model.unused_turns()})
+                  "model.calls_per_turn": model.calls_per_turn(), "model.unused_turns": model.unused_turns(),
+                  "constants.tool_error": tool_error()})  # the default itself, on a one-node graph with a tool that raises

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from handwritten.tools import RiskClass
-from harness.fixture_tools import FIXTURE_TOOLS
+from harness.fixture_tools import FIXTURE_TOOLS, InjectedToolError
 from harness.runner_side.judge.explain import value_at
 from harness.runner_side.judge.said import RunEnded, Says, StepEnded
 from harness.runner_side.judge.values import ABSENT, Claim, Path, Run, final_status, undecided_at_end
@@ -309,3 +309,24 @@ def pause_text(pause: dict[str, Any]) -> str:
     waiting = ", ".join(p["call_id"] for p in pause["pending"]) or "nothing"
     return (f"driver step {pause['step']} waiting for {waiting}, arguments {'validated' if pause['args_validated'] else 'not validated'} first, "
             f"non-read-only effects so far: {effects}")
+
+
+FAULT_RAISES = {"raise": f"{InjectedToolError.__module__}.{InjectedToolError.__qualname__}", "timeout": TimeoutError.__name__}
+"""What the fixture world raises for each fault action that does not kill (``harness.column_side.fixtures.faults``)."""
+
+
+def exception_default(case: Case, cid: str, step: int | None) -> str:
+    """The framework's measured default for a tool's exception (its constant ``tool_error``: ``message`` or ``raise``),
+    quoted only where this run's facts show that default at work on ``cid``: ``raise`` where a fault's exception ended
+    driver step ``step``, ``message`` where ``cid``'s result reached the model as an error and no step ended in it."""
+    constant = case.constants.get("tool_error")
+    if constant is None:
+        return ""
+    facts = case.framework.facts
+    raised = step is not None and any(f["step"] == step and f.get("raised") in FAULT_RAISES.values() for f in facts)
+    delivered = any(list(r) == [cid, "error"] for f in facts for r in f.get("results", ()))
+    shown = "raise" if raised else "message" if delivered and step is None else None
+    if constant["value"] != shown:
+        return ""
+    does = "re-raises it out of the run" if shown == "raise" else "hands it to the model as the call's result"
+    return f"; by default its tool dispatch {does} (`tool_error`: {shown}, `{constant['ref']}`, measured in the pinned environment)"

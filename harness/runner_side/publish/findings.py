@@ -139,7 +139,8 @@ PINS_INTRO = (
     "a default that moved (a constant read in each pinned environment whose value differs), a behaviour that appeared "
     "(a rule explains a cell at the newer pin and did not at the older one, same mode, scenario and observable) and a "
     "behaviour that went (the other way round); consequences are left out, as above. The values are the framework's at "
-    "each pin, older vs newer. A probe is linked when one runs at both pins and prints a value that differs between them; "
+    "each pin, older vs newer. A probe is linked when one runs at both pins and prints a value that differs between them (a "
+    "`defaults` probe stands for a `wire` cell of any observable but the wire's own: the model's transport is all that differs); "
     "`python scripts/compare_pins.py <framework> <version> <version>` prints every differing cell with the rules behind each side."
 )
 

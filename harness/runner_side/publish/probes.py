@@ -33,6 +33,9 @@ from harness.runner_side.observe.observables import OBSERVABLES
 from harness.runner_side.run.sandbox import clean_environment
 
 PROBES_DIR = ROOT / "probes"
+CONSTANTS = "constants"
+"""The first part of a printed path that names a framework constant (``constants.step_limit``), compared with the value
+the column read in its environment (the evidence's ``constants``), not with a cell."""
 PROBE_TIMEOUT_S = 180.0
 
 
@@ -101,9 +104,10 @@ def declared_probes(root: Path = PROBES_DIR, registry: dict[str, Column] | None 
         scenario, shows, mode, pins = names.get("SCENARIO"), names.get("SHOWS"), names.get("MODE", "defaults"), names.get("PINS", ())
         where = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
         if not isinstance(scenario, str) or not isinstance(shows, tuple) or not shows or any(
-            not isinstance(path, str) or path.split(".")[0] not in OBSERVABLES for path in shows
+            not isinstance(path, str) or path.split(".")[0] not in (*OBSERVABLES, CONSTANTS) for path in shows
         ):
-            raise ProbeError(f"{where}: SCENARIO must be a string and SHOWS a non-empty tuple of the paths it prints, each starting with an observable")
+            raise ProbeError(f"{where}: SCENARIO must be a string and SHOWS a non-empty tuple of the paths it prints, each starting with an "
+                             f"observable (or '{CONSTANTS}.', a framework constant measured with the framework alone)")
         if not isinstance(pins, tuple) or ("PINS" in names and not pins) or not all(isinstance(p, str) for p in pins) or len(set(pins)) < len(pins):
             raise ProbeError(f"{where}: PINS must be a non-empty tuple of the distinct versions it runs at (its framework's default pin when absent)")
         for pin in pins:
@@ -165,7 +169,10 @@ def disagreements(probe: Probe, measured: dict[str, Any], evidence: dict[str, An
         if path not in probe.shows:
             found.append(f"{path}: printed but not in SHOWS")
             continue
-        recorded = _at(record["columns"][observable]["framework"], keys)
+        if observable == CONSTANTS:  # a constant the column read in its environment: compared with the value it recorded
+            recorded = evidence.get("constants", {}).get(".".join(keys), {}).get("value", "<absent>")
+        else:
+            recorded = _at(record["columns"][observable]["framework"], keys)
         if recorded != value:
             found.append(f"{path}: probe {json.dumps(value)}, evidence {json.dumps(recorded)}")
     found += [f"{path}: in SHOWS but no count printed" for path in probe.shows if path not in measured]

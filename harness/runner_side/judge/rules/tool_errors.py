@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from handwritten.engine import MAX_ATTEMPTS as ENGINE_ATTEMPTS
-from harness.fixture_tools import InjectedToolError
 from harness.runner_side.judge.case import Case
 from harness.runner_side.judge.facts import (
+    FAULT_RAISES,
     call_claims,
     count,
+    exception_default,
     ledger_after,
     stated_after,
     status_claim,
@@ -43,7 +44,8 @@ def tool_error_not_retried(case: Case) -> Iterator[Reason]:
         gave_up = " until its bound, then handed the error to the model as the tool's result" if engine_runs >= ENGINE_ATTEMPTS and not engine_effects else ""
         yield Reason("tool_error_not_retried", (
             f"{cid}'s executor raised before its effect; the engine retried it under the same key{gave_up} ({engine_runs} executor entries, "
-            f"{_effects(engine_effects)}), the framework entered it {times(runs)} with {_effects(so_far)}{later}{ended}{tail}"
+            f"{_effects(engine_effects)}), the framework entered it {times(runs)} with {_effects(so_far)}{later}{ended}"
+            f"{exception_default(case, cid, failed)}{tail}"
         ), (*call_claims(case, cid), *(status_claim(case, failed, "error") if failed is not None else ()), *after), say.all())
 
 
@@ -51,8 +53,6 @@ def _effects(n: int) -> str:
     return "no effect" if n == 0 else f"{n} effect" if n == 1 else f"{n} effects"
 
 
-_FAULT_RAISES = {"raise": f"{InjectedToolError.__module__}.{InjectedToolError.__qualname__}", "timeout": TimeoutError.__name__}
-"""What the fixture world raises for each fault action that does not kill (``harness.column_side.fixtures.faults``)."""
 
 
 @rule('fault_ended_run', "A fault injected into a call the engine never ran raises out of the framework's run and ends it", stage=None, consequence=True)
@@ -63,7 +63,7 @@ def fault_ended_run(case: Case) -> Iterator[Reason]:
     for fact, step in zip(case.framework.facts, case.framework.steps, strict=True):
         raised = fact.get("raised")
         hit = [f for f in case.scenario.faults if f.call_id in fact.get("entered", {}) and f.call_id not in engine_entered
-               and _FAULT_RAISES.get(f.action) == raised]
+               and FAULT_RAISES.get(f.action) == raised]
         if step["status"] == "error" and hit:
             say = Says()
             tail, after = stated_after(case, fact["step"] + 1, say)

@@ -37,9 +37,13 @@ def leaves_text(leaves: list[Leaf], most: int = LEAVES_SHOWN) -> str:
 
 
 def by_scenario(cells: tuple[CellChange, ...]) -> list[tuple[str, list[str], list[Leaf]]]:
-    """The cells of a change per scenario key: its observables and the leaves that differ between the pins there."""
-    keys = list(dict.fromkeys(c.key for c in cells))
-    return [(key, [c.observable for c in cells if c.key == key], [leaf for c in cells if c.key == key for leaf in c.leaves]) for key in keys]
+    """The cells of a change per scenario key (``<mode>/<key>`` when they span modes, as a default's do): its observables
+    and the leaves that differ between the pins there."""
+    spans = len({c.mode for c in cells}) > 1
+    label = {id(c): f"{c.mode}/{c.key}" if spans else c.key for c in cells}
+    keys = list(dict.fromkeys(label[id(c)] for c in cells))
+    return [(key, [c.observable for c in cells if label[id(c)] == key], [leaf for c in cells if label[id(c)] == key for leaf in c.leaves])
+            for key in keys]
 
 
 def constant_text(moved: Moved, pair: Pair) -> str:

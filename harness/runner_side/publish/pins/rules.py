@@ -12,7 +12,9 @@ evidence (``diff.Pair``), the way ``harness.runner_side.judge`` reads a case::
   followed from another behaviour) are left out, as FINDINGS.md leaves them out of its findings.
 
 A change is linked to a probe only when one runs at both pins (``probes_of`` for each column) and prints a value that
-differs between the pins in one of the change's cells (or a value holding one); else it has none yet.
+differs between the pins in one of the change's cells (or a value holding one), or, for a default that moved, prints
+that default as it measures it (``constants.<name>``); else it has none yet. A ``defaults``
+probe stands for a ``wire`` cell of any observable but ``wire`` (the model's transport is all that differs).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 from harness.columns import Column
 from harness.runner_side.judge import consequences, titles
 from harness.runner_side.publish.pins.diff import CellChange, Pair, cell_changes, constants, mode_order
-from harness.runner_side.publish.probes import Probe, probes_of
+from harness.runner_side.publish.probes import CONSTANTS, Probe, probes_of
 
 APPEARED, WENT = "behaviour_appeared", "behaviour_went"
 
@@ -130,7 +132,15 @@ def probes_behind(change: Change, probes: list[Probe], registry: dict[str, Colum
     between the pins in that cell (or a value holding one)."""
     older, newer = (probes_of(probes, side.name, registry) for side in change.pair.sides)
     both = [p for p in older if p in newer]
-    return [p for p in both if any(p.mode == c.mode and p.scenario == c.key and _prints(p, [leaf.path for leaf in c.leaves]) for c in change.cells)]
+    measured = f"{CONSTANTS}.{change.subject}" if change.rule == "default_moved" else None  # a probe that measures the default itself
+    return [p for p in both if measured in p.shows or any(_reproduces(p, c) and _prints(p, [leaf.path for leaf in c.leaves]) for c in change.cells)]
+
+
+def _reproduces(probe: Probe, cell: CellChange) -> bool:
+    """Whether the probe plays the cell's scenario in the cell's mode; a ``defaults`` probe stands for a ``wire`` cell of
+    any observable but the wire's own: the model's transport is all that differs between the two modes."""
+    same_mode = probe.mode == cell.mode or (cell.mode == "wire" and probe.mode == "defaults" and cell.observable != "wire")
+    return same_mode and probe.scenario == cell.key
 
 
 def _prints(probe: Probe, leaves: list[tuple[str, ...]]) -> bool:

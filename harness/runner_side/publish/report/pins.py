@@ -64,7 +64,7 @@ def _change(change: Change, registry: dict[str, Column], probes: list[Probe]) ->
         there, missing = (b, a) if change.rule == APPEARED else (a, b)
         head = (f"{pair.adapter}, {change.mode}: {titles().get(change.subject, change.subject)} (`{change.subject}`) explains these cells "
                 f"at {there} and not at {missing}; values {a} vs {b} ({probe}):")
-    rows = "".join(f"<li><a href='#scenario-{escape(key.split('@')[0])}'><code>{escape(key)}</code></a> ({escape(', '.join(observables))}): "
+    rows = "".join(f"<li><a href='#scenario-{escape(key.split('/')[-1].split('@')[0])}'><code>{escape(key)}</code></a> ({escape(', '.join(observables))}): "
                    f"{escape(leaves_text(leaves))}</li>" for key, observables, leaves in by_scenario(change.cells))
     attrs = (f"data-pin-rule='{escape(change.rule)}' data-framework='{escape(pair.adapter)}' data-subject='{escape(change.subject)}' "
              f"data-mode='{escape(change.mode or '')}'")

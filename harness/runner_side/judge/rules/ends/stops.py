@@ -12,6 +12,7 @@ from harness.runner_side.judge.facts import (
     claim,
     count,
     differing_calls,
+    exception_default,
     interrupt_claims,
     mechanism,
     open_approvals,
@@ -163,10 +164,12 @@ def uncertain_not_stopped(case: Case) -> Iterator[Reason]:
     error = f" ({fw_step['error']})" if fw_step.get("error") else ""
     entered = {c for f in case.engine.facts if f["step"] <= step for c in f.get("executed", {})}
     causes = [_UNCERTAIN_CAUSES[f.point].format(f.call_id) for f in case.scenario.faults if f.point in _UNCERTAIN_CAUSES and f.call_id in entered]
+    timed_out = next((f.call_id for f in case.scenario.faults if f.point in _UNCERTAIN_CAUSES and f.call_id in entered and f.action == "timeout"), None)
+    default = exception_default(case, timed_out, step if fw_step["status"] == "error" else None) if timed_out else ""
     say = Says()
     tail, after = stated_after(case, step + 1, say)
     yield Reason("uncertain_not_stopped", (
         f"the engine stopped at driver step {step} for an explicit reconciliation ({'; '.join(causes) or 'an uncertain outcome'}); the framework's "
-        f"driver step {step} ended {fw_step['status']}{error}{tail}"
+        f"driver step {step} ended {fw_step['status']}{error}{default}{tail}"
     ), (*status_claim(case, step, fw_step["status"]), *after), say.all())
 
