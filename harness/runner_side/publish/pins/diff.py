@@ -128,7 +128,8 @@ def pair_of(registry: dict[str, Column], documents: dict[str, dict[str, Any]], a
             raise PinError(f"{adapter} has no pin {version} (its pins: {', '.join(pin_version(c) for c in sides(registry, adapter))})")
         document = documents.get(column.name)
         if document is None:
-            raise PinError(f"no evidence of {column.name} (evidence/{column.name}.json): run the comparison for that column first")
+            raise PinError(f"no evidence of {column.name} ({column.name}.json in the evidence directory): run the comparison for that column "
+                           "into it first (both pins' evidence must be there: --framework for each, one --output)")
         if document.get("status") != "measured":
             raise PinError(f"{column.name} was not measured: {document.get('reason', 'no reason given')}")
         chosen.append(Side(version, column, document))

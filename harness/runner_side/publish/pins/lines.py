@@ -72,7 +72,7 @@ def quoted_by(change: Change) -> list[str]:
 def compared(pair: Pair) -> list[str]:
     """The whole comparison of the two pins, a line each, wrapped at ``console.WIDTH``."""
     a, b = pair.older.version, pair.newer.version
-    lines = [f"{pair.adapter} at {a} (evidence/{pair.older.name}.json) against {pair.adapter} at {b} (evidence/{pair.newer.name}.json); "
+    lines = [f"{pair.adapter} at {a} ({pair.older.name}.json) against {pair.adapter} at {b} ({pair.newer.name}.json); "
              f"every pair of values reads {a} vs {b}", ""]
     moved = constants(pair)
     lines += [f"constants that differ ({len(moved)}):" if moved else "constants that differ: none"]
