@@ -228,12 +228,14 @@ def report(stats: Mapping[str, Mapping[str, Any]]) -> None:
 
 def rows_to_measure(frameworks: Sequence[str]) -> list[Row]:
     """The bare loop and the engine on this interpreter, each framework on its column's pinned one (built or reused)."""
-    from harness.runner_side.run.environments import REQUIREMENTS_IN_NAME, direct_pins, ensure_environment
+    from harness.columns import known_columns
+    from harness.runner_side.run.environments import REQUIREMENTS_IN_NAME, column_environment, direct_pins
 
     rows = [Row(BARE, Path(sys.executable), ""), Row(ENGINE, Path(sys.executable), "")]
     for name in frameworks:
-        environment = ensure_environment(ROOT / "adapters" / name, log=lambda line: print(f"  {line}"))
-        pins = direct_pins(ROOT / "adapters" / name / REQUIREMENTS_IN_NAME)
+        column = known_columns()[name]  # a column at an extra pin (langgraph@0.6.11) is its own environment
+        environment = column_environment(column, log=lambda line: print(f"  {line}"))
+        pins = direct_pins(column.environment_dir / REQUIREMENTS_IN_NAME)
         shown = {p: v for p, v in pins.items() if p not in ("jsonschema", "pytest")}  # the root's dependency, the tests' runner
         rows.append(Row(name, environment.python, "", versions=environment.versions, pins=shown))
         print(f"  {name}: " + ", ".join(f"{p}=={v}" for p, v in shown.items()))
