@@ -22,9 +22,9 @@ from typing import Any
 
 from harness.columns import ROOT, Column, known_columns
 from harness.runner_side.judge import UNEXPLAINED, consequences, differing_paths, titles, wire_rules
-from harness.runner_side.publish.pins.diff import Moved, pairs, versions
-from harness.runner_side.publish.pins.lines import by_scenario, constant_text, leaves_text, quoted_by
-from harness.runner_side.publish.pins.rules import APPEARED, Change, changes, pin_titles, probes_behind
+from harness.runner_side.publish.pins.diff import pairs, versions
+from harness.runner_side.publish.pins.lines import by_scenario, change_head, leaves_text
+from harness.runner_side.publish.pins.rules import Change, changes, pin_titles, probes_behind
 from harness.runner_side.publish.probes import Probe, probes_of
 from harness.runner_side.run.environments import direct_pins
 from harness.scenarios import BINDINGS
@@ -163,23 +163,10 @@ def _pins(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> list[str
 
 def change_lines(change: Change, probes: list[Probe]) -> list[str]:
     """One change as FINDINGS.md lists it: what changed, at which pins, the probe behind it, a line per scenario."""
-    pair, linked = change.pair, probes_behind(change, probes, _registry())
+    linked = probes_behind(change, probes, _registry())
     names = ", ".join(f"[{p.file.rsplit('/', 1)[-1]}](../{p.file})" for p in linked)
-    links = f"probe: {names}" if linked else "no probe yet"
-    a, b = pair.older.version, pair.newer.version
-    if change.mode is None:
-        head = f"- **{pair.adapter}**, {constant_text(Moved(change.subject, change.older, change.newer), pair)}"
-        if not change.cells:
-            quoted = quoted_by(change)
-            where = (f"the reasons that quote it ({', '.join(f'`{q}`' for q in quoted)}) explain cells whose values are the same at both pins"
-                     if quoted else "no reason at either pin quotes it, so no cell is tied to it")
-            return [f"{head}; {where} ({links})."]
-        lines = [f"{head}; the cells that differ between the pins where a reason quotes it, values {a} vs {b} ({links}):"]
-    else:
-        there, missing = (b, a) if change.rule == APPEARED else (a, b)
-        lines = [f"- **{pair.adapter}**, {change.mode}: {titles().get(change.subject, change.subject)} (`{change.subject}`) explains these cells "
-                 f"at {there} and not at {missing}; values {a} vs {b} ({links}):"]
-    return lines + [f"  - `{key}` ({', '.join(observables)}): {leaves_text(leaves)}" for key, observables, leaves in by_scenario(change.cells)]
+    head = change_head(change, f"**{change.pair.adapter}**", f"probe: {names}" if linked else "no probe yet")
+    return [f"- {head}"] + [f"  - `{key}` ({', '.join(observables)}): {leaves_text(leaves)}" for key, observables, leaves in by_scenario(change.cells)]
 
 
 def _wire(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> list[str]:

@@ -14,7 +14,7 @@ from typing import Any
 from harness.runner_side.judge import titles
 from harness.runner_side.publish.console import wrapped
 from harness.runner_side.publish.pins.diff import CellChange, Leaf, Moved, Pair, cell_changes, constants, mechanisms, only_at_one, shown, shown_pair, versions
-from harness.runner_side.publish.pins.rules import Change
+from harness.runner_side.publish.pins.rules import APPEARED, Change
 
 LEAVES_SHOWN = 8
 """Leaves a cell or a scenario line lists before the rest are counted."""
@@ -126,3 +126,20 @@ def _side(cell: CellChange, side: str, version: str) -> list[str]:
 def _clip(text: str) -> str:
     return text if len(text) <= REASON_SHOWN else text[: REASON_SHOWN - 1] + "…"
 
+
+def change_head(change: Change, who: str, links: str) -> str:
+    """The first line of a change as FINDINGS.md and the report give it (backticks mark code): ``who`` (the framework,
+    as the page shows a name), what changed, at which pins, then ``links`` (the probe behind it)."""
+    pair = change.pair
+    a, b = pair.older.version, pair.newer.version
+    if change.mode is None:
+        head = f"{who}, {constant_text(Moved(change.subject, change.older, change.newer), pair)}"
+        if change.cells:
+            return f"{head}; the cells that differ between the pins where a reason quotes it, values {a} vs {b} ({links}):"
+        quoted = quoted_by(change)
+        where = (f"the reasons that quote it ({', '.join(f'`{q}`' for q in quoted)}) explain cells whose values are the same at both pins"
+                 if quoted else "no reason at either pin quotes it, so no cell is tied to it")
+        return f"{head}; {where} ({links})."
+    there, missing = (b, a) if change.rule == APPEARED else (a, b)
+    return (f"{who}, {change.mode}: {titles().get(change.subject, change.subject)} (`{change.subject}`) explains these cells "
+            f"at {there} and not at {missing}; values {a} vs {b} ({links}):")

@@ -13,10 +13,9 @@ from html import escape
 from typing import Any
 
 from harness.columns import Column
-from harness.runner_side.judge import titles
-from harness.runner_side.publish.pins.diff import Moved, Pair, pairs, versions
-from harness.runner_side.publish.pins.lines import by_scenario, constant_text, leaves_text, quoted_by
-from harness.runner_side.publish.pins.rules import APPEARED, Change, changes, pin_titles, probes_behind
+from harness.runner_side.publish.pins.diff import Pair, pairs, versions
+from harness.runner_side.publish.pins.lines import by_scenario, change_head, leaves_text
+from harness.runner_side.publish.pins.rules import Change, changes, pin_titles, probes_behind
 from harness.runner_side.publish.probes import Probe
 
 INTRO = (
@@ -49,21 +48,7 @@ def _pair(pair: Pair) -> str:
 
 def _change(change: Change, registry: dict[str, Column], probes: list[Probe]) -> str:
     pair, linked = change.pair, probes_behind(change, probes, registry)
-    a, b = pair.older.version, pair.newer.version
-    probe = f"probe: {', '.join(p.file for p in linked)}" if linked else "no probe yet"
-    if change.mode is None:
-        head = f"{pair.adapter}, {constant_text(Moved(change.subject, change.older, change.newer), pair)}"
-        if not change.cells:
-            quoted = quoted_by(change)
-            where = (f"the reasons that quote it ({', '.join(quoted)}) explain cells whose values are the same at both pins"
-                     if quoted else "no reason at either pin quotes it, so no cell is tied to it")
-            head += f"; {where} ({probe})."
-        else:
-            head += f"; the cells that differ between the pins where a reason quotes it, values {a} vs {b} ({probe}):"
-    else:
-        there, missing = (b, a) if change.rule == APPEARED else (a, b)
-        head = (f"{pair.adapter}, {change.mode}: {titles().get(change.subject, change.subject)} (`{change.subject}`) explains these cells "
-                f"at {there} and not at {missing}; values {a} vs {b} ({probe}):")
+    head = change_head(change, pair.adapter, f"probe: {', '.join(p.file for p in linked)}" if linked else "no probe yet")
     rows = "".join(f"<li><a href='#scenario-{escape(key.split('/')[-1].split('@')[0])}'><code>{escape(key)}</code></a> ({escape(', '.join(observables))}): "
                    f"{escape(leaves_text(leaves))}</li>" for key, observables, leaves in by_scenario(change.cells))
     attrs = (f"data-pin-rule='{escape(change.rule)}' data-framework='{escape(pair.adapter)}' data-subject='{escape(change.subject)}' "
