@@ -57,26 +57,6 @@ class Column:
 
 PIN_SEPARATOR = "@"
 PINS_DIR = "pins"
-_FIRST_PIN = re.compile(r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*(?:\[[^\]]*\])?\s*==\s*([^\s;#]+)", re.MULTILINE)
-
-
-def pin_version(column: Column) -> str:
-    """The version a column runs at: its extra pin's, else the default pin's, which is the version of the first
-    requirement of its ``requirements.in`` (the framework's own package, by the adapters' convention)."""
-    if column.pin:
-        return column.pin
-    found = _FIRST_PIN.search((column.environment_dir / "requirements.in").read_text(encoding="utf-8"))
-    if found is None:
-        raise ValueError(f"{column.environment_dir / 'requirements.in'}: no 'name==version' pin names the column's version")
-    return found.group(1)
-
-
-def column_at(columns: dict[str, Column], adapter: str, version: str) -> Column:
-    """The column of ``adapter`` that runs at ``version`` (its default pin or an extra one); KeyError naming the pins."""
-    found = {pin_version(c): c for c in columns.values() if c.adapter == adapter and c.environment == "isolated"}
-    if version not in found:
-        raise KeyError(f"{adapter} has no pin {version} (its pins: {', '.join(sorted(found)) or 'none'})")
-    return found[version]
 
 
 def pinned(column: Column) -> list[Column]:

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from harness.columns import ROOT, column_at, known_columns, pin_version
+from harness.columns import ROOT, known_columns
+from harness.runner_side.run.environments import column_at, pin_version
 
 EVIDENCE = ROOT / "evidence"
 SCRIPT = ROOT / "scripts" / "compare_pins.py"

@@ -8,7 +8,7 @@ a mode other than defaults ``<scenario>__<mode>.py``), and a file whose name is 
 refused. A file whose name starts with ``_`` is not a probe: ``probes/<framework>/_kit.py`` is that framework's kit.
 
 A probe declares ``SCENARIO`` and ``SHOWS`` (and ``PINS``, the versions of its framework it runs at, when not the
-default pin alone: ``PINS = ("1.2.24", "0.6.11")``; each names a column, ``harness.columns.column_at``, and a version
+default pin alone: ``PINS = ("1.2.24", "0.6.11")``; each names a column, ``harness.runner_side.run.environments.column_at``, and a version
 that is no pin of the framework is refused) as literals (read here with ``ast``: the framework is not
 importable from the project's environment) and prints ``{"scenario", "counts"}`` as its last line (``harness/column_side/probes/kit.py``).
 A probe that runs at several pins is run in each pin's column and compared with that column's evidence (``Probe.columns``,
@@ -28,8 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.columns import PIN_SEPARATOR, ROOT, Column, column_at, known_columns
+from harness.columns import PIN_SEPARATOR, ROOT, Column, known_columns
 from harness.runner_side.observe.observables import OBSERVABLES
+from harness.runner_side.run.environments import column_at
 from harness.runner_side.run.sandbox import clean_environment
 
 PROBES_DIR = ROOT / "probes"

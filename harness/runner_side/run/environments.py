@@ -305,6 +305,25 @@ def _stale_reason(column: str, path: Path, fingerprint: Mapping[str, str], expec
     return None
 
 
+def pin_version(column: Column) -> str:
+    """The version a column runs at: its extra pin's, else the default pin's, which is the version of the first
+    requirement of its ``requirements.in`` (the framework's own package, by the adapters' convention)."""
+    if column.pin:
+        return column.pin
+    pins = direct_pins(column.environment_dir / REQUIREMENTS_IN_NAME)
+    if not pins:
+        raise EnvironmentBuildError(f"environment {column.name!r}: its requirements.in pins nothing to name its version")
+    return next(iter(pins.values()))
+
+
+def column_at(columns: Mapping[str, Column], adapter: str, version: str) -> Column:
+    """The column of ``adapter`` that runs at ``version`` (its default pin or an extra one); KeyError naming the pins."""
+    found = {pin_version(c): c for c in columns.values() if c.adapter == adapter and c.environment == "isolated"}
+    if version not in found:
+        raise KeyError(f"{adapter} has no pin {version} (its pins: {', '.join(sorted(found)) or 'none'})")
+    return found[version]
+
+
 def column_environment(column: Column, **options: Any) -> Environment:
     """:func:`ensure_environment` of a column: its lock's folder (``pins/<version>/`` for an extra pin), its name."""
     return ensure_environment(column.environment_dir, name=column.name, **options)

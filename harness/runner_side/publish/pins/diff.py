@@ -1,6 +1,6 @@
 """What differs between two pins of one framework: their evidence documents side by side.
 
-A framework's columns at two pins (``langgraph`` at 1.2.24 and ``langgraph@0.6.11``: ``harness.columns.column_at``)
+A framework's columns at two pins (``langgraph`` at 1.2.24 and ``langgraph@0.6.11``: ``harness.runner_side.run.environments.column_at``)
 ran the same adapter on the same scenarios; every difference between their documents is the framework's. Compared,
 older pin first:
 
@@ -18,9 +18,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from harness.columns import Column, pin_version
+from harness.columns import Column
 from harness.runner_side.judge import ABSENT, differing_paths, value_at
-from harness.runner_side.run.environments import direct_pins
+from harness.runner_side.run.environments import direct_pins, pin_version
 
 Path = tuple[str, ...]
 

@@ -8,13 +8,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.columns import ROOT, column_at, known_columns, pin_version
+from harness.columns import ROOT, known_columns
 from harness.runner_side.publish.findings import render
 from harness.runner_side.publish.pins.diff import Pair, Side, cell_changes, constants, pair_of
 from harness.runner_side.publish.pins.lines import compared, versus
 from harness.runner_side.publish.pins.rules import APPEARED, WENT, changes, probes_behind
 from harness.runner_side.publish.probes import Probe, declared_probes
 from harness.runner_side.publish.report.page import render_report
+from harness.runner_side.run.environments import column_at, pin_version
 from harness.scenarios import SCENARIO_DIR, load_scenarios
 
 EVIDENCE = ROOT / "evidence"
