@@ -23,9 +23,9 @@ HELD_BACK_S = {"b1": 0.06, "t1": 0.03}  # ample for a thread that is not held ba
 BATCH = scenario("batch_order", ("get_balance", "transfer_funds"), [{"tool_calls": CALLS}, {"text": "Sent."}], [RUN, approve("t1")])
 # defaults: these frameworks run a read beside a transfer that waits for the human before the pause, so both reads see the
 # opening balance (evidence/<column>.json, defaults, high_risk_in_parallel_batch: the note ran before the decision; and
-# its probe). LangGraph's and LangChain's turn waits as a whole, as the contract's; AgentScope runs b1 before it asks
-# about t1, and b2 after: each in the model's order.
-READ_BEFORE_THE_PAUSE_IN_DEFAULTS = {"openai_agents", "pydantic_ai"}
+# its probe; Google ADK runs every call of the turn but the one its confirmation gate holds). LangGraph's and LangChain's
+# turn waits as a whole, as the contract's; AgentScope runs b1 before it asks about t1, and b2 after: each in the model's order.
+READ_BEFORE_THE_PAUSE_IN_DEFAULTS = {"google_adk", "openai_agents", "pydantic_ai"}
 
 
 def modes(column: ColumnAdapter) -> list[str]:

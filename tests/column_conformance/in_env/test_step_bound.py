@@ -49,7 +49,8 @@ def test_a_new_input_starts_the_count_again(after_approval: Played, column: Colu
     if column.name in BOUND_MESSAGE_KEPT:
         request.applymarker(pytest.mark.xfail(strict=True, reason="contract defect: the bound's closing message reaches the next run's model"))
     assert after_approval.statuses[2] == "completed"
-    assert after_approval.injected == []
+    # no assistant turn the model never made (a framework's own system text, Google ADK's identity line, is another finding)
+    assert [t for t in after_approval.injected if t.startswith("assistant:")] == []
     assert after_approval.turns == {"0": 1, "1": 1, "2": 1, "3": 1}  # turns 2 and 3 after the new input, each asked once
 
 
