@@ -51,11 +51,11 @@ class GoogleADKColumn(FrameworkColumn):
 
     def built_constants(self, scenario: Scenario, scratch: Path) -> dict[str, dict[str, Any]]:
         """ADK's default step bound (``RunConfig``'s ``max_llm_calls``, a default factory no signature shows) and what
-        its tool dispatch does, measured on a small agent in this environment (``constants.py``)."""
+        its tool dispatch does, measured on a small in-memory agent in this environment (``constants.py``; ``scratch`` unused)."""
         from .constants import parallel_calls, tool_error
 
         bound = {"ref": "google.adk.agents.run_config:RunConfig().max_llm_calls", "value": RunConfig().max_llm_calls}
-        return {"step_limit": bound, "tool_error": tool_error(scratch), "parallel_calls": parallel_calls(scratch)}
+        return {"step_limit": bound, "tool_error": tool_error(), "parallel_calls": parallel_calls()}
 
     def open_session(self, context: SessionContext) -> ADKSession:
         scenario, world, contract = context.scenario, context.world, context.contract

@@ -10,7 +10,6 @@ model that asks for two calls in one turn, then answers with text):
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
 
 from google.adk.agents import LlmAgent
@@ -43,7 +42,7 @@ def _run(first: Any, second: Any) -> None:
     asyncio.run(go())
 
 
-def tool_error(scratch: Path) -> dict[str, Any]:
+def tool_error() -> dict[str, Any]:
     """``message`` or ``raise``: a turn whose first call's body raises."""
 
     async def first() -> dict[str, Any]:
@@ -61,7 +60,7 @@ def tool_error(scratch: Path) -> dict[str, Any]:
     return {"ref": "google.adk.flows.llm_flows.tools._caller (on_tool_error_callback unset)", "value": value}
 
 
-def parallel_calls(scratch: Path) -> dict[str, Any]:
+def parallel_calls() -> dict[str, Any]:
     """``concurrently`` or ``sequentially``: whether the turn's second call starts while its first awaits."""
     order: list[str] = []
 
