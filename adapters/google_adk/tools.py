@@ -8,22 +8,18 @@ the model), and hands the body ``{"username": user}`` as the engine does."""
 
 from __future__ import annotations
 
-from inspect import Parameter, Signature
-from typing import Any, Literal
+from inspect import Parameter
+from typing import Any
 
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
 
-from handwritten.tools import RiskClass
+from adapters.fixture_signature import needs_approval, parameters, typed
 from harness.column_side.fixtures.world import FixtureWorld
 from harness.fixture_tools import FIXTURE_TOOLS
 
 USER_KEY = "user"  # the session state's key for the session's user
-_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": int | float, "boolean": bool}
-
-
-def needs_approval(tool: str) -> bool:
-    return FIXTURE_TOOLS[tool].risk is RiskClass.HIGH_RISK
+__all__ = ["USER_KEY", "fixture_tools", "needs_approval"]
 
 
 def fixture_tools(world: FixtureWorld, names: list[str], confirm: bool = True, statuses: dict[str, str] | None = None) -> list[FunctionTool]:
@@ -47,22 +43,5 @@ def _function(world: FixtureWorld, name: str, statuses: dict[str, str]) -> Any:
         statuses[call_id] = "ok"
         return output
 
-    return typed(call, name)
-
-
-def typed(function: Any, name: str) -> Any:
-    """``function`` with the signature an author writes for the fixture tool ``name`` (the user it acts for left out)."""
-    schema, acts_for = FIXTURE_TOOLS[name].schema, FIXTURE_TOOLS[name].acts_for
-    params = []
-    for field, prop in schema["properties"].items():
-        if field == acts_for:
-            continue  # not the model's to say: the function reads the user from the session's state
-        kind = Literal[tuple(prop["enum"])] if "enum" in prop else _TYPES[prop["type"]]
-        required = field in schema["required"]
-        params.append(Parameter(field, Parameter.KEYWORD_ONLY, annotation=kind if required else kind | None, default=Parameter.empty if required else None))
-    params.append(Parameter("tool_context", Parameter.KEYWORD_ONLY, annotation=ToolContext))
-    function.__name__ = function.__qualname__ = name
-    function.__doc__ = FIXTURE_TOOLS[name].description
-    function.__signature__ = Signature(params)
-    function.__annotations__ = {p.name: p.annotation for p in params}
-    return function
+    context = Parameter("tool_context", Parameter.KEYWORD_ONLY, annotation=ToolContext)
+    return typed(call, name, [*parameters(name), context])

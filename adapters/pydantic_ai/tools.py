@@ -10,16 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from inspect import Parameter, Signature
-from typing import Any, Literal
+from typing import Any
 
 from pydantic_ai import RunContext, Tool
 
+from adapters.fixture_signature import needs_approval, parameters
 from handwritten.canonical import canonical_json
-from handwritten.tools import RiskClass
 from harness.column_side.fixtures.world import FixtureWorld
 from harness.fixture_tools import FIXTURE_TOOLS
 
-_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": int | float, "boolean": bool}
+__all__ = ["SessionUser", "fixture_tools", "needs_approval"]
 
 
 @dataclass(frozen=True)
@@ -27,10 +27,6 @@ class SessionUser:
     """The run's dependencies (``deps``): the session's user, for the tools that act for a user."""
 
     user: str
-
-
-def needs_approval(tool: str) -> bool:
-    return FIXTURE_TOOLS[tool].risk is RiskClass.HIGH_RISK
 
 
 def fixture_tools(world: FixtureWorld, names: list[str]) -> list[Tool[SessionUser]]:
@@ -48,14 +44,7 @@ def _tool(world: FixtureWorld, name: str) -> Tool[SessionUser]:
         world.enter(name, ctx.tool_call_id or "", args)
         return canonical_json(world.execute(name, ctx.tool_call_id or "", args))
 
-    schema = FIXTURE_TOOLS[name].schema
-    params = [Parameter("ctx", Parameter.POSITIONAL_OR_KEYWORD, annotation=RunContext[SessionUser])]
-    for field, prop in schema["properties"].items():
-        if field == acts_for:
-            continue  # not the model's to say: the signature an author writes takes the user from ``deps``
-        kind = Literal[tuple(prop["enum"])] if "enum" in prop else _TYPES[prop["type"]]
-        required = field in schema["required"]
-        params.append(Parameter(field, Parameter.KEYWORD_ONLY, annotation=kind if required else kind | None, default=Parameter.empty if required else None))
+    params = [Parameter("ctx", Parameter.POSITIONAL_OR_KEYWORD, annotation=RunContext[SessionUser]), *parameters(name)]
     call.__signature__ = Signature(params, return_annotation=str)  # type: ignore[attr-defined]
     call.__annotations__ = {p.name: p.annotation for p in params} | {"return": str}
     return Tool(call, takes_ctx=True, name=name, description=FIXTURE_TOOLS[name].description, requires_approval=needs_approval(name))
