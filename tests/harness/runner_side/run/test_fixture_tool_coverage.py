@@ -34,6 +34,8 @@ OFFERED = {
                   "offered = {t.name: t.input_schema.get('properties', {}) for t in f(None, names, 'alice')}",
     "google_adk": "from adapters.google_adk.tools import fixture_tools as f; "
                   "offered = {t.name: (t._get_declaration().parameters_json_schema or {}).get('properties', {}) for t in f(None, names)}",
+    "agent_framework": "from adapters.agent_framework.tools import fixture_tools as f; "
+                       "offered = {t.name: t.parameters().get('properties', {}) for t in f(None, names)}",
 }
 _PROGRAM = (
     "import json, sys; sys.path[:0] = [sys.argv[1]]; names = json.loads(sys.argv[2]); {offered}; "
