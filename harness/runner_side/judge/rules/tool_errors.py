@@ -1,4 +1,5 @@
-"""The rules about a tool that failed: not retried where the engine retries, or a fault that ended the run."""
+"""The rules about a tool that failed: not retried where the engine retries, a framework's own limit on tool errors in a
+row, or a fault that ended the run."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from handwritten.engine import MAX_ATTEMPTS as ENGINE_ATTEMPTS
 from harness.runner_side.judge.case import Case
 from harness.runner_side.judge.facts import (
     FAULT_RAISES,
+    asked_for,
     call_claims,
     count,
     exception_default,
@@ -47,6 +49,35 @@ def tool_error_not_retried(case: Case) -> Iterator[Reason]:
             f"{_effects(engine_effects)}), the framework entered it {times(runs)} with {_effects(so_far)}{later}{ended}"
             f"{exception_default(case, cid, failed)}{tail}"
         ), (*call_claims(case, cid), *(status_claim(case, failed, "error") if failed is not None else ()), *after), say.all())
+
+
+@rule('stopped_after_tool_errors', 'Stops running tools after tool errors in a row, and never runs the calls the model asks for next', stage='tool_errors')
+def stopped_after_tool_errors(case: Case) -> Iterator[Reason]:
+    """The framework's own limit on model turns whose tool calls failed in a row (its constant ``error_limit``), at work:
+    in one driver step the results of that many consecutive scripted turns hold an error each, and a call of the next
+    turn, which the framework asked the model for in the same step, never entered its tool where the engine ran it."""
+    limit = case.constants.get("error_limit")
+    if limit is None:
+        return
+    turn_of = {c["id"]: t for t, turn in reversed(list(enumerate(case.scenario.model_script))) for c in turn.get("tool_calls", ())}
+    asked = case.implied["model"]["calls_per_turn"]
+    for fact in case.framework.facts:
+        failed, n = sorted({turn_of[c] for c, status in fact.get("results", ()) if status == "error" and c in turn_of}), limit["value"]
+        streak = next((failed[i : i + n] for i in range(len(failed)) if failed[i : i + n] == list(range(failed[i], failed[i] + n))), None)
+        if not streak or str(nxt := streak[-1] + 1) not in asked or nxt >= len(case.scenario.model_script):
+            continue
+        dropped = [c["id"] for c in case.scenario.model_script[nxt].get("tool_calls", ())
+                   if not count(case.framework, c["id"], "tool_entries") and count(case.engine, c["id"], "executor_entries")]
+        if not dropped:
+            continue
+        errored = [c for c, status in fact.get("results", ()) if status == "error" and turn_of.get(c) in streak]
+        said, turns = asked_for(case, [nxt])
+        yield Reason("stopped_after_tool_errors", (
+            f"in driver step {fact['step']} the calls of {len(streak)} model turns in a row failed (turns {streak[0]} to {streak[-1]}: "
+            f"{', '.join(errored)}), its own limit of turns with a tool error in a row (`error_limit`: {limit['value']}, `{limit['ref']}`, read "
+            f"from the pinned environment); it then asked the model for {said} and ran none of that turn's calls: {', '.join(dropped)} never "
+            f"entered its tool (the engine ran {'it' if len(dropped) == 1 else 'them'})"
+        ), (*turns, *(c for cid in dropped for c in call_claims(case, cid))))
 
 
 def _effects(n: int) -> str:

@@ -540,3 +540,33 @@ def test_a_tool_error_not_retried_counts_the_effects_of_the_entries_it_counts() 
     again = _rebuilt(case, *steps_of(case.framework), later)
     [after] = list(tool_error_not_retried(again))
     assert "entered it once with no effect through driver step 0 (2 executor entries and 1 effect in all)" in after.text, after.text
+
+
+def test_a_framework_that_stops_running_tools_after_errors_in_a_row_is_said_so_only_at_its_own_limit() -> None:
+    """Agent Framework's ``error_limit`` (3 model turns whose calls failed in a row) at work on ``flaky_tool_rate_50``:
+    the next turn's call never ran. With a limit the run's failures do not reach, or no such constant, nothing is said."""
+    from harness.runner_side.judge.rules.tool_errors import stopped_after_tool_errors
+
+    case = _case("agent_framework", "defaults", "flaky_tool_rate_50")
+    [said] = list(stopped_after_tool_errors(case))
+    assert "the calls of 3 model turns in a row failed (turns 0 to 2: c1, c2, c3)" in said.text
+    assert "asked the model for turn 3 once and ran none of that turn's calls: c4 never entered its tool" in said.text
+    assert {c.path for c in said.claims} >= {("model", "calls_per_turn", "3"), ("side_effects", "c4")}
+    higher = {**case.constants, "error_limit": {**case.constants["error_limit"], "value": 4}}
+    assert not list(stopped_after_tool_errors(replace(case, constants=higher)))
+    assert not list(stopped_after_tool_errors(replace(case, constants={k: v for k, v in case.constants.items() if k != "error_limit"})))
+
+
+def test_a_rejection_the_framework_holds_with_its_turn_is_said_so_only_while_another_call_waits() -> None:
+    """Agent Framework in contract mode, ``approval_misuse_other_call``: the rejection of c2 went to the framework, which no
+    longer waited on c2 and gave it no result, because c1 of the same turn was still undecided. Once c2 is answered, or
+    with nothing else left waiting, the rule says nothing."""
+    from harness.runner_side.judge.rules.approval.decisions import decision_held_by_framework
+
+    case = _case("agent_framework", "contract", "approval_misuse_other_call")
+    [said] = list(decision_held_by_framework(case))
+    assert "the reject of c2 at driver step 2 went to the framework" in said.text and "still waits for c1" in said.text
+    assert [c.path for c in said.claims] == [("pre_approval_state", "undecided_at_end")]
+    first, second, last = steps_of(case.framework)
+    answered = _rebuilt(case, first, second, replace(last, results=[("c2", "rejected")]))
+    assert not list(decision_held_by_framework(answered))

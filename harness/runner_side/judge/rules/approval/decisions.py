@@ -3,6 +3,7 @@ its turn."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 
 from handwritten.tools import RiskClass
@@ -84,6 +85,28 @@ def held_for_turn(case: Case) -> Iterator[Reason]:
             f"engine: {', '.join(engine['undecided_at_end']) or 'none'})"
         ), (claim(case, ("pre_approval_state", "undecided_at_end")),))
 
+
+
+@rule('decision_held_by_framework', "Answers no call of a turn, a rejected one included, until every call of the turn is decided", stage=None, consequence=True)
+def decision_held_by_framework(case: Case) -> Iterator[Reason]:
+    """A rejection of a call the framework waited on, which it then no longer waited on and never answered: it holds a decided call
+    with its turn while another call of the turn waits, so the call is undecided at the end where the engine answered it."""
+    fw, engine = case.implied["pre_approval_state"], case.engine.observables["pre_approval_state"]
+    if not isinstance(fw, dict) or not isinstance(engine, dict):
+        return
+    answered = {r[0] for f in case.framework.facts for r in f.get("results", ())}
+    for before, fact in itertools.pairwise(case.framework.facts):
+        named = case.scenario.driver[fact["step"]].get("call_id")
+        if (fact["action"] != "reject" or named not in before.get("pending", ()) or named in fact.get("pending", ()) or named in fact.get("held", ())
+                or named in answered or named not in fw["undecided_at_end"] or named in engine["undecided_at_end"]):
+            continue
+        if not (waits := [c for c in fw["undecided_at_end"] if c != named]):
+            continue  # no other call of the turn keeps it waiting: another rule says what happened to the rejection
+        yield Reason("decision_held_by_framework", (
+            f"the reject of {named} at driver step {fact['step']} went to the framework, which stopped waiting on {named} and never answered it: "
+            f"it answers no call of a turn until every call of the turn is decided, and the turn still waits for {', '.join(waits)} "
+            f"(undecided at the end: {', '.join(fw['undecided_at_end'])}; engine: {', '.join(engine['undecided_at_end']) or 'none'}){mechanism(case, 'approval')}"
+        ), (claim(case, ("pre_approval_state", "undecided_at_end")),))
 
 
 @rule('rejection_kept_after_restore', 'Answers an approval given after a restore with the rejection given before it', stage=None)
