@@ -23,7 +23,7 @@ from harness.runner_side.publish.costs import cost_lines
 from harness.runner_side.run.runner import ColumnResult
 
 WIDTH = 100
-KEY_WIDTH = 60  # a longer scenario key is cut in the table (it is whole in the lists under it)
+KEY_WIDTH = 60  # a longer scenario key is cut in the table, or a shorter one when many columns leave less room (whole in the lists under it)
 SHORT = {
     "status": "status",
     "step_statuses": "steps",
@@ -56,8 +56,8 @@ def _differing(record: dict[str, Any]) -> list[str]:
     return [SHORT[n] for n, c in record["columns"].items() if c["equal"] is False]
 
 
-def _clip(key: str) -> str:
-    return key if len(key) <= KEY_WIDTH else key[: KEY_WIDTH - 1] + "…"
+def _clip(key: str, room: int = KEY_WIDTH) -> str:
+    return key if len(key) <= room else key[: room - 1] + "…"
 
 
 def mark(record: dict[str, Any], raced: bool = False) -> str:
@@ -83,7 +83,8 @@ def compact(documents: dict[str, dict[str, Any]], races: Sequence[str] = ()) -> 
         keys = sorted({k for n in in_mode for k in documents[n].get("modes", {}).get(mode, {}).get("scenarios", {})})
         if not keys:  # no column ran this mode, or every scenario of the set is not applicable in it
             continue
-        width = min(max(len(k) for k in keys), KEY_WIDTH) + 2
+        room = min(KEY_WIDTH, WIDTH - 2 - 5 * len(in_mode))  # the key is cut where the columns would run past WIDTH
+        width = min(max(len(k) for k in keys), room) + 2
         lines += ["", f"{mode:<{width}}" + "".join(f"{names.index(n) + 1:>5}" for n in in_mode)]
         notes: list[str] = []
         for key in keys:
@@ -93,7 +94,7 @@ def compact(documents: dict[str, dict[str, Any]], races: Sequence[str] = ()) -> 
                 cells.append("n/m" if documents[n].get("status") != "measured" else "-" if record is None else mark(record, f"{n}/{mode}/{key}" in raced))
                 if record is not None and record["status"] == "ok" and (found := _differing(record)):
                     differ.append(f"{names.index(n) + 1}:{','.join(found)}")
-            lines.append(f"{_clip(key):<{width}}" + "".join(f"{c:>5}" for c in cells))
+            lines.append(f"{_clip(key, room):<{width}}" + "".join(f"{c:>5}" for c in cells))
             if differ:
                 notes += textwrap.wrap(f"{key}: " + "; ".join(differ), WIDTH, subsequent_indent="    ")
         lines += ["", f"where {mode} differs (column number: observables):", *notes] if notes else []
