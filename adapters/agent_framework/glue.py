@@ -163,18 +163,26 @@ class GlueSession(AFSession):
         return await super().decide(go)
 
     async def resume(self) -> StepOutcome:
-        """A run on the saved session, unless its last run finished (nothing to continue). The calls
-        of its last model turn left without a result are answered by the glue when none waits for a human (``_answer``):
-        the kill came after the framework took their approvals."""
+        """What a resume continues, as the engine's does: nothing after a finished run, and nothing at a pause (it waits for
+        its human, or its reconcile). After a kill, the calls of the last model turn left without a result are answered by
+        the glue when none waits for a human (``_answer``: the framework took their approvals before the kill); with one
+        still undecided, the saved decisions go in again and the run pauses for the rest; with none open, the run goes on."""
         session, decided = self.load(), _read(self.scratch / DECISIONS)
         if session is None:
             return self.outcome().refused("nothing saved to resume from")
-        if self.outcome().status in ("completed", "stopped_max_steps"):  # a finished run: nothing to continue, as the engine
+        if (status := self.outcome().status) in ("completed", "stopped_max_steps"):
             return self.outcome()
         calls = open_calls(history(session))
         self.emit({"kind": "resumed", **self._position(history(session), {c.call_id or "": decided[c.id or ""] for c in calls if c.id in decided})})
+        if status != "crashed":
+            return self.outcome()
         if calls and all(c.id in decided or not self.asks_human(c) for c in calls):
             return await self._answer(session, calls)
+        if calls:
+            asked = [r for r in self.asked().values() if r.function_call is not None and r.function_call.id in {c.id for c in calls}]
+            if again := [r.to_function_approval_response(approved=decided[r.id or ""]) for r in asked if r.id in decided]:
+                return await self._run([Message(role="user", contents=again)], session)
+            return self._finish(asked)
         return await self._run(None, session)
 
     async def reconcile(self, call_id: str, outcome: str) -> StepOutcome:
