@@ -75,7 +75,7 @@ class GlueSession(AFSession):
         @function_middleware
         async def guard(context: FunctionInvocationContext, call_next: Any) -> None:
             name, call_id = context.function.name, str(context.metadata["call_id"])
-            verdict = self._verdict(self._call(call_id) or Content.from_function_call(call_id=call_id, name=name, arguments=dict(context.arguments)))
+            verdict = self._verdict(self._call(call_id))
             if isinstance(verdict, Rejected):
                 self.statuses[call_id] = verdict.status
                 context.result = canonical_json(verdict.output)
@@ -130,10 +130,12 @@ class GlueSession(AFSession):
             saved["state"].setdefault("in_memory", {}).setdefault("messages", []).extend(m.to_dict() for m in sending)
             (self.scratch / SESSION).write_text(json.dumps(saved), encoding="utf-8")
 
-    def _call(self, call_id: str) -> Content | None:
-        """The call as the model sent it (latest first: a call id may come again)."""
+    def _call(self, call_id: str) -> Content:
+        """The call as the model sent it (latest first: a call id may come again). The running history holds every call
+        the framework runs: it persists each model reply before running its calls, and an approved call is in the
+        session it was loaded with."""
         calls = (c for m in reversed(history(self.running)) for c in reversed(m.contents) if c.type == "function_call")
-        return next((c for c in calls if c.call_id == call_id), None)
+        return next(c for c in calls if c.call_id == call_id)
 
     async def _run(self, messages: Any, session: AgentSession | None = None) -> StepOutcome:
         """A run, then, while it pauses on requests only the glue answers, a run that approves them."""
