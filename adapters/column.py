@@ -122,9 +122,11 @@ class FrameworkColumn(ColumnAdapter):
     ``open_session``; ``mechanisms`` names where the framework keeps its loop, tool dispatch, message
     assembly, approval and persistence (``module:qualname``, checked in its environment)."""
 
-    modes: ClassVar[tuple[str, ...]] = MODES
+    modes: ClassVar[tuple[str, ...]] = tuple(m for m in MODES if m != "mcp")
     """``wire``: ``defaults`` with the framework's own OpenAI-compatible model on the runner's scripted server
-    (``request.model_url``), every client and framework setting left at its default."""
+    (``request.model_url``), every client and framework setting left at its default. ``mcp``, for a column that adds it:
+    ``defaults`` with every tool from the runner's MCP server through the framework's own MCP client at its defaults
+    (``adapters.mcp_endpoint``)."""
     batched_decisions: ClassVar[bool] = False
     approval_fields: ClassVar[dict[str, str]] = {}
     """The bindings its approval object carries: binding (``call``, ``arguments``, ``session``, ``expiry``, ``single_use``,

@@ -92,12 +92,14 @@ def measured_exceptions(column: Column, mode: str) -> frozenset[str]:
     with the documentation page that describes the framework raising it, in the table under
     ``## Exceptions that end a run`` (exception | modes | raised when | documentation). A run that ends in one
     of them is a measured outcome (status ``error``); any other exception is an adapter failure. A row listing
-    ``defaults`` holds in ``wire`` too (``defaults`` with the framework's OpenAI-compatible model)."""
+    ``defaults`` holds in ``wire`` and ``mcp`` too (``defaults`` with the framework's OpenAI-compatible model, or its MCP
+    client)."""
     mapping = column.adapter_dir / "MAPPING.md"
     if not mapping.exists():
         return frozenset()
     section = mapping.read_text(encoding="utf-8").partition(MEASURED_EXCEPTIONS_HEADING)[2].split("\n## ", 1)[0]
     rows = [m for line in section.splitlines() if (m := _ROW.match(line.strip()))]
-    # The wire mode is defaults with the framework's own OpenAI-compatible model: what ends a defaults run ends it too.
-    modes = {mode, "defaults"} if mode == "wire" else {mode}
+    # The wire and mcp modes are defaults with the framework's own model client or MCP client: what ends a defaults run
+    # ends them too.
+    modes = {mode, "defaults"} if mode in ("wire", "mcp") else {mode}
     return frozenset(m.group(1) for m in rows if modes & {w.strip() for w in m.group(2).split(",")})

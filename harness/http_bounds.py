@@ -1,6 +1,6 @@
 """How long a connection to one of the project's loopback HTTP servers may take, and how many it may hold.
 
-Both servers (the runner's scripted OpenAI-compatible server, ``harness.runner_side.run.wire_server``, and the MCP server's
+Both servers (the runner's scripted OpenAI-compatible server, ``harness.runner_side.run.servers.wire``, and the MCP server's
 Streamable HTTP, ``harness.column_side.mcp.server``) run uvicorn's h11 protocol. uvicorn bounds a request head's size
 (h11's ``max_incomplete_event_size``) and how long an idle connection is kept after an answer (``timeout_keep_alive``),
 but once any byte of a head has come it waits for the rest for ever, it gives a body no deadline at all, and its

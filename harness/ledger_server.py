@@ -120,6 +120,15 @@ class LedgerServer:
         """What a column asked for and was refused (a run or step that had ended, an unknown operation): for a test
         to tell "blocked" from "never tried"."""
 
+    def sharing(self, journal: Path) -> LedgerServer:
+        """Another server onto the same counts (``store``), with a connector and a journal of its own: for a process that
+        is part of the column's runs without being the column's (the runner's MCP server of the ``mcp`` mode,
+        ``harness.runner_side.run.servers.mcp``). Its channels are bound to the runs and steps it opens, which move forward
+        on their own."""
+        other = LedgerServer(journal)
+        other.store = self.store
+        return other
+
     @property
     def column_fd(self) -> int:
         """The descriptor to pass to the column process (``pass_fds``). This process keeps its copy, which nothing else

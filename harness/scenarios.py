@@ -54,9 +54,16 @@ FAULT_POINTS: dict[str, tuple[str, str]] = {
     "model.stream_cut": ("wire", "turn"),  # the answer starts (200, part of the body or stream) and the connection drops
     "model.http_slow": ("wire", "turn"),  # the answer comes after ``SLOW_DELAY_S`` seconds
     "model.bad_body": ("wire", "turn"),  # 200 with a body that is not JSON
+    # MCP faults: the MCP server a call reaches meets them after the call's effect, before its answer (an MCP column,
+    # or the ``mcp`` mode; in process the engine's call just loses its answer: ``harness.column_side.fixtures.faults``).
+    "mcp.kill_after_effect": ("mcp", "call_id"),  # the server process dies
+    "mcp.reset_mid_call": ("mcp", "call_id"),  # the server drops the connection (over stdio: ends its output)
+    "mcp.slow_answer": ("mcp", "call_id"),  # the answer comes after ``MCP_SLOW_DELAY_S`` seconds
 }
 WIRE_POINTS = tuple(p for p, (action, _) in FAULT_POINTS.items() if action == "wire")
+MCP_POINTS = tuple(p for p, (action, _) in FAULT_POINTS.items() if action == "mcp")
 SLOW_DELAY_S = 3.0  # how long model.http_slow waits before it answers: a client without a timeout waits it whole
+MCP_SLOW_DELAY_S = 6.0  # how long mcp.slow_answer waits: past the 5 s read timeout two MCP clients default to
 
 
 BINDINGS = {"other_call": "call", "other_args": "arguments", "other_session": "session", "expired": "expiry",
@@ -118,6 +125,12 @@ class Scenario:
     def uses_wire(self) -> bool:
         """Whether a fault is the model endpoint's (``WIRE_POINTS``): only a column in ``wire`` mode can meet it."""
         return any(f.action == "wire" for f in self.faults)
+
+    @property
+    def uses_mcp(self) -> bool:
+        """Whether a fault is an MCP server's (``MCP_POINTS``): only a column whose tools are behind an MCP server (or
+        the engine, for which in process the answer is just lost) can meet it."""
+        return any(f.action == "mcp" for f in self.faults)
 
     @property
     def user_inputs(self) -> tuple[str, ...]:

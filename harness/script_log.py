@@ -1,7 +1,7 @@
 """What the scripted model was sent, judged the same way in process and on the wire.
 
 The in-process scripted model (``harness.column_side.scripted_model``) and the runner's scripted
-OpenAI-compatible server (``harness.runner_side.run.wire_server``) play one scenario's ``model_script``. Both pick
+OpenAI-compatible server (``harness.runner_side.run.servers.wire``) play one scenario's ``model_script``. Both pick
 the turn from the conversation they receive (the number of assistant messages so far, never hidden
 state) and log one entry per request: the roles received, any text that came neither from the scenario
 nor from the tools (injected), and the roles in which the world's injection marker arrived. This module

@@ -1,5 +1,5 @@
 """The two OpenAI wire formats the scripted servers speak: chat completions and the Responses API (shared by the
-runner's scripted server, ``harness.runner_side.run.wire_server``, and the wire probes' plain stub, ``harness.column_side.probes.wire``).
+runner's scripted server, ``harness.runner_side.run.servers.wire``, and the wire probes' plain stub, ``harness.column_side.probes.wire``).
 
 A request of either is normalised to what the scripted model reads in process (OpenAI-style chat messages, the
 tools as ``{name, description, parameters, strict}``), so the turn is chosen and the request judged the same way;

@@ -76,7 +76,7 @@ from bench_measure import summarize  # noqa: E402
 from bench_overhead_rows import BARE, ENGINE, FRAMEWORKS, IMPORTS, SCENARIO, TURNS, WIRE_MODE  # noqa: E402
 
 if TYPE_CHECKING:  # the runner side's modules are imported where they are used
-    from harness.runner_side.run.wire_server import WireServer
+    from harness.runner_side.run.servers.wire import WireServer
 
 # As the runner starts a column: -I ignores PYTHONPATH and the user site; the first argument is put first on sys.path.
 BOOTSTRAP = "import sys; sys.path[:0] = sys.argv[1].split(':'); from bench_overhead_child import child_main; sys.exit(child_main(sys.argv[2:]))"
@@ -280,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     # matplotlib here would show in every row's peak MB.
     if args.plot and importlib.util.find_spec("matplotlib") is None:
         parser.error("--plot needs matplotlib: pip install -e '.[bench]'")
-    from harness.runner_side.run.wire_server import WireServer
+    from harness.runner_side.run.servers.wire import WireServer
     from harness.scenarios import load_scenarios
 
     frameworks = [f for f in FRAMEWORKS if f in (args.framework or FRAMEWORKS)]

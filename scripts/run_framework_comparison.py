@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
 from harness import columns as registry  # noqa: E402
 from harness.errors import ScenarioError, printable  # noqa: E402
+from harness.modes import DEFAULT_MODES  # noqa: E402
 from harness.modes import MODES as ALL_MODES  # noqa: E402
 from harness.runner_side.cli_parser import OneLineParser  # noqa: E402
 from harness.runner_side.pipeline import Request, compare, rederive  # noqa: E402
@@ -35,7 +36,7 @@ from harness.runner_side.run.runner import check_separation  # noqa: E402
 from harness.runner_side.run.users import CannotReach  # noqa: E402
 from harness.scenarios import SCENARIO_DIR, load_expectations, load_scenarios, shown  # noqa: E402
 
-MODES = {**{mode: [mode] for mode in ALL_MODES}, "both": ["defaults", "contract"], "all": list(ALL_MODES)}
+MODES = {**{mode: [mode] for mode in ALL_MODES}, "both": ["defaults", "contract"], "all": list(DEFAULT_MODES)}
 COMMITTED = (ROOT / "evidence").resolve()
 
 
@@ -45,8 +46,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--framework", action="append", metavar="NAME", help=f"column to run (repeatable; default: all; known: {known})")
     parser.add_argument(
         "--mode", choices=sorted(MODES), default="all",
-        help="which modes to run: defaults, contract, wire (the model over HTTP on the scripted server), both (defaults and contract) or all "
-        "(default: all); the handwritten reference runs contract, and wire when wire is asked for",
+        help="which modes to run: defaults, contract, wire (the model over HTTP on the scripted server), both (defaults and contract), all "
+        "(defaults, contract and wire; the default) or mcp (every tool from the runner's MCP server through the framework's own MCP client: on its "
+        "own, as it waits on that server); the handwritten reference runs contract, and wire when wire is asked for, handwritten_mcp the contract for mcp",
     )  # fmt: skip
     parser.add_argument("--scenarios", type=Path, default=SCENARIO_DIR, help="directory of scenario files (default: scenarios/)")
     parser.add_argument(

@@ -52,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
         return fail(parser.prog, str(exc))
     try:
         tools = args.tools.split(",") if args.tools else list(FIXTURE_TOOLS)
-        boundary = open_boundary(args.state_dir, session, args.user, tools, wiring)
+        fired: list[str] = []  # the MCP faults a scenario run's tools meet, acted on as the server answers
+        boundary = open_boundary(args.state_dir, session, args.user, tools, wiring, fired)
         token = new_token() if sock is not None else None
         announce(args.state_dir, session, token)
     except (HarnessError, UntrustedPath, OSError, sqlite3.Error) as exc:  # a path the system will not open, too long, ...
@@ -61,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         from harness.column_side.mcp.server import build_server, serve_http, serve_stdio
     except ImportError as exc:
         return fail(parser.prog, f"the MCP SDK is missing ({exc}); install the extra: pip install -e '.[mcp]'")
-    server = build_server(boundary)
+    server = build_server(boundary, fired)
     if sock is None or token is None:
         if wiring is None:  # a server a scenario run started has nobody to tell
             print(f"{parser.prog}: serving session {session} over stdio (state in {args.state_dir / session})", file=sys.stderr)

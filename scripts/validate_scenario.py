@@ -34,8 +34,8 @@ from harness.runner_side.cli_parser import OneLineParser  # noqa: E402
 from harness.runner_side.observe.observables import expected_names  # noqa: E402
 from harness.runner_side.publish.walkthrough import walkthrough  # noqa: E402
 from harness.runner_side.run.runner import check_separation, run_column  # noqa: E402
+from harness.runner_side.run.servers.wire import WireServer  # noqa: E402
 from harness.runner_side.run.users import CannotReach  # noqa: E402
-from harness.runner_side.run.wire_server import WireServer  # noqa: E402
 from harness.scenarios import Scenario, load_expectations, load_scenario, shown  # noqa: E402
 
 

@@ -17,7 +17,7 @@ from adapters.handwritten.column import HandwrittenColumn
 from harness.column_side.column_main import run_raw
 from harness.runner_side.observe.observation import observation
 from harness.runner_side.run.runner import heard_on_wire
-from harness.runner_side.run.wire_server import WireServer
+from harness.runner_side.run.servers.wire import WireServer
 from harness.scenarios import Scenario, load_scenarios
 
 # A column's in-environment tests import its framework: they run on its own interpreter (tests/in_env.py).

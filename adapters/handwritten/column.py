@@ -50,6 +50,7 @@ class HandwrittenColumn(ColumnAdapter):
     name = "handwritten"
     modes: ClassVar[tuple[str, ...]] = ("contract", "wire")  # wire: the same engine, its model over HTTP (handwritten.wire_model) on the runner's scripted server
     boundary = True
+    mcp_faults = True  # in process a call just loses its answer; over MCP (the subclass) its server meets the fault
     idempotency_store = SqliteIdempotencyStore  # a test-only broken column swaps it for one that forgets
 
     def perform(self, scenario: Scenario, scratch: Path, request: StepRequest, mode: str = "contract") -> StepOutcome:

@@ -20,6 +20,7 @@ import functools
 import importlib
 import importlib.metadata
 import platform
+import socket
 import sys
 import time
 import urllib.parse
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.canonical_io import write_json
-from harness.column_side.driver import exception_text, run_scenario
+from harness.column_side.driver import McpAccess, exception_text, run_scenario
 from harness.column_side.network_guard import install_network_guard, set_phase
 from harness.column_side.protocol import ColumnAdapter
 from harness.column_side.scripted_model import summarize_log
@@ -42,6 +43,7 @@ from harness.scenarios import Scenario, load_scenarios
 
 NO_BOUNDARY = "calls the tool boundary directly (direct_call, grant): this column has no boundary outside its agent's loop"
 WIRE_ONLY = "meets a fault of the model's HTTP endpoint (model.http_*, model.stream_cut, model.bad_body): played in wire mode only"
+MCP_ONLY = "meets a fault of the MCP server (mcp.*): played where the tools are behind an MCP server (mcp mode, the MCP columns)"
 
 
 def run_raw(
@@ -53,12 +55,15 @@ def run_raw(
     schedule: str | None = None,
     ledger: Binding | None = None,
     wire: str | None = None,
+    mcp: McpAccess | None = None,
 ) -> dict[str, Any]:
     """Run one scenario through one column; return the raw material of its observation.
 
     ``ledger`` is the runner's ledger (the connector, the run key); without it the driver keeps a private one. ``wire``: the
-    column's base URL on the runner's scripted server, in ``wire`` mode (whose requests the runner records)."""
-    run = run_scenario(scenario, functools.partial(column.perform, mode=mode), scratch, timeout_s, schedule, ledger, wire if mode == "wire" else None)
+    column's base URL on the runner's scripted server, in ``wire`` mode (whose requests the runner records); ``mcp``: the
+    runner's MCP server, in ``mcp`` mode (whose requests it records too)."""
+    run = run_scenario(scenario, functools.partial(column.perform, mode=mode), scratch, timeout_s, schedule, ledger, wire if mode == "wire" else None,
+                       mcp if mode == "mcp" else None)
     if ledger is not None:  # the column's own facts and explanations may quote counts; the runner reads its own
         for step in run.steps:
             step.ledger = ledger.connector.counts(ledger.run, step.index)
@@ -101,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scenario-timeout", type=float, default=SCENARIO_TIMEOUT_S)
     parser.add_argument("--ledger-fd", type=int, required=True, help="the inherited descriptor of the runner's ledger connector")
     parser.add_argument("--wire", help="the column's base URL on the runner's scripted OpenAI-compatible server (wire mode); '-': read it from stdin")
+    parser.add_argument("--mcp", help="'-': the runner's MCP server (mcp mode): its base URL and the column's token come on stdin")
+    parser.add_argument("--mcp-kill-fd", type=int, help="the inherited descriptor on which the runner orders a worker's death (mcp mode)")
     parser.add_argument("--twice", action="store_true", help="run every scenario twice: the runner fails on any difference")
     parser.add_argument("--trace-lines", type=Path, help="with --twice: trace the second runs' lines under --trace-under into <dir>/<mode>.tsv")
     parser.add_argument("--trace-under", type=Path, help="the folder whose lines --trace-lines records (adapters/)")
@@ -108,14 +115,16 @@ def main(argv: list[str] | None = None) -> int:
     connector = LedgerConnector.from_fd(args.ledger_fd)  # before anything else could take the descriptor's number
     if args.wire == "-":  # the runner hands the URL (its token) over stdin, where no other process can read it
         args.wire = sys.stdin.readline().strip() or None
+    mcp = _mcp_access(args.mcp, args.mcp_kill_fd)
 
     args.scratch.mkdir(parents=True, exist_ok=True)
     # Python's platform module asks ``uname -p`` for the processor once, then caches it. HTTP clients (openai's, in the
     # wire mode) put it in their headers: asked here, before the guard refuses every program start, it never shows
     # as a column's attempt to start a program.
     platform.processor()
-    wire_port = urllib.parse.urlsplit(args.wire).port if args.wire else None  # the wire mode reaches that loopback port only
-    install_network_guard(args.scratch / "network.jsonl", frozenset({wire_port}) if wire_port else None)
+    # The wire mode reaches its loopback port only, the mcp mode the MCP server's.
+    ports = frozenset(p for p in (urllib.parse.urlsplit(args.wire).port if args.wire else None, urllib.parse.urlsplit(mcp.base_url).port if mcp else None) if p)
+    install_network_guard(args.scratch / "network.jsonl", ports or None)
     started = time.perf_counter()
     column = load_column(args.column)
     imported = time.perf_counter()
@@ -130,11 +139,10 @@ def main(argv: list[str] | None = None) -> int:
     scenarios = load_scenarios(args.scenarios)
     results: dict[str, dict[str, Any]] = {}
     timings: dict[str, Any] = {"import_s": imported - started, "scenarios_s": {}}  # scenarios_s: "<mode>/<key>" -> seconds
-    modes = [m for m in args.mode if m in column.modes and (m != "wire" or args.wire)]
+    modes = [m for m in args.mode if m in column.modes and (m != "wire" or args.wire) and (m != "mcp" or mcp)]
     # A scenario with steps at a tool boundary needs a column that has one outside its agent's loop; one with a fault
     # of the model's HTTP endpoint, the wire mode.
-    not_applicable = {mode: {s.id: NO_BOUNDARY if s.uses_boundary and not column.boundary else WIRE_ONLY for s in scenarios
-                             if (s.uses_boundary and not column.boundary) or (s.uses_wire and mode != "wire")} for mode in modes}
+    not_applicable = {mode: {s.id: why for s in scenarios if (why := _not_applicable(column, s, mode))} for mode in modes}
     playable = [s for s in scenarios if not (s.uses_boundary and not column.boundary)]
     built, build_failed = _built_constants(column, [s for s in playable if not s.uses_wire], args.scratch / "built_constants")
     constants = built_constants(read_constants(column.constants), built)
@@ -160,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
             for schedule in schedules or (None,):  # each forced ordering of a race is its own sub-case
                 key = f"{scenario.id}@{schedule}" if schedule else scenario.id
                 scenario_started = time.perf_counter()
-                run = functools.partial(_guarded_run, column, scenario, mode, args.scenario_timeout, schedule, failed, args.wire)
+                run = functools.partial(_guarded_run, column, scenario, mode, args.scenario_timeout, schedule, failed, args.wire, mcp)
                 first = run_key(mode, key)
                 record = run(inside(args.scratch, first, what="run key"), Binding(connector, first, 0))
                 if args.twice:  # a difference between the two runs is a race nobody declared
@@ -183,6 +191,28 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _mcp_access(given: str | None, kill_fd: int | None) -> McpAccess | None:
+    """The runner's MCP server (``--mcp -``): its base URL and the column's token, on the line of stdin after the wire's
+    (when both come), and the inherited kill channel."""
+    if given != "-" or kill_fd is None:
+        return None
+    base, _, token = sys.stdin.readline().strip().partition(" ")
+    return McpAccess(base, token, socket.socket(fileno=kill_fd))
+
+
+def _not_applicable(column: ColumnAdapter, scenario: Scenario, mode: str) -> str | None:
+    """Why the column does not play ``scenario`` in ``mode`` (None: it does). A scenario with steps at a tool boundary
+    needs a column that has one outside its agent's loop; one with a fault of the model's HTTP endpoint, the wire mode;
+    one with a fault of an MCP server, tools behind one (the ``mcp`` mode, or a column that meets the faults itself)."""
+    if scenario.uses_boundary and not column.boundary:
+        return NO_BOUNDARY
+    if scenario.uses_wire and mode != "wire":
+        return WIRE_ONLY
+    if scenario.uses_mcp and mode != "mcp" and not column.mcp_faults:
+        return MCP_ONLY
+    return None
+
+
 def _built_constants(column: ColumnAdapter, playable: list[Scenario], scratch: Path) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
     """The constants no name holds, read from an agent built as defaults builds it for the first scenario it plays
     whose agent builds; and, per scenario whose agent could not be built for it, the exception (that scenario's error)."""
@@ -196,13 +226,13 @@ def _built_constants(column: ColumnAdapter, playable: list[Scenario], scratch: P
 
 
 def _guarded_run(
-    column: ColumnAdapter, scenario: Scenario, mode: str, timeout_s: float, schedule: str | None, failed: str | None, wire: str | None,
+    column: ColumnAdapter, scenario: Scenario, mode: str, timeout_s: float, schedule: str | None, failed: str | None, wire: str | None, mcp: McpAccess | None,
     scratch: Path, ledger: Binding,
 ) -> dict[str, Any]:
     """``run_raw``, with any exception out of it (a harness check of the supervisor's) recorded as the scenario's
     error, and ``failed`` (the scenario's agent could not be built outside its run) as its first error."""
     try:
-        record = run_raw(column, scenario, mode, scratch, timeout_s, schedule, ledger, wire)
+        record = run_raw(column, scenario, mode, scratch, timeout_s, schedule, ledger, wire, mcp)
     except Exception as exc:
         return failed_record(scenario, scratch, exception_text(exc, "playing the scenario raised "))
     if failed is not None:

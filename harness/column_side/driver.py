@@ -14,9 +14,12 @@ import gc
 import json
 import multiprocessing
 import os
+import select
+import socket
 import time
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +40,17 @@ Perform = Callable[[Scenario, Path, StepRequest], StepOutcome]
 """Runs one driver step inside a worker (a column's ``perform`` with its mode bound)."""
 
 
+@dataclass(frozen=True)
+class McpAccess:
+    """The ``mcp`` mode's way to the runner's MCP server (``harness.runner_side.run.servers.mcp``): its base URL, the column's
+    bearer token, and the channel on which the runner tells the supervisor to kill a step's worker (a kill fault fired in
+    a tool the server ran: the process running the tool died, and the system under test with it)."""
+
+    base_url: str
+    token: str
+    kills: socket.socket
+
+
 def run_scenario(
     scenario: Scenario,
     perform: Perform,
@@ -45,6 +59,7 @@ def run_scenario(
     schedule: str | None = None,
     ledger: Binding | None = None,
     wire: str | None = None,
+    mcp: McpAccess | None = None,
 ) -> ScenarioRun:
     """Play every driver step of ``scenario`` through ``perform`` in worker processes.
 
@@ -54,13 +69,14 @@ def run_scenario(
     ``ledger`` is the runner's ledger (the column process's connector and this run's key): the steps' counts are then
     the runner's to read. Without it (a test driving a column directly) this process keeps a private
     ledger server and fills in each step's counts itself. ``wire`` (``wire`` mode) is the column's base URL on the
-    runner's scripted server: each step's request carries ``<wire>/<run>/<step>/v1`` as its ``model_url``.
+    runner's scripted server: each step's request carries ``<wire>/<run>/<step>/v1`` as its ``model_url``. ``mcp`` (``mcp``
+    mode) is the runner's MCP server: each step's request carries ``<base>/<run>/<step>/mcp`` as its ``mcp_url``.
     """
     if ledger is None:  # a run on the same scratch directory again continues the same private ledger
         with LedgerServer(scratch.parent / f"{scratch.name}.ledger.sqlite", continued=True) as server:
             private = Binding(server.connector(), f"private/{scenario.id}", 0)  # <mode>/<key>, as the runner's run keys
-            return _play(scenario, perform, scratch, timeout_s, schedule, private, lambda: server.store.counts(private.run), wire)
-    return _play(scenario, perform, scratch, timeout_s, schedule, ledger, None, wire)
+            return _play(scenario, perform, scratch, timeout_s, schedule, private, lambda: server.store.counts(private.run), wire, mcp)
+    return _play(scenario, perform, scratch, timeout_s, schedule, ledger, None, wire, mcp)
 
 
 def _play(
@@ -72,6 +88,7 @@ def _play(
     ledger: Binding,
     measure: Callable[[], dict[str, dict[str, Any]]] | None,
     wire: str | None = None,
+    mcp: McpAccess | None = None,
 ) -> ScenarioRun:
     """The driver loop of ``run_scenario``; ``measure`` reads the ledger after each step when this process keeps it."""
     deadline = time.monotonic() + timeout_s
@@ -115,12 +132,17 @@ def _play(
             made_for=made_for if action == "misuse_token" else None,
             boundary={k: step[k] for k in BOUNDARY_FIELDS if k in step} if action in BOUNDARY_ACTIONS else None,
             model_url=f"{wire}/{ledger.run}/{index}/v1" if wire else None,
+            mcp_url=f"{mcp.base_url}/{ledger.run}/{index}/mcp" if mcp else None,
+            mcp_token=mcp.token if mcp else None,
         )
         fired_before = set(fired_faults(str(scratch / FAULTS_FILE)))
         binding = dataclasses.replace(ledger, step=index)
-        record = _in_worker(perform, scenario, scratch, request, binding, max(0.0, deadline - time.monotonic()))
-        if record.killed:  # the worker died with the fault exit code: a kill fault must have fired (a column may
-            _assert_kill_fired(scenario, scratch, fired_before)  # also report ``crashed`` of a state it finds)
+        left = max(0.0, deadline - time.monotonic())
+        record, by_runner = _in_worker(perform, scenario, scratch, request, binding, left, mcp.kills if mcp else None)
+        # The worker died with the fault exit code: a kill fault must have fired (a column may also report ``crashed`` of
+        # a state it finds). A kill the runner ordered fired in its MCP server's tool (``McpAccess.kills``), not here.
+        if record.killed and not by_runner:
+            _assert_kill_fired(scenario, scratch, fired_before)
         if token is not None and record.status not in ("refused", "error"):
             approver.last_used, approver.last_used_for = token, made_for  # whatever token the column accepted is now a used token
         record.trace, trace_read = _trace_since(scratch, trace_read, index)
@@ -131,7 +153,10 @@ def _play(
     return ScenarioRun(scenario, scratch, steps)
 
 
-def _in_worker(perform: Perform, scenario: Scenario, scratch: Path, request: StepRequest, binding: Binding, timeout_s: float) -> StepRecord:
+def _in_worker(
+    perform: Perform, scenario: Scenario, scratch: Path, request: StepRequest, binding: Binding, timeout_s: float, kills: socket.socket | None = None
+) -> tuple[StepRecord, bool]:
+    """The step's record, and whether the runner ordered its worker's death (``McpAccess.kills``)."""
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
     worker = context.Process(target=_worker_main, args=(sender, perform, scenario, scratch, request, binding), daemon=True)
@@ -143,10 +168,16 @@ def _in_worker(perform: Perform, scenario: Scenario, scratch: Path, request: Ste
     index, action = request.index, request.action
     deadline = time.monotonic() + timeout_s
     try:
-        if not _answered(receiver, worker, deadline):
+        answered = _answered(receiver, worker, deadline, kills)
+        if answered == "kill":  # the runner's MCP server ran a tool whose kill fault fired: this worker dies with it
             worker.kill()
             worker.join()
-            return StepRecord(index, action, "error", "error", error="timeout")
+            _acknowledge_kill(kills, binding)
+            return StepRecord(index, action, "crashed", "crashed", killed=True), True
+        if not answered:
+            worker.kill()
+            worker.join()
+            return StepRecord(index, action, "error", "error", error="timeout"), False
         try:
             kind, payload = receiver.recv() if receiver.poll() else ("died", {})  # ended without a word
         except EOFError:
@@ -156,30 +187,42 @@ def _in_worker(perform: Perform, scenario: Scenario, scratch: Path, request: Ste
     _ended(worker, deadline)
     if kind == "ok":
         if not isinstance(payload, StepOutcome):
-            return StepRecord(index, action, "error", "error", error=f"the column returned {type(payload).__name__}, not a StepOutcome")
+            return StepRecord(index, action, "error", "error", error=f"the column returned {type(payload).__name__}, not a StepOutcome"), False
         pending = [p.to_json() for p in payload.pending]
-        return StepRecord(index, action, payload.status, payload.session_status, refusal=payload.refusal, pending=pending)
+        return StepRecord(index, action, payload.status, payload.session_status, refusal=payload.refusal, pending=pending), False
     if kind == "died" and worker.exitcode == FAULT_EXIT_CODE:
-        return StepRecord(index, action, "crashed", "crashed", killed=True)
+        return StepRecord(index, action, "crashed", "crashed", killed=True), False
     if kind == "died" and worker.exitcode == SCHEDULE_FAILED_EXIT_CODE:
         why = "; ".join(schedule_failures(str(scratch / FAULTS_FILE))) or "no reason recorded"
-        return StepRecord(index, action, "error", "error", error=f"schedule {request.schedule} not forced: {why}")
+        return StepRecord(index, action, "error", "error", error=f"schedule {request.schedule} not forced: {why}"), False
     if kind == "raised":
-        return StepRecord(index, action, "error", "error", error=payload["error"], raised=payload["type"], raised_bases=payload["bases"])
-    return StepRecord(index, action, "error", "error", error=f"worker died with exit code {worker.exitcode}")
+        return StepRecord(index, action, "error", "error", error=payload["error"], raised=payload["type"], raised_bases=payload["bases"]), False
+    return StepRecord(index, action, "error", "error", error=f"worker died with exit code {worker.exitcode}"), False
 
 
 _SLICE_S = 0.05
 
 
-def _answered(receiver: Any, worker: Any, deadline: float) -> bool:
-    """Wait until the worker answered or ended (False: the deadline came first). Its end is read from its exit status,
-    not only from its end of the pipe: a process it started that left its group (a framework's daemon, a hostile
-    column's) may hold that end open long after the worker is gone."""
+def _answered(receiver: Any, worker: Any, deadline: float, kills: socket.socket | None = None) -> bool | str:
+    """Wait until the worker answered or ended (False: the deadline came first; ``"kill"``: the runner asked on ``kills``
+    for the worker's death). Its end is read from its exit status, not only from its end of the pipe: a process it
+    started that left its group (a framework's daemon, a hostile column's) may hold that end open long after the worker
+    is gone."""
     while time.monotonic() < deadline:
         if receiver.poll(min(_SLICE_S, max(0.0, deadline - time.monotonic()))) or worker.exitcode is not None:
             return True
+        if kills is not None and select.select([kills], [], [], 0)[0]:
+            return "kill"
     return False
+
+
+def _acknowledge_kill(kills: socket.socket | None, binding: Binding) -> None:
+    """Read the runner's kill order (it must name this run and step) and tell the runner the worker is dead."""
+    assert kills is not None
+    order = json.loads(kills.recv(1 << 12).decode().strip().splitlines()[0])
+    if order != {"kill": binding.run, "step": binding.step}:
+        raise HarnessError(f"the runner ordered the kill of {order}, not of this worker ({binding.run} step {binding.step})")
+    kills.sendall(b"killed\n")
 
 
 def _ended(worker: Any, deadline: float) -> None:

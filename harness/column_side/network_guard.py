@@ -54,8 +54,8 @@ from harness.columns import ROOT
 from harness.records import IMPORT_PHASE
 
 # The harness's own programs a column may start (a framework's stdio MCP client starting
-# the harness's MCP server): absolute paths of scripts in this repository.
-ALLOWED_PROGRAMS: tuple[Path, ...] = (ROOT / "scripts" / "serve_mcp.py",)
+# the harness's MCP server, or in the mcp mode the relay to the runner's): absolute paths of scripts in this repository.
+ALLOWED_PROGRAMS: tuple[Path, ...] = (ROOT / "scripts" / "serve_mcp.py", ROOT / "scripts" / "mcp_stdio_relay.py")
 
 # CPython raises no audit event in _posixsubprocess.fork_exec, which subprocess (bound at its
 # import as subprocess._fork_exec) and multiprocessing's spawn and forkserver start methods and

@@ -46,7 +46,10 @@ class StepRequest:
     ``name`` to ``snapshot`` and ``restore``; ``boundary`` (the step's ``tool``, ``arguments``, ``key``, ``session``,
     ``approval_meta``, ``ttl_s``) to ``direct_call`` and ``grant``, the steps at a column's tool boundary.
     ``model_url`` is, in ``wire`` mode only, the OpenAI-compatible base URL of this run and step on the runner's scripted
-    server (``harness.runner_side.run.wire_server``): the column builds its framework's own OpenAI-compatible model with it."""
+    server (``harness.runner_side.run.servers.wire``): the column builds its framework's own OpenAI-compatible model with it.
+    ``mcp_url`` and ``mcp_token`` are, in ``mcp`` mode only, this run and step's Streamable HTTP endpoint on the runner's MCP
+    server (``harness.runner_side.run.servers.mcp``) and the bearer token it wants: the column's framework takes its tools from
+    there with its own MCP client (over stdio through ``harness.column_side.mcp.relay``)."""
 
     index: int
     action: Action
@@ -62,6 +65,8 @@ class StepRequest:
     misuse: str | None = None
     made_for: str | None = None
     model_url: str | None = None
+    mcp_url: str | None = None
+    mcp_token: str | None = None
 
     @property
     def is_decision(self) -> bool:
@@ -131,6 +136,10 @@ class ColumnAdapter(ABC):
     boundary: ClassVar[bool] = False
     """Whether the column has a tool boundary outside its agent's loop (``handwritten.boundary``): only then does it
     play scenarios with ``direct_call`` and ``grant`` steps; other columns leave them out, listed as not applicable."""
+    mcp_faults: ClassVar[bool] = False
+    """Whether the column meets an MCP server's faults (``harness.scenarios.MCP_POINTS``) outside the ``mcp`` mode: the
+    engine over MCP at its server, and the engine in process, whose call just loses its answer
+    (``harness.column_side.fixtures.faults.FaultPlan.mcp_answer``)."""
     packages: ClassVar[tuple[str, ...]] = ()
     """Distributions a project column runs on whose versions its evidence records (read with ``importlib.metadata`` in
     the column's own process); an isolated column's versions come from its verified environment instead."""

@@ -18,7 +18,7 @@ from typing import Any
 from harness import columns as registry
 from harness.canonical_io import as_written, dumps, write_files
 from harness.columns import REFERENCE, Column
-from harness.modes import reference_modes
+from harness.modes import compared_with, modes_played
 from harness.runner_side.judge.case import contradicted_in
 from harness.runner_side.publish import console
 from harness.runner_side.publish.costs import timings_document
@@ -39,7 +39,7 @@ from harness.runner_side.publish.report.page import render_report
 from harness.runner_side.publish.report.scorecard import scorecard, scorecard_svg
 from harness.runner_side.run.processes import Stopped, stopping
 from harness.runner_side.run.runner import ColumnResult, merge_results, processes, run_column
-from harness.runner_side.run.wire_server import WireServer
+from harness.runner_side.run.servers.wire import WireServer
 from harness.scenarios import Scenario
 
 FINDINGS, REPORT, SCORECARD = "FINDINGS.md", "report.html", "scorecard.svg"
@@ -65,7 +65,8 @@ def compare(request: Request, scenarios: list[Scenario], expectations: dict[str,
     """Run the columns, write (or check) the evidence, FINDINGS.md and the teaching views (``before``: the output's
     files as they were), print the table and the closing lines; the exit status."""
     files, by_id = {s.id: s.file for s in scenarios}, {s.id: s for s in scenarios}
-    columns = [registry.known_columns()[n] for n in dict.fromkeys([REFERENCE, *request.columns])]
+    compared = [compared_with(m)[0] for m in request.modes]  # the engine's columns each mode is compared with
+    columns = [registry.known_columns()[n] for n in dict.fromkeys([REFERENCE, *compared, *request.columns])]
     target = scratch / "evidence" if request.check else request.output
     started = time.perf_counter()
     results = run_all(columns, list(request.modes), request.scenarios, scenarios, scratch / "columns", twice=request.check,
@@ -73,7 +74,7 @@ def compare(request: Request, scenarios: list[Scenario], expectations: dict[str,
     if stopping():
         raise Stopped(signal.SIGINT)
     reference = results[REFERENCE]
-    documents = {name: handwritten_document(result, expectations, files) if name == REFERENCE else column_document(result, reference, by_id)
+    documents = {name: handwritten_document(result, expectations, files) if name == REFERENCE else column_document(result, reference, by_id, results)
                  for name, result in results.items()}
     shown = dict(documents)  # what this run measured: the table and the summaries show only that
     kept = before if request.whole else {}
@@ -110,7 +111,7 @@ def run_all(
     second runs of each column with both modes are line-traced to check its glue count (scripts/check_glue_coverage.py
     does the same alone): coverage of the whole count needs the committed scenarios, so only they are traced."""
     started, count = time.perf_counter(), len(scenarios)
-    groups = {c.name: processes(c, reference_modes(modes) if c.name == REFERENCE else modes) for c in columns}
+    groups = {c.name: processes(c, modes_played(c.name, modes)) for c in columns}
     progress = {c.name: console.Progress(c.name, count, started) for c in columns}
     parts: dict[str, dict[int, ColumnResult]] = {c.name: {} for c in columns}
     results: dict[str, ColumnResult] = {}

@@ -24,7 +24,7 @@ from handwritten.wire_model import OpenAIWireModel, WirePolicy
 from harness.column_side.approver import APPROVAL_SECRET, CLOCK_START
 from harness.column_side.fixtures.world import FixtureWorld
 from harness.ledger import ledger_counts
-from harness.runner_side.run.wire_server import WireServer
+from harness.runner_side.run.servers.wire import WireServer
 from harness.scenarios import Fault, Scenario, load_scenarios
 
 SCENARIOS = {s.id: s for s in load_scenarios()}

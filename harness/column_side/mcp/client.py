@@ -8,7 +8,9 @@ loop in a thread (an anyio blocking portal), started after the fork.
 The child is this process's own (not the SDK's stdio client, which keeps the process to itself): when a call
 fails because the server died, its exit code is read here. A fault kill (``FAULT_EXIT_CODE``) is a crash of the
 system under test: this process, the server's supervisor, goes down with the same exit code, so the driver records
-the same crash as for an engine whose tool ran in process; any other exit is a harness error, never a tool result.
+the same crash as for an engine whose tool ran in process. An MCP fault's end (``MCP_FAULT_EXIT_CODE``: the server died
+or dropped the call after its effect) is the call's lost answer, ``AnswerLost``, which the engine holds uncertain as it
+does in process; any other exit is a harness error, never a tool result.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types import RequestParamsMeta
 
 from handwritten.tools import RiskClass, ToolContext, ToolSpec
-from harness.column_side.fixtures.faults import FAULT_EXIT_CODE
+from harness.column_side.fixtures.faults import FAULT_EXIT_CODE, MCP_FAULT_EXIT_CODE, AnswerLost
 from harness.column_side.mcp import ACTS_FOR_META, KEY_META, RISK_META
 from harness.column_side.mcp.forked import ForkedServer
 from harness.errors import HarnessError
@@ -153,6 +155,8 @@ class McpTools(AbstractContextManager["McpTools"]):
                 raise
             if code == FAULT_EXIT_CODE:  # a fault killed the tool, and with it the server: the system under test crashed
                 os._exit(FAULT_EXIT_CODE)
+            if code == MCP_FAULT_EXIT_CODE:  # an MCP fault ended the server after the effect: the answer is lost
+                raise AnswerLost(f"the MCP server ended ({code}) before it answered: the call's outcome is unknown") from exc
             raise ServerDied(f"the MCP server exited with {code} during a call: {exc}") from exc
 
     def _exit_code(self) -> int | None:
@@ -166,7 +170,7 @@ class McpTools(AbstractContextManager["McpTools"]):
         code = self._server.poll()
         if code is None:
             raise ServerDied(f"the MCP server had not exited {EXIT_WAIT_S:.0f} s after the end of its input: killed ({self._server.kill()})")
-        if code != 0:
+        if code not in (0, MCP_FAULT_EXIT_CODE):  # an MCP fault's end was met by the call it dropped
             raise ServerDied(f"the MCP server exited with {code} at the end of the step")
 
 

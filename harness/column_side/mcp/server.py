@@ -18,8 +18,11 @@ neither a client without the token nor one with it can hold the server's descrip
 from __future__ import annotations
 
 import hmac
+import os
 import resource
 import socket
+import sys
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -31,9 +34,11 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from handwritten.boundary import BoundaryResult, ToolBoundary
 from handwritten.canonical import canonical_json
 from handwritten.tools import RiskClass
+from harness.column_side.fixtures.faults import MCP_FAULT_EXIT_CODE
 from harness.column_side.mcp import ACTS_FOR_META, APPROVAL_META, KEY_META, RISK_META
 from harness.column_side.mcp.bounded import MAX_MESSAGE_BYTES, BoundedBody, bounded_stdio
 from harness.http_bounds import BODY_TIMEOUT_S, HEAD_TIMEOUT_S, ConnectionBounds
+from harness.scenarios import MCP_SLOW_DELAY_S
 
 if TYPE_CHECKING:
     import uvicorn
@@ -77,21 +82,45 @@ def tool_result(result: BoundaryResult) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=structured, is_error=result.is_error)
 
 
-def build_server(boundary: ToolBoundary) -> Server[Any]:
-    """The low-level server of one session's boundary."""
+AnswerFault = Callable[[str, "ServerRequestContext[Any]"], Awaitable[None]]
+"""What a transport does to the answer of a call whose tool met an MCP fault (``harness.scenarios.MCP_POINTS``), given
+the point and the request's context: awaited before the answer is sent."""
+
+
+async def stdio_answer_fault(point: str, ctx: ServerRequestContext[Any]) -> None:
+    """Over stdio a server can only end its output to drop a call: it dies, before its answer (both ``mcp.kill_after_effect``
+    and ``mcp.reset_mid_call``); a slow answer is sent after ``MCP_SLOW_DELAY_S``."""
+    if point == "mcp.slow_answer":
+        await anyio.sleep(MCP_SLOW_DELAY_S)
+        return
+    sys.stdout.flush()
+    os._exit(MCP_FAULT_EXIT_CODE)
+
+
+def build_server(boundary: ToolBoundary, fired: list[str] | None = None, answer_fault: AnswerFault = stdio_answer_fault) -> Server[Any]:
+    """The low-level server of one session's boundary. ``fired`` is the list the boundary's tools append the MCP faults
+    they met to (``session.open_boundary``): each is handed to ``answer_fault`` before the call's answer."""
+    met = fired if fired is not None else []
 
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tool_listing(boundary))
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
-        meta: dict[str, Any] = dict(params.meta or {})
-        key = meta.get(KEY_META)
-        if key is not None and not isinstance(key, str):  # a key the client meant to send: never silently no key
-            return tool_result(BoundaryResult("refused", "", params.name, {"error": "the idempotency key must be a string"}, "invalid_key"))
-        result = boundary.call(params.name, params.arguments if params.arguments is not None else {}, key, claimed_approval=APPROVAL_META in meta)
+        result = answer_call(boundary, params)
+        while met:  # the tool ran synchronously on this loop: what fired, fired in this call
+            await answer_fault(met.pop(0), ctx)
         return tool_result(result)
 
     return Server(SERVER_NAME, version=SERVER_VERSION, on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def answer_call(boundary: ToolBoundary, params: types.CallToolRequestParams) -> BoundaryResult:
+    """One ``tools/call`` through the boundary, with the key and any approval the client attached in ``_meta``."""
+    meta: dict[str, Any] = dict(params.meta or {})
+    key = meta.get(KEY_META)
+    if key is not None and not isinstance(key, str):  # a key the client meant to send: never silently no key
+        return BoundaryResult("refused", "", params.name, {"error": "the idempotency key must be a string"}, "invalid_key")
+    return boundary.call(params.name, params.arguments if params.arguments is not None else {}, key, claimed_approval=APPROVAL_META in meta)
 
 
 def serve_stdio(server: Server[Any]) -> None:

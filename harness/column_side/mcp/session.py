@@ -107,8 +107,12 @@ def announced_session(state_dir: Path) -> str | None:
     return text.strip() if text else None
 
 
-def open_boundary(state_dir: Path, session_id: str, user: str, tools: list[str], wiring: HarnessWiring | None) -> ToolBoundary:
-    """The boundary a server applies to every call of this session."""
+def open_boundary(
+    state_dir: Path, session_id: str, user: str, tools: list[str], wiring: HarnessWiring | None, answer_faults: list[str] | None = None
+) -> ToolBoundary:
+    """The boundary a server applies to every call of this session. In a scenario run, the MCP faults that fire in a
+    call's tool (``harness.scenarios.MCP_POINTS``) are appended to ``answer_faults``, for the server to act on as it
+    answers the call."""
     unknown = [t for t in tools if t not in FIXTURE_TOOLS]
     if unknown:
         raise HarnessError(f"unknown tools {unknown} (known: {', '.join(sorted(FIXTURE_TOOLS))})")
@@ -120,6 +124,8 @@ def open_boundary(state_dir: Path, session_id: str, user: str, tools: list[str],
     fd, run, step = wiring.ledger
     bind_worker(None, socket.socket(fileno=fd))  # this process is part of the driver step: its effects are the step's
     world = FixtureWorld(Path(wiring.scratch), [Fault.from_json(f) for f in wiring.faults], may_kill=True)
+    if answer_faults is not None:
+        world.faults.mcp_answer = answer_faults.append
     trace = open(wiring.trace, "a", encoding="utf-8", buffering=1)  # line-buffered: survives the server's kill
 
     def sink(event: Event) -> None:

@@ -5,7 +5,7 @@ engine in two, one per mode, side by side), each scenario twice, so a difference
 race, in every mode it has: the engine in ``contract`` and ``wire``, a third-party column in ``defaults``, ``contract``
 and ``wire``, the local state graph in ``contract`` (a scenario with a fault of the model's endpoint is played in
 ``wire`` only). The ``wire`` runs ask the
-runner's scripted OpenAI-compatible server (``harness.runner_side.run.wire_server``), one for the batch, as the comparison
+runner's scripted OpenAI-compatible server (``harness.runner_side.run.servers.wire``), one for the batch, as the comparison
 does. The findings are read from the same documents the comparison writes: an adapter error (a scenario the column
 could not measure: a harness defect), an undeclared race, a cell no rule explains, and on the reference columns (the
 engine in both its modes, the local state graph) every contract property (``harness.runner_side.explore.properties``)
@@ -28,7 +28,7 @@ from harness.records import run_key
 from harness.runner_side.explore.properties import DRIVER_ERROR, check_equal, check_run
 from harness.runner_side.publish.evidence import column_document, handwritten_document
 from harness.runner_side.run.runner import ColumnResult, merge_results, run_column
-from harness.runner_side.run.wire_server import WireServer
+from harness.runner_side.run.servers.wire import WireServer
 from harness.scenarios import Scenario, load_scenarios
 
 PROPERTY_COLUMNS = (REFERENCE, "local_state_graph")

@@ -50,7 +50,7 @@ def observe(
     run: ScenarioRun, facts: list[StepFacts], model: dict[str, Any], wire: list[dict[str, Any]] | None = None, tool_objects: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """The observables of one scenario run, keyed as in ``OBSERVABLES``; ``wire``: the scripted server's records of a
-    wire run's requests (``harness.runner_side.run.wire_server``), None for a run in process; ``tool_objects``: the JSON schema of
+    wire run's requests (``harness.runner_side.run.servers.wire``), None for a run in process; ``tool_objects``: the JSON schema of
     each offered tool's framework object, as the column process read it in wire mode (``ColumnAdapter.tool_schemas``)."""
     steps = run.steps
     final_ledger = steps[-1].ledger

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.records import STATUSES, ScenarioRun, StepFacts, StepRecord
+from harness.runner_side.observe.mcp import mcp_client
 from harness.runner_side.observe.observables import observe
 from harness.scenarios import Scenario
 
@@ -40,7 +41,8 @@ def observation(scenario: Scenario, raw: dict[str, Any], measured_exceptions: fr
         "facts": step_facts(steps, [StepFacts(**f) for f in raw["facts"]]),
         "model_requests": compact_requests(raw["model"]["requests"]),
         "detail": raw["detail"],
-    } | ({"wire_requests": [wire_request(r) for r in raw["wire"]]} if raw.get("wire") is not None else {})
+    } | ({"wire_requests": [wire_request(r) for r in raw["wire"]]} if raw.get("wire") is not None else {}) | (
+        {"mcp_client": mcp_client(scenario, raw["mcp"], [e for s in steps for e in s.trace])} if raw.get("mcp") is not None else {})
 
 
 WIRE_REQUEST_FIELDS = ("step", "turn", "api", "stream", "answer", "retry_after", "fault", "idempotency_key", "retry_count", "timeout", "bytes", "messages")

@@ -28,7 +28,7 @@ from harness.scenarios import Scenario
 SCHEMA_VERSION = 1
 SCHEMA_PATH = ROOT / "evidence" / "evidence.schema.json"
 _RECORD_EXTRAS = ("steps", "facts", "trace", "model_requests", "detail")
-_WIRE_EXTRAS = ("wire_requests",)  # a wire run's requests, as the scripted server recorded them
+_WIRE_EXTRAS = ("wire_requests", "mcp_client")  # a wire run's requests, as the scripted server recorded them; what an mcp run's client did
 
 
 def _network(result: ColumnResult, mode: str) -> dict[str, Any]:
@@ -100,14 +100,18 @@ def handwritten_document(result: ColumnResult, expectations: dict[str, dict[str,
     return {**_header(result), "modes": modes}
 
 
-def column_document(result: ColumnResult, reference: ColumnResult, scenarios_by_id: dict[str, Scenario]) -> dict[str, Any]:
+def column_document(result: ColumnResult, reference: ColumnResult, scenarios_by_id: dict[str, Scenario],
+                    others: dict[str, ColumnResult] | None = None) -> dict[str, Any]:  # fmt: skip
     """Per mode and scenario: every observable beside the hand-written engine's measured value, each not-equal
-    cell with the reasons the rule table derives from the two runs' facts."""
+    cell with the reasons the rule table derives from the two runs' facts. A mode compared with another engine column
+    than ``reference`` (``mcp``: ``harness.modes.MCP_REFERENCE``) finds it in ``others`` (this run's results by column)."""
     header = _header(result)
     modes = {}
     for mode, records in result.modes.items():
         scenarios = {}
-        reference_records = reference.modes.get(compared_with(mode)[1], {})
+        engine_column, engine_mode = compared_with(mode)
+        engine = reference if engine_column == reference.column.name else (others or {}).get(engine_column)
+        reference_records = engine.modes.get(engine_mode, {}) if engine is not None else {}
         for key, record in records.items():  # a key is a scenario id, or <scenario>@<schedule> for a sub-case
             scenario = scenarios_by_id[record["scenario"]]
             scenarios[key] = {

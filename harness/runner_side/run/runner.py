@@ -8,6 +8,7 @@ column is ``not-measured`` with the reason: never silently equal.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
@@ -19,7 +20,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,8 +33,9 @@ from harness.runner_side.observe.observation import observation
 from harness.runner_side.run.glue_coverage import Coverage, coverage_of_traces, ended_in_error, sources
 from harness.runner_side.run.processes import Finished, run_watched, stopping
 from harness.runner_side.run.sandbox import NetworkAttempts, clean_environment, network_attempts
+from harness.runner_side.run.servers.mcp import McpHost
+from harness.runner_side.run.servers.wire import WireServer
 from harness.runner_side.run.users import CannotReach, ColumnUser, claim_user, preflight, private_dir, read_column_file, separation_applies, traversable
-from harness.runner_side.run.wire_server import WireServer
 from harness.scenarios import Scenario, load_scenarios, scenario_files
 from harness.script_log import summarize_entries
 
@@ -100,10 +102,12 @@ def processes(column: Column, modes: list[str]) -> list[list[str]]:
     """The modes each process of a column plays: a third-party column's ``wire`` mode in a process of its own beside
     the others (its runs wait on the loopback server's delays and retries, which would otherwise lengthen the
     column's one sequence of runs: the longest of them ends the whole comparison); everything else in one process,
-    which imports the framework once."""
-    if column.environment == "isolated" and "wire" in modes and len(modes) > 1:
-        return [[m for m in modes if m != "wire"], ["wire"]]
-    return [list(modes)]
+    which imports the framework once. The ``mcp`` mode likewise (its runs wait on the runner's MCP server, a slow
+    answer among them)."""
+    apart: list[str] = [m for m in ("wire", "mcp") if m in modes] if column.environment == "isolated" else []
+    rest = [m for m in modes if m not in apart]
+    parts: list[list[str]] = [rest, *[[m] for m in apart]]
+    return [part for part in parts if part]
 
 
 def run_column(column: Column, modes: list[str], scenarios_dir: Path, scratch_root: Path, **options: Any) -> ColumnResult:
@@ -142,7 +146,7 @@ def measure_column(
     runs the contract alone traces nothing), so CI plays every scenario of the column twice in all, not three times.
     ``on_progress`` gets the column process's plan (``plan <n>``), then ``<mode>/<scenario>`` as each scenario finishes.
     ``wire`` is the runner's scripted OpenAI-compatible server, for the ``wire`` mode: the column process gets a base URL
-    of its own on it, and every wire run's record gets the requests the server recorded for it (``harness.runner_side.run.wire_server``).
+    of its own on it, and every wire run's record gets the requests the server recorded for it (``harness.runner_side.run.servers.wire``).
     """
     scratch = scratch_root / column.name
     scratch.mkdir(parents=True, exist_ok=True)
@@ -168,23 +172,26 @@ def measure_column(
     traces = scratch / "traces" if twice and trace_glue and {"defaults", "contract"} <= set(modes) else None
     tracing = ["--trace-lines", str(traces), "--trace-under", str(column.adapter_dir.resolve().parent)] if traces else []
     sources_before = sources(column.adapter_dir) if traces else {}
-    with LedgerServer(scratch_root / f"{column.name}.ledger.sqlite") as ledger:
+    host_dir = scratch_root / f"{column.name}.mcp-{'-'.join(modes)}"  # the runner's: never under the column's scratch directory
+    with LedgerServer(scratch_root / f"{column.name}.ledger.sqlite") as ledger, _mcp_host("mcp" in modes, scenarios_dir, host_dir, ledger) as mcp:
         command = [
             str(python), "-I", "-c", BOOTSTRAP, ":".join(str(p) for p in [ROOT, *extra_sys_path]),
             "--column", column.entry, "--scenarios", str(scenarios_dir.resolve()), "--scratch", str(scratch), "--out", str(out),
             "--scenario-timeout", str(scenario_timeout_s), "--ledger-fd", str(ledger.column_fd),
             *(["--wire", "-"] if wire is not None and "wire" in modes else []),  # its base URL comes on stdin: never on a command line
+            *(["--mcp", "-", "--mcp-kill-fd", str(mcp.column_fd)] if mcp is not None else []),  # so do the MCP server's URL and token
             *[a for m in modes for a in ("--mode", m)],
             *(["--twice"] if twice else []), *tracing,
         ]  # fmt: skip
         secret = wire.base_url(column.name) + "\n" if wire is not None and "wire" in modes else ""
+        secret += f"{mcp.base_url} {mcp.token}\n" if mcp is not None else ""
         done = run_watched(command, env=clean_environment(home), cwd=scratch, timeout_s=budget, on_progress=on_progress, stdin_text=secret,
-                           pass_fds=(ledger.column_fd,), user=user)
+                           pass_fds=(ledger.column_fd, *([mcp.column_fd] if mcp is not None else [])), user=user)
         if stopping():
             return ColumnResult(column, "not-measured", reason="stopped by a signal", versions=versions)
         if done.timed_out:
             return ColumnResult(column, "not-measured", reason=f"the column process did not finish within {budget:.0f} s", versions=versions)
-        document, why = _document(out, done)
+        document, why = _document(out, done) if mcp is None or not mcp.errors else (None, f"the runner's MCP server failed: {mcp.errors[0]}")
         if document is None:
             return ColumnResult(column, "not-measured", reason=why, versions=versions)
         scenarios = {s.id: s for s in load_scenarios(scenarios_dir)}
@@ -196,7 +203,7 @@ def measure_column(
             raised = measured_exceptions(column, mode)
             for key, raw in raws.items():
                 scenario, schedule = scenarios[raw["scenario"]], raw["schedule"]
-                heard = functools.partial(heard_on_wire, wire, column.name, scenario) if mode == "wire" and wire is not None else _as_it_is
+                heard = _heard(mode, wire, mcp, column.name, scenario)
                 record = _observed(scenario, schedule, heard(_with_ledger(raw, ledger.store, run_key(mode, key)), run_key(mode, key)), raised)
                 if "again" in raw:
                     again_key = run_key(mode, key, again=True)
@@ -302,6 +309,31 @@ def heard_on_wire(wire: WireServer, column: str, scenario: Scenario, raw: dict[s
     server's log there (the in-process scripted model never ran)."""
     requests = wire.requests(column, run)
     return {**raw, "wire": requests, "model": summarize_entries([r["log"] for r in requests], len(scenario.model_script))}
+
+
+def _heard(mode: str, wire: WireServer | None, mcp: McpHost | None, column: str, scenario: Scenario) -> Callable[[dict[str, Any], str], dict[str, Any]]:
+    """What adds a run's records from the runner's servers to its raw record: the wire server's, the MCP server's, or none."""
+    if mode == "wire" and wire is not None:
+        return functools.partial(heard_on_wire, wire, column, scenario)
+    if mode == "mcp" and mcp is not None:
+        return functools.partial(heard_over_mcp, mcp)
+    return _as_it_is
+
+
+def heard_over_mcp(host: McpHost, raw: dict[str, Any], run: str) -> dict[str, Any]:
+    """An mcp run's raw record with what the runner's MCP server recorded for it: every request the column's client sent
+    and how it was answered, and the human's side the server applied."""
+    return {**raw, "mcp": host.requests(run)}
+
+
+@contextlib.contextmanager
+def _mcp_host(wanted: bool, scenarios_dir: Path, state_dir: Path, ledger: LedgerServer) -> Iterator[McpHost | None]:
+    """The runner's MCP server for a column process that plays the ``mcp`` mode (else None)."""
+    if not wanted:
+        yield None
+        return
+    with McpHost(scenarios_dir, state_dir, ledger) as host:
+        yield host
 
 
 def _as_it_is(raw: dict[str, Any], run: str) -> dict[str, Any]:

@@ -25,8 +25,9 @@ REPORTS_NO_TOOL_OBJECTS = {"local_state_graph"}
 
 def modes(column: ColumnAdapter) -> list[str]:
     """The modes in which the column's ``tool_schemas`` reads the tools it builds: a third-party column's reads them as
-    ``defaults`` and ``wire`` build them (its contract tools are its glue's, which the hook does not report)."""
-    return [m for m in column.modes if m != "contract" or "defaults" not in column.modes]
+    ``defaults`` and ``wire`` build them (its contract tools are its glue's, which the hook does not report; in ``mcp``
+    it builds none: its tools are the MCP server's)."""
+    return [m for m in column.modes if m != "mcp" and (m != "contract" or "defaults" not in column.modes)]
 
 
 def offered(name: str, column: str) -> dict[str, Any]:

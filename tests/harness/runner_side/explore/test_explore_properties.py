@@ -18,7 +18,7 @@ from harness.records import run_key
 from harness.runner_side.explore.generate import generate, write_scenario
 from harness.runner_side.explore.properties import check_run
 from harness.runner_side.run.runner import run_column
-from harness.runner_side.run.wire_server import WireServer
+from harness.runner_side.run.servers.wire import WireServer
 from harness.scenarios import WIRE_POINTS, Scenario, load_scenarios
 
 pytestmark = pytest.mark.slow  # the engine's column process through the runner

@@ -25,7 +25,7 @@ from harness.column_side.fixtures.world import FixtureWorld
 from harness.fixture_tools import FIXTURE_TOOLS
 from harness.records import StepRecord
 from harness.runner_side.observe.wire import answer_label, wire_observable
-from harness.runner_side.run.wire_server import WireServer
+from harness.runner_side.run.servers.wire import WireServer
 from harness.scenarios import SLOW_DELAY_S, Fault, Scenario, load_scenarios
 from harness.schema_diff import schema_diff, schema_diffs
 

@@ -12,6 +12,8 @@ def test_a_third_party_columns_wire_mode_runs_in_a_process_of_its_own() -> None:
     assert processes(COLUMNS["langgraph"], ["defaults", "contract", "wire"]) == [["defaults", "contract"], ["wire"]]
     assert processes(COLUMNS["langgraph@0.6.11"], ["wire"]) == [["wire"]]
     assert processes(COLUMNS["langgraph"], ["defaults", "contract"]) == [["defaults", "contract"]]
+    assert processes(COLUMNS["pydantic_ai"], ["defaults", "contract", "wire", "mcp"]) == [["defaults", "contract"], ["wire"], ["mcp"]]
+    assert processes(COLUMNS["pydantic_ai"], ["mcp"]) == [["mcp"]]
     assert processes(COLUMNS["handwritten"], ["contract", "wire"]) == [["contract", "wire"]]  # the engine imports nothing heavy
 
 

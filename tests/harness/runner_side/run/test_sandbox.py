@@ -184,7 +184,8 @@ def test_the_guard_lets_loopback_unix_sockets_and_the_harness_programs_through(t
 
 
 def test_only_the_harness_programs_are_allowed() -> None:
-    assert ALLOWED_PROGRAMS == (ROOT / "scripts" / "serve_mcp.py",)
+    assert ALLOWED_PROGRAMS == (ROOT / "scripts" / "serve_mcp.py", ROOT / "scripts" / "mcp_stdio_relay.py")  # the server; the mcp mode's relay
+    assert allowed_program(sys.executable, [sys.executable, "-I", str(ROOT / "scripts" / "mcp_stdio_relay.py")])
     server = str(ROOT / "scripts" / "serve_mcp.py")
     assert allowed_program(sys.executable, [sys.executable, "-I", server])
     assert allowed_program(server, [server, "--stdio"])

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from harness.columns import ROOT, known_columns
-from harness.modes import MODES
+from harness.modes import DEFAULT_MODES, MODES
 from harness.runner_side.run.environments import direct_pins
 from harness.scenarios import load_scenarios
 
@@ -28,10 +28,11 @@ def test_every_scenario_is_measured_in_every_mode(name: str) -> None:
     scenarios = load_scenarios()
     at_boundary = {s.id for s in scenarios if s.uses_boundary}  # direct calls need a tool boundary outside the loop
     on_the_wire = {s.id for s in scenarios if s.uses_wire}  # a fault of the model's endpoint: the wire mode only
+    at_the_server = {s.id for s in scenarios if s.uses_mcp}  # a fault of an MCP server: the mcp mode only
     assert evidence["status"] == "measured"
-    assert set(evidence["modes"]) == set(MODES)
+    assert set(DEFAULT_MODES) <= set(evidence["modes"]) <= set(MODES)  # mcp: measured apart (--mode mcp)
     for mode, body in evidence["modes"].items():
-        left_out = at_boundary | (on_the_wire if mode != "wire" else set())
+        left_out = at_boundary | (on_the_wire if mode != "wire" else set()) | (at_the_server if mode != "mcp" else set())
         assert {s["scenario"] for s in body["scenarios"].values()} == {s.id for s in scenarios} - left_out, mode
         assert set(body.get("not_applicable", {})) == left_out, mode
         assert {sid: s["error"] for sid, s in body["scenarios"].items() if s["status"] == "error"} == {}, mode

@@ -1,4 +1,4 @@
-"""The scripted OpenAI-compatible server of the ``wire`` mode (``harness.runner_side.run.wire_server``), over real HTTP on
+"""The scripted OpenAI-compatible server of the ``wire`` mode (``harness.runner_side.run.servers.wire``), over real HTTP on
 127.0.0.1: the official ``openai`` client (its own retries off) or a bare ``http.client`` connection asks, the server
 plays a committed scenario's script, records every request and applies the scenario's wire faults."""
 
@@ -17,7 +17,7 @@ import openai
 import pytest
 
 from handwritten.canonical import canonical_json
-from harness.runner_side.run.wire_server import WireServer
+from harness.runner_side.run.servers.wire import WireServer
 from harness.scenarios import SLOW_DELAY_S, Fault, Scenario, load_scenarios
 from harness.script_log import EXHAUSTED_TEXT
 
@@ -436,7 +436,7 @@ def test_an_oversized_or_too_deeply_nested_body_is_refused_and_nothing_is_record
     import urllib.error
     import urllib.request
 
-    from harness.runner_side.run.wire_server import MAX_BODY_BYTES
+    from harness.runner_side.run.servers.wire import MAX_BODY_BYTES
 
     with WireServer(load_scenarios()) as server:
         url = f"{server.base_url('col')}/wire/basic_react_loop/0/v1/chat/completions"

@@ -1,4 +1,4 @@
-"""The scripted wire server (``harness.runner_side.run.wire_server``) against a local flood (issue 33): half-sent request
+"""The scripted wire server (``harness.runner_side.run.servers.wire``) against a local flood (issue 33): half-sent request
 heads, bodies that never end, more connections than its cap, more requests in one run than it keeps, and runs under
 made-up modes or schedules. It runs in the runner's process, so what a flood holds there is the runner's.
 
@@ -22,7 +22,7 @@ import pytest
 
 from harness.http_bounds import ConnectionBounds
 from harness.runner_side.observe.wire import wire_observable
-from harness.runner_side.run.wire_server import MAX_BODY_BYTES, MAX_RUNS_PER_SCENARIO, WireServer
+from harness.runner_side.run.servers.wire import MAX_BODY_BYTES, MAX_RUNS_PER_SCENARIO, WireServer
 from harness.scenarios import load_scenarios
 
 BASIC = next(s for s in load_scenarios() if s.id == "basic_react_loop")

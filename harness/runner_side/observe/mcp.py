@@ -1,0 +1,81 @@
+"""What a framework's MCP client did in front of the runner's MCP server (``mcp`` mode), from the server's own records.
+
+The runner's server (``harness.column_side.mcp.served``) records every ``tools/list`` and ``tools/call`` a column's
+client sent, each call's answer, and the human's side it applied; the column's trace says which transport the step
+used and the schema its framework gave the model for each tool (``mcp_tools``). Counts and comparisons only, never
+wall times (those go to ``timings.json``):
+
+- ``calls``: per scripted call (the model's call id; a call the script does not hold, under ``<tool>?``): ``sent``,
+  the ``tools/call`` requests that carried it, ``keys``, how many carried an idempotency key in ``_meta``, ``changed``,
+  how many sent other arguments than the model's (a coercion, a default filled in), and ``answers``, the status the
+  server answered each with, in order (``died``: the server died before answering, in the tool or after its effect;
+  ``cut``: the connection dropped with the answer; ``<status>:slow``: the answer came late);
+- ``lists``: ``tools/list`` requests in all (a client that lists before every model turn, or every call);
+- ``meta``: the ``_meta`` keys the client put on its calls, besides the key (the protocol's own, the tool's echoed back);
+- ``human``: the human's side the server applied for each driver step (``granted``, ``nothing_waiting``, ...), which it
+  applies before the first request of that step or a later one (a client that sends nothing after a step meets none);
+- ``schemas``: per tool, how the schema the framework gave the model differs from the server's ``inputSchema``
+  (``harness.schema_diff``; empty: verbatim), and ``transport`` per driver step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from handwritten.canonical import canonical_json
+from harness.fixture_tools import FIXTURE_TOOLS
+from harness.scenarios import Scenario
+from harness.schema_diff import schema_diff
+
+
+def mcp_client(scenario: Scenario, requests: Sequence[Mapping[str, Any]], trace: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The summary of one ``mcp`` run (see the module's docstring)."""
+    calls: dict[str, dict[str, Any]] = {}
+    open_calls: dict[Any, dict[str, Any]] = {}  # received, not answered yet, by the request's number
+    meta_keys: set[str] = set()
+    for request in requests:
+        if request.get("method") == "tools/call" and request.get("phase") == "received":
+            name, arguments = str(request.get("name")), request.get("arguments")
+            scripted, same = _scripted(scenario, name, arguments)
+            entry = calls.setdefault(scripted, {"sent": 0, "keys": 0, "changed": 0, "answers": []})
+            entry["sent"] += 1
+            entry["keys"] += request.get("key") is not None
+            entry["changed"] += not same
+            meta_keys.update(request.get("meta") or {})
+            open_calls[request.get("n")] = entry
+        elif request.get("method") == "tools/call" and request.get("phase") == "answered" and request.get("n") in open_calls:
+            open_calls.pop(request.get("n"))["answers"].append(_answer(request))
+    for entry in open_calls.values():  # received and never answered: the server died under it
+        entry["answers"].append("died")
+    given = [e for e in trace if e.get("kind") == "mcp_tools"]
+    schemas = {name: schema_diff(FIXTURE_TOOLS[name].schema, schema) for name, schema in sorted(given[0]["tools"].items()) if name in FIXTURE_TOOLS} if given else {}
+    return {
+        "calls": dict(sorted(calls.items())),
+        "lists": sum(r.get("method") == "tools/list" for r in requests),
+        "meta": sorted(meta_keys),
+        "human": [{k: r[k] for k in ("step", "human", "call_id", "outcome")} for r in requests if "human" in r],
+        "schemas": {name: diff for name, diff in schemas.items() if diff},
+        "transport": sorted({str(e.get("transport")) for e in given}),
+    }
+
+
+_ANSWER_FAULTS = {"mcp.kill_after_effect": "died", "mcp.reset_mid_call": "cut"}
+
+
+def _answer(answered: Mapping[str, Any]) -> str:
+    """What became of a call's answer: the status it carried, ``died`` or ``cut`` when an MCP fault kept it from the
+    client (the server died, the connection dropped), ``<status>:slow`` when it came late."""
+    faults = answered.get("faults") or []
+    lost = [_ANSWER_FAULTS[f] for f in faults if f in _ANSWER_FAULTS]
+    return lost[0] if lost else f"{answered.get('status')}{':slow' if 'mcp.slow_answer' in faults else ''}"
+
+
+def _scripted(scenario: Scenario, name: str, arguments: Any) -> tuple[str, bool]:
+    """The scripted call a ``tools/call`` carried, and whether its arguments are the model's: the first scripted call of
+    this tool with these arguments, else the first of this tool (its arguments changed on the way), else ``<tool>?``."""
+    same_tool = [c for turn in scenario.model_script for c in turn.get("tool_calls", ()) if c["name"] == name]
+    for call in same_tool:
+        if not isinstance(call["arguments"], str) and canonical_json(call["arguments"]) == canonical_json(arguments):
+            return call["id"], True
+    return (same_tool[0]["id"], False) if same_tool else (f"{name}?", False)
