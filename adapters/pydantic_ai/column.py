@@ -16,7 +16,9 @@ from harness.column_side.trace.facts import facts_from_column_trace
 from harness.records import ScenarioRun, StepFacts
 
 from ..column import FrameworkColumn, SessionContext
+from ..mcp_endpoint import endpoint
 from .glue import contract_tools, tool_retries
+from .mcp import mcp_toolset, offered_once
 from .model import scripted_function_model
 from .session import PydanticAISession, answers, load_history
 from .tools import SessionUser, fixture_tools
@@ -27,6 +29,7 @@ class PydanticAIColumn(FrameworkColumn):
     """Pydantic AI's own loop, approval and saved history; contract glue from ``adapters.glue_blocks``."""
 
     name = "pydantic_ai"
+    modes: ClassVar[tuple[str, ...]] = ("defaults", "contract", "wire", "mcp")
     batched_decisions = True  # one DeferredToolResults answers every deferred call of a turn (a partial set: UserError)
     approval_fields: ClassVar[dict[str, str]] = {"call": "pydantic_ai._deferred:DeferredToolResults approvals (keyed by call id)",
                                                  "arguments": "pydantic_ai._deferred:ToolApproved override_args",
@@ -67,8 +70,11 @@ class PydanticAIColumn(FrameworkColumn):
         statuses: dict[str, str] = {}
         names = list(scenario.tools)
         tools = fixture_tools(world, names) if contract is None else contract_tools(world, names, contract, statuses, context.scratch)
-        model = wire_model(url) if (url := context.request.model_url) else scripted_function_model(scripted)  # wire: its OpenAI model
-        agent = Agent(model, output_type=[str, DeferredToolRequests], tools=tools, system_prompt=scenario.system_prompt or (),
+        served = endpoint(scenario.id, context.request) if context.mode == "mcp" else None  # mcp: every tool from the server
+        toolsets = [mcp_toolset(served)] if served is not None else []
+        offered = offered_once(served, context.trace.emit) if served is not None else lambda info: None
+        model = wire_model(url) if (url := context.request.model_url) else scripted_function_model(scripted, offered)  # wire: its OpenAI model
+        agent = Agent(model, output_type=[str, DeferredToolRequests], tools=tools if not toolsets else [], toolsets=toolsets, system_prompt=scenario.system_prompt or (),
                       deps_type=SessionUser,  # every run passes the session's user as its deps (PydanticAISession)
                       retries=None if contract is None else tool_retries(contract))  # None: Pydantic AI's own default
         return PydanticAISession(agent, context, statuses)

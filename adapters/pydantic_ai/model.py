@@ -5,6 +5,7 @@ return Pydantic AI made up (its history repair closes an unanswered call) or a p
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, RetryFeedbackPart, RetryPromptPart, SystemPromptPart, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
@@ -15,10 +16,12 @@ from harness.column_side.scripted_model import ScriptedModel
 SYNTHESIZED = "pydantic_ai_synthesized_tool_return"  # pydantic_ai.messages.SYNTHESIZED_TOOL_RETURN_METADATA_KEY
 
 
-def scripted_function_model(scripted: ScriptedModel) -> FunctionModel:
-    """Asynchronous, so Pydantic AI calls it on the event loop (a plain function runs in a worker thread)."""
+def scripted_function_model(scripted: ScriptedModel, offered: Callable[[AgentInfo], None] = lambda info: None) -> FunctionModel:
+    """Asynchronous, so Pydantic AI calls it on the event loop (a plain function runs in a worker thread). ``offered``
+    sees what each request offers the model (the ``mcp`` mode records the MCP tools' definitions from it)."""
 
     async def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        offered(info)
         answer = scripted.complete(to_neutral(messages), [])  # the script does not depend on the tools offered
         text: list[Any] = [TextPart(answer.text)] if answer.text else []
         return ModelResponse(parts=text + [ToolCallPart(c.name, _args(c.arguments), tool_call_id=c.id) for c in answer.tool_calls])
