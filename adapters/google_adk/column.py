@@ -1,26 +1,31 @@
 """The ``google_adk`` column: ADK ``LlmAgent`` + ``FunctionTool(require_confirmation=...)`` + a resumable ``App``
 (``ResumabilityConfig(is_resumable=True)``) + ``SqliteSessionService`` (see MAPPING.md). Each driver step builds the
 agent and the runner afresh in its worker; the session reads everything else from the scratch directory. Nothing
-races: a turn's calls are tasks on one event loop, and the fixture tools never await.
+races: a turn's calls are tasks on one event loop, and the fixture tools never await. In ``mcp`` mode the agent's only
+tool is ADK's ``McpToolset`` on the runner's MCP server (``mcp.py``), instead of the fixture tools.
 """
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar, cast
 
 from google.adk.agents import LlmAgent
 from google.adk.agents.run_config import RunConfig
 from google.adk.apps import App, ResumabilityConfig
+from google.adk.models.llm_request import LlmRequest
 from google.adk.runners import Runner
 from google.adk.sessions.sqlite_session_service import SqliteSessionService
+from google.adk.tools.base_toolset import BaseToolset
 
 from harness.column_side.fixtures.world import FixtureWorld
 from harness.column_side.scripted_model import ScriptedModel
 from harness.scenarios import Scenario
 
 from ..column import FrameworkColumn, SessionContext
+from ..mcp_endpoint import endpoint
 from .model import ScriptedLlm
 from .session import APP, DB, ADKSession
 from .tools import fixture_tools
@@ -33,6 +38,7 @@ class GoogleADKColumn(FrameworkColumn):
     """ADK's own loop, confirmation and session store; contract glue from ``adapters.glue_blocks``."""
 
     name = "google_adk"
+    modes: ClassVar[tuple[str, ...]] = ("defaults", "contract", "wire", "mcp")
     approval_fields: ClassVar[dict[str, str]] = {
         "call": "google.genai.types:FunctionResponse id (the adk_request_confirmation call's id)",
         "single_use": "google.adk.flows.llm_flows.tools._confirmation:_RequestConfirmationLlmRequestProcessor (drops a confirmation already consumed)",
@@ -49,6 +55,9 @@ class GoogleADKColumn(FrameworkColumn):
         """Import what a run imports on first use once in the column process: forked workers inherit it."""
         from . import glue  # noqa: F401
 
+        if mode == "mcp":
+            from . import mcp  # noqa: F401  (ADK's MCP client and the SDK under it)
+
     def built_constants(self, scenario: Scenario, scratch: Path) -> dict[str, dict[str, Any]]:
         """ADK's default step bound (``RunConfig``'s ``max_llm_calls``, a default factory no signature shows) and what
         its tool dispatch does, measured on a small in-memory agent in this environment (``constants.py``; ``scratch`` unused)."""
@@ -62,7 +71,14 @@ class GoogleADKColumn(FrameworkColumn):
         statuses: dict[str, str] = {}
         names = list(scenario.tools)
         url = context.request.model_url
-        model = wire_model(url) if url else ScriptedLlm(ScriptedModel.of(scenario, context.scratch, world.faults))
+        toolsets: list[BaseToolset] = []
+        offered: Callable[[LlmRequest], None] | None = None
+        if context.mode == "mcp":  # every tool from the runner's MCP server, through ADK's McpToolset (mcp.py)
+            from .mcp import mcp_toolset, offered_once
+
+            served = endpoint(scenario.id, context.request)
+            toolsets, offered = [mcp_toolset(served)], offered_once(served, context.trace.emit)
+        model = wire_model(url) if url else ScriptedLlm(ScriptedModel.of(scenario, context.scratch, world.faults), offered)
         options: dict[str, Any] = {}
         if contract is not None:
             # contract glue: start
@@ -71,7 +87,7 @@ class GoogleADKColumn(FrameworkColumn):
             options = {"before_tool_callback": guard(world, contract, statuses, context.scratch), "before_model_callback": bound(contract)}
             # contract glue: end
         agent = LlmAgent(name="fixture_agent", model=model, instruction=scenario.system_prompt or "",
-                         tools=[*fixture_tools(world, names, confirm=contract is None, statuses=statuses)], **options)
+                         tools=[*toolsets] if toolsets else [*fixture_tools(world, names, confirm=contract is None, statuses=statuses)], **options)
         app = App(name=APP, root_agent=agent, resumability_config=ResumabilityConfig(is_resumable=True),
                   **(contract_app_options() if contract is not None else {}))
         runner = Runner(app=app, session_service=SqliteSessionService(str(context.scratch / DB)))
@@ -79,7 +95,7 @@ class GoogleADKColumn(FrameworkColumn):
             # contract glue: start
             return GlueSession(runner, context, statuses)
             # contract glue: end
-        return ADKSession(runner, context, statuses)
+        return ADKSession(runner, context, statuses, toolsets)
 
     def tool_schemas(self, names: list[str], mode: str) -> dict[str, dict[str, Any]]:
         """Each ``FunctionTool``'s declaration (``_get_declaration().parameters_json_schema``: what ADK sends the model),

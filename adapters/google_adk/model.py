@@ -8,7 +8,7 @@ makes of the text itself)."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 from google.adk.models.base_llm import BaseLlm
@@ -23,15 +23,20 @@ CONFIRMATION = "adk_request_confirmation"  # google.adk.utils._function_call_nam
 
 
 class ScriptedLlm(BaseLlm):
-    """``scripted`` is a ``harness.column_side.scripted_model.ScriptedModel`` (or anything with its ``complete``)."""
+    """``scripted`` is a ``harness.column_side.scripted_model.ScriptedModel`` (or anything with its ``complete``);
+    ``offered`` sees each request the model is sent (the ``mcp`` mode records the MCP tools' declarations from it)."""
 
     _scripted: Any = PrivateAttr()
+    _offered: Callable[[LlmRequest], None] | None = PrivateAttr(default=None)
 
-    def __init__(self, scripted: Any) -> None:
+    def __init__(self, scripted: Any, offered: Callable[[LlmRequest], None] | None = None) -> None:
         super().__init__(model="scripted")
         self._scripted = scripted
+        self._offered = offered
 
     async def generate_content_async(self, llm_request: LlmRequest, stream: bool = False) -> AsyncGenerator[LlmResponse, None]:
+        if self._offered is not None:
+            self._offered(llm_request)
         system = llm_request.config.system_instruction if llm_request.config else None
         answer = self._scripted.complete(to_neutral(llm_request.contents, system), [])  # the script does not depend on the tools offered
         parts = [types.Part(text=answer.text)] if answer.text else []

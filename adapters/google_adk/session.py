@@ -4,8 +4,12 @@ what ADK's events do not say: that a run raised (``error``) and, in ``contract``
 
 A tool result is traced when its function-response event is in the session (the conversation the next model turn is
 built from); ADK's answer to a call it holds for confirmation (``requested_tool_confirmations``) is the pause, not a
-result. The calls waiting on a human are the ``adk_request_confirmation`` calls of the latest invocation that no user
-event answers; each is answered by a ``FunctionResponse`` with that call's id, sent with the same ``invocation_id``.
+result. In ``mcp`` mode the agent's tools are an ``McpToolset`` (``mcp.py``), closed with the session at the end of the
+step; a call's status is what ADK hands the model: the server's ``CallToolResult`` (``ok`` unless ``isError``), or ADK's
+own error answer (``{"error": ...}``) when the call failed under it.
+
+The calls waiting on a human are the ``adk_request_confirmation`` calls of the latest invocation that no user event
+answers; each is answered by a ``FunctionResponse`` with that call's id, sent with the same ``invocation_id``.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 from google.adk.events.event import Event
 from google.adk.runners import Runner
 from google.adk.sessions.sqlite_session_service import SqliteSessionService
+from google.adk.tools.base_toolset import BaseToolset
 from google.genai import types
 
 from adapters.approval_objects import named_call
@@ -37,10 +42,11 @@ APP, DB, STATE = "fixture_app", "session.db", "session.json"
 class ADKSession:
     """The session in the scratch directory; ``statuses`` is where the glue (and ``decide``) put each call's status."""
 
-    def __init__(self, runner: Runner, context: SessionContext, statuses: dict[str, str]) -> None:
+    def __init__(self, runner: Runner, context: SessionContext, statuses: dict[str, str], toolsets: list[BaseToolset] | None = None) -> None:
         self.runner, self.contract, self.emit = runner, context.contract, context.trace.emit
         self.scratch, self.statuses, self.scenario, self.world = context.scratch, statuses, context.scenario, context.world
         self.service: SqliteSessionService = runner.session_service  # type: ignore[assignment]
+        self.toolsets = toolsets or []  # mcp mode: the McpToolset, closed in close()
 
     async def events(self) -> list[Event]:
         session = await self.service.get_session(app_name=APP, user_id=self.scenario.user, session_id=self.scenario.session_id)
@@ -79,7 +85,7 @@ class ADKSession:
         for response in event.get_function_responses():
             if response.id in held or response.name == CONFIRMATION:
                 continue  # ADK's answer while the call waits for confirmation: the pause, not a result
-            status = self.statuses.get(response.id or "", "error")  # ADK's own answer, not the tool's
+            status = self.statuses.get(response.id or "") or (mcp_status(response.response) if self.toolsets else "error")  # else ADK's own answer
             self.emit({"kind": "tool_result", "call_id": response.id, "status": status, "content": canonical_json(response.response or {})})
 
     async def deliver(self, text: str) -> StepOutcome:
@@ -128,7 +134,11 @@ class ADKSession:
         return await self.outcome()
 
     async def close(self) -> None:
-        await self.service.close()
+        try:
+            for toolset in self.toolsets:  # the MCP page's "Lifecycle Cleanup": await toolset.close() outside adk web
+                await toolset.close()
+        finally:
+            await self.service.close()
 
     def _position(self, events: list[Event]) -> dict[str, Any]:
         """Where a resume continues: the first call of the last model turn with no result (asked about, or run), else a
@@ -138,13 +148,20 @@ class ADKSession:
         if not calls:
             return {"position": "model_turn", "pending_call": None, "approved_call_ids": approved}
         call = calls[0]
-        position = "awaiting_approval" if needs_approval(call["name"]) and call["id"] not in answered else "before_execute"
+        asks = needs_approval(call["name"]) and not self.toolsets  # an McpToolset asks for no confirmation (its default)
+        position = "awaiting_approval" if asks and call["id"] not in answered else "before_execute"
         if self.contract is not None and position == "before_execute":
             # contract glue: start
             position = resume_position(self.contract, call["id"], position)
             # contract glue: end
         pending = {"call_id": call["id"], "tool": call["name"], "args_hash": args_hash(call.get("args") or {})}
         return {"position": position, "pending_call": pending, "approved_call_ids": approved}
+
+
+def mcp_status(response: dict[str, Any] | None) -> str:
+    """``ok`` for an MCP ``CallToolResult`` (ADK hands the model its dump: ``content``, ``isError``, ...) that is no error;
+    ``error`` for one with ``isError`` and for ADK's own answer to a call that failed under it (``{"error": ...}``)."""
+    return "ok" if isinstance(response, dict) and "content" in response and response.get("isError") is False else "error"
 
 
 def _files(scratch: Path) -> list[str]:
