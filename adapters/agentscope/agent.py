@@ -10,10 +10,12 @@ unless ``options`` say otherwise (``contract`` mode's glue does).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from agentscope.agent import Agent
+from agentscope.mcp import MCPClient
 from agentscope.middleware import MiddlewareBase
 from agentscope.state import AgentState
 from agentscope.tool import ToolBase, Toolkit
@@ -22,7 +24,7 @@ from harness.column_side.fixtures.faults import FaultPlan
 from harness.column_side.scripted_model import ScriptedModel
 from harness.scenarios import Scenario
 
-from .model import ScriptedChatModel
+from .model import ScriptedChatModel, ToolNames
 from .wire import wire_model
 
 AGENT_NAME = "assistant"
@@ -30,16 +32,19 @@ AGENT_NAME = "assistant"
 
 def build_agent(
     scenario: Scenario, scratch: Path, state: AgentState, faults: FaultPlan, tools: list[ToolBase], middlewares: list[MiddlewareBase],
-    *, model_url: str | None = None, **options: Any,
+    *, model_url: str | None = None, mcps: list[MCPClient] | None = None, names: ToolNames | None = None,
+    on_tools: Callable[[list[dict]], None] | None = None, **options: Any,
 ) -> Agent:
     """The agent over ``state`` with the scenario's scripted model (its model faults from ``faults``), ``tools`` and ``middlewares``;
-    with ``model_url`` (wire mode), AgentScope's own OpenAI chat model on the runner's scripted server instead."""
-    model = wire_model(model_url) if model_url else ScriptedChatModel(ScriptedModel.of(scenario, scratch, faults))
+    with ``model_url`` (wire mode), AgentScope's own OpenAI chat model on the runner's scripted server instead; with ``mcps``
+    (mcp mode), the toolkit's tools from those connected MCP clients too, the model naming them by ``names`` and showing the
+    tools it is given to ``on_tools``."""
+    model = wire_model(model_url) if model_url else ScriptedChatModel(ScriptedModel.of(scenario, scratch, faults), names, on_tools)
     return Agent(
         name=AGENT_NAME,
         system_prompt=scenario.system_prompt or "",
         model=model,
-        toolkit=Toolkit(tools=tools),
+        toolkit=Toolkit(tools=tools, mcps=mcps),
         middlewares=middlewares,
         state=state,
         **options,

@@ -26,21 +26,28 @@ framework-independent checks of ``contract`` mode are the base column's):
 - ``reconcile``: ``contract`` only (the glue's ``ContractSession``).
 - ``snapshot`` / ``restore``: AgentScope keeps no history; the snapshot is a copy of the saved
   ``AgentState`` (and status), and a restore puts that copy back.
+
+``mcp`` mode is ``defaults`` with every tool from the runner's MCP server through AgentScope's own
+``MCPClient`` (``mcp.py``), connected when the session opens and closed with it.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Awaitable
 from typing import Any, ClassVar, cast
 
 import agentscope
+from agentscope.state import AgentState
 
 from adapters.column import FrameworkColumn, SessionContext
+from adapters.mcp_endpoint import endpoint
 from harness.column_side.trace.facts import facts_from_column_trace
 from harness.records import ScenarioRun, StepFacts
 
 from .agent import build_agent
+from .mcp import McpAgentSession, McpToolNames, ToolsSeen, mcp_client
 from .session import STATE, AgentSession, load_state, save_state
 from .tools import CallIdObserver, World, fixture_tools
 
@@ -55,6 +62,7 @@ class AgentScopeColumn(FrameworkColumn):
     calls still asking keep the reply parked."""
 
     name = "agentscope"
+    modes: ClassVar[tuple[str, ...]] = ("defaults", "contract", "wire", "mcp")
     batched_decisions = False
     approval_fields: ClassVar[dict[str, str]] = {"call": "agentscope.event:ConfirmResult tool_call.id", "arguments": "agentscope.event:ConfirmResult tool_call.input",
                                                  "single_use": "agentscope.event:ConfirmResult tool_call.id"}
@@ -72,7 +80,7 @@ class AgentScopeColumn(FrameworkColumn):
         in the column process, so forked workers do not pay it (``agentscope`` itself is imported above)."""
         import json_repair  # noqa: F401
 
-    def open_session(self, context: SessionContext) -> AgentSession:
+    def open_session(self, context: SessionContext) -> AgentSession | Awaitable[AgentSession]:
         ids = itertools.count()
         agentscope.set_id_factory(lambda: f"as-{context.request.index}-{next(ids)}")  # unique across steps, stable across runs
         agentscope.set_timestamp_factory(lambda: FIXED_TIME)
@@ -90,9 +98,26 @@ class AgentScopeColumn(FrameworkColumn):
             world.faults.on_kill(session.before_kill)
             return session
             # contract glue: end
+        if context.mode == "mcp":
+            return self._open_mcp_session(context, state)
         agent = build_agent(scenario, scratch, state, world.faults, fixture_tools(world, names, scenario.user), [CallIdObserver(emit)],
                             model_url=context.request.model_url)
         return AgentSession(agent, scratch, scenario, emit)
+
+    async def _open_mcp_session(self, context: SessionContext, state: AgentState) -> AgentSession:
+        """``defaults`` with no fixture tool: the toolkit's tools come from the step's connected MCP client (``mcp.py``)."""
+        scenario, emit = context.scenario, context.trace.emit
+        where = endpoint(scenario.id, context.request)
+        client = mcp_client(where)
+        await client.connect()  # a stateful client is connected before the toolkit is built (the MCP page)
+        names = McpToolNames()
+        try:
+            agent = build_agent(scenario, context.scratch, state, context.world.faults, [], [CallIdObserver(emit)],
+                                mcps=[client], names=names, on_tools=ToolsSeen(emit, where.transport))
+        except BaseException:
+            await client.close()
+            raise
+        return McpAgentSession(agent, client, context.scratch, scenario, emit, names)
 
     def facts(self, run: ScenarioRun, mode: str) -> list[StepFacts]:
         """A call counts as validated before a pause once AgentScope's permission check saw it: AgentScope

@@ -15,6 +15,7 @@ place so the recorded injected text is the same in every run.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from agentscope.credential import CredentialBase
@@ -27,22 +28,49 @@ from handwritten.canonical import canonical_json
 WALL_CLOCK = re.compile(r"<current-time>.*?</current-time>")
 
 
-class ScriptedChatModel(ChatModelBase):
-    """``scripted`` is a ``harness.column_side.scripted_model.ScriptedModel`` (or anything with its ``complete``)."""
+class ToolNames:
+    """How the model names a tool the script names: the same name (a ``FunctionTool`` is named after its function);
+    the ``mcp`` mode's tools are named by AgentScope's MCP client (``adapters.agentscope.mcp.McpToolNames``)."""
 
-    def __init__(self, scripted: Any) -> None:
+    def given(self, tool: str) -> str:
+        """The name the model calls the script's ``tool`` by."""
+        return tool
+
+    def tool(self, given: str) -> str:
+        """The script's tool a name the model was given stands for."""
+        return given
+
+
+class ScriptedChatModel(ChatModelBase):
+    """``scripted`` is a ``harness.column_side.scripted_model.ScriptedModel`` (or anything with its ``complete``). ``names``
+    maps the script's tool names to the ones the model is given; ``on_tools``, when set, sees the tools of every request
+    (the function schemas the toolkit gives the model)."""
+
+    def __init__(self, scripted: Any, names: ToolNames | None = None, on_tools: Callable[[list[dict]], None] | None = None) -> None:
         super().__init__(credential=CredentialBase(), model="scripted", parameters=self.Parameters(), stream=False)
         self.scripted = scripted
+        self.names = names or ToolNames()
+        self.on_tools = on_tools
         self.formatter = OpenAIChatFormatter()  # the agent reads it; without it the first reply fails
 
     async def _call_api(self, model_name: str, messages: list[Msg], tools: list[dict] | None = None, tool_choice: Any = None, **kwargs: Any) -> ChatResponse:
+        if self.on_tools is not None:
+            self.on_tools(tools or [])
         formatted = await self.formatter.format(messages)
-        reply = self.scripted.complete([to_neutral(m) for m in formatted], tools or [])
+        reply = self.scripted.complete([self._named(to_neutral(m)) for m in formatted], tools or [])
         content: list[Any] = [TextBlock(text=reply.text)] if reply.text else []
         for call in reply.tool_calls:
             arguments = call.arguments if isinstance(call.arguments, str) else canonical_json(call.arguments)
-            content.append(ToolCallBlock(id=call.id, name=call.name, input=arguments))
+            content.append(ToolCallBlock(id=call.id, name=self.names.given(call.name), input=arguments))
         return ChatResponse(content=content, is_last=True)
+
+    def _named(self, message: dict[str, Any]) -> dict[str, Any]:
+        """A message's tool calls under the script's names (the calls the model made by the names it was given)."""
+        if not message.get("tool_calls") or type(self.names) is ToolNames:
+            return message
+        calls = [{**c, "function": {**c["function"], "name": self.names.tool(c["function"]["name"])}} if isinstance(c.get("function"), dict) else c
+                 for c in message["tool_calls"]]
+        return {**message, "tool_calls": calls}
 
 
 def to_neutral(message: dict[str, Any]) -> dict[str, Any]:

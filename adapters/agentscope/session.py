@@ -41,6 +41,7 @@ from harness.records import RunStatus
 from harness.scenarios import Scenario
 
 from .agent import AGENT_NAME
+from .model import ToolNames
 from .tools import Emit
 
 STATE = "agent_state.json"
@@ -75,11 +76,12 @@ def open_calls(state: AgentState) -> list[ToolCallBlock]:
 class AgentSession:
     """The agent over the saved state in ``scratch`` (``contract`` mode: ``glue_session.ContractSession``)."""
 
-    def __init__(self, agent: Any, scratch: Path, scenario: Scenario, emit: Emit) -> None:
+    def __init__(self, agent: Any, scratch: Path, scenario: Scenario, emit: Emit, names: ToolNames | None = None) -> None:
         self.agent = agent
         self.scratch = scratch
         self.scenario = scenario
         self.emit = emit
+        self.names = names or ToolNames()  # a call's tool as the driver names it, from the name AgentScope gave the model
         self.traced: set[str] = set()  # in a reply: the calls whose result it began with or traced
 
     @property
@@ -138,15 +140,15 @@ class AgentSession:
         own = asking.get(decision.call_id)
         if decision.misuse is None:
             return own or self._scripted_block(decision.call_id)
-        named = named_call(self.scenario, decision, PendingCall(own.id, own.name, _args(own)) if own is not None else None)
+        named = named_call(self.scenario, decision, PendingCall(own.id, self.names.tool(own.name), _args(own)) if own is not None else None)
         if decision.misuse != "other_args" and named.call_id in asking:
             return asking[named.call_id]
-        return ToolCallBlock(id=named.call_id, name=named.tool, input=named.args if isinstance(named.args, str) else canonical_json(named.args))
+        return ToolCallBlock(id=named.call_id, name=self.names.given(named.tool), input=named.args if isinstance(named.args, str) else canonical_json(named.args))
 
     def _scripted_block(self, call_id: str) -> ToolCallBlock:
         call = self.scenario.scripted_call(call_id)
         arguments = call["arguments"] if isinstance(call["arguments"], str) else canonical_json(call["arguments"])
-        return ToolCallBlock(id=call_id, name=call["name"], input=arguments)
+        return ToolCallBlock(id=call_id, name=self.names.given(call["name"]), input=arguments)
 
     async def resume(self) -> StepOutcome:
         """Continue from the saved state in this fresh process (``reply(None)``), saying from where."""
@@ -160,8 +162,8 @@ class AgentSession:
             return {"position": "model_turn", "pending_call": None, "approved_call_ids": []}
         position = "awaiting_approval" if any(c.state == ToolCallState.ASKING for c in calls) else "before_execute"
         call, position = self._refine(calls, position)
-        approved = sorted(c.id for c in calls if c.state == ToolCallState.ALLOWED and FIXTURE_TOOLS[c.name].risk is RiskClass.HIGH_RISK)
-        pending = {"call_id": call.id, "tool": call.name, "args_hash": args_hash(_args(call))}
+        approved = sorted(c.id for c in calls if c.state == ToolCallState.ALLOWED and FIXTURE_TOOLS[self.names.tool(c.name)].risk is RiskClass.HIGH_RISK)
+        pending = {"call_id": call.id, "tool": self.names.tool(call.name), "args_hash": args_hash(_args(call))}
         return {"position": position, "pending_call": pending, "approved_call_ids": approved}
 
     def _refine(self, calls: list[ToolCallBlock], position: str) -> tuple[ToolCallBlock, str]:
@@ -188,15 +190,16 @@ class AgentSession:
     def outcome(self) -> StepOutcome:
         asking = self.state.get_awaiting_tool_calls(AGENT_NAME)
         status: RunStatus = "awaiting_approval" if asking else self.saved_status()["status"]
-        return StepOutcome(status, status, pending=tuple(PendingCall(c.id, c.name, _args(c)) for c in asking))
+        return StepOutcome(status, status, pending=tuple(PendingCall(c.id, self.names.tool(c.name), _args(c)) for c in asking))
 
     def saved_status(self) -> dict[str, Any]:
         """How the last reply ended, as ``run`` wrote it (a new session has completed nothing yet)."""
         status_file = self.scratch / STATUS
         return json.loads(status_file.read_text(encoding="utf-8")) if status_file.exists() else {"status": "completed"}
 
-    def close(self) -> None:
-        """Nothing to release: the state and status files are written whole when a reply returns."""
+    async def close(self) -> None:
+        """Nothing to release: the state and status files are written whole when a reply returns (the ``mcp`` mode's
+        session closes its MCP client: ``mcp.McpAgentSession``)."""
 
 
 class _Refused(Exception):
