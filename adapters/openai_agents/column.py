@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import closing
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import agents
 from agents import Agent, Tool
+from agents.mcp import MCPServer
 
 from adapters.column import FrameworkColumn, SessionContext
+from adapters.mcp_endpoint import endpoint
 from harness.column_side.fixtures.sibling_order import sibling_orders
 from harness.column_side.fixtures.world import FixtureWorld
 from harness.column_side.scripted_model import ScriptedModel
@@ -28,6 +30,7 @@ from harness.scenarios import Scenario
 
 from .glue import Glue
 from .glue_session import ContractSession
+from .mcp import StepConnection, mcp_server, offered_once
 from .model import ScriptedAgentsModel
 from .session import STATE, AgentSession
 from .tools import fixture_tools
@@ -39,6 +42,7 @@ class OpenAIAgentsColumn(FrameworkColumn):
     JSON and a ``SQLiteSession`` as its memory."""
 
     name = "openai_agents"
+    modes: ClassVar[tuple[str, ...]] = ("defaults", "contract", "wire", "mcp")
     mechanisms = {
         "loop": "agents.run:AgentRunner._run_impl",
         "tool_dispatch": "agents.run_internal.tool_execution:execute_function_tool_calls",
@@ -64,8 +68,10 @@ class OpenAIAgentsColumn(FrameworkColumn):
         so there is nothing to order. Nothing else races: the SDK writes nothing in the background."""
         return sibling_orders(scenario) if mode != "contract" else ()
 
-    def open_session(self, context: SessionContext) -> AgentSession:
+    def open_session(self, context: SessionContext) -> AgentSession | Awaitable[AgentSession]:
         agents.set_tracing_disabled(True)  # inherited from prepare() in the column; set again for a direct caller
+        if context.mode == "mcp":  # every tool from the runner's MCP server, through the SDK's client (mcp.py)
+            return mcp_session(context)
         if context.contract is None:
             return AgentSession(build_agent(context, fixture_tools(context.world, list(context.scenario.tools))), context)
         # contract glue: start
@@ -88,13 +94,24 @@ class OpenAIAgentsColumn(FrameworkColumn):
         }
 
 
-def build_agent(context: SessionContext, tools: Sequence[Tool]) -> Agent[Any]:
+async def mcp_session(context: SessionContext) -> AgentSession:
+    """``defaults``' session on an agent whose every tool is the runner's MCP server's: ``tools=[]``,
+    ``mcp_servers=[server]``, the server connected for the step (``async with server:``, left by the session's close)."""
+    served = endpoint(context.scenario.id, context.request)
+    connection = StepConnection(mcp_server(served))
+    await connection.open()
+    return AgentSession(build_agent(context, [], [connection.server], offered_once(served, context.trace.emit)), context, connection)
+
+
+def build_agent(context: SessionContext, tools: Sequence[Tool], mcp_servers: Sequence[MCPServer] = (),
+                offered: Callable[[Sequence[Any]], None] | None = None) -> Agent[Any]:
     """The agent as the docs build one with a custom model: the model object passed explicitly (an agent without
-    one would default to a hosted model), the tools, the scenario's instructions; every other setting the SDK's."""
+    one would default to a hosted model), the tools (or, in ``mcp``, none and the MCP server), the scenario's
+    instructions; every other setting the SDK's."""
     scenario = context.scenario
     url = context.request.model_url  # wire mode: the SDK's default model on the runner's scripted server
-    model = wire_model(url) if url else ScriptedAgentsModel(ScriptedModel.of(scenario, context.scratch, context.world.faults))
-    return Agent(name="support", instructions=scenario.system_prompt, model=model, tools=list(tools))
+    model = wire_model(url) if url else ScriptedAgentsModel(ScriptedModel.of(scenario, context.scratch, context.world.faults), offered)
+    return Agent(name="support", instructions=scenario.system_prompt, model=model, tools=list(tools), mcp_servers=list(mcp_servers))
 
 
 def run_state_detail(path: Path) -> dict[str, Any] | None:

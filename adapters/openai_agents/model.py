@@ -12,7 +12,7 @@ state: the reply depends only on the input it receives.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from agents.items import ModelResponse
@@ -29,14 +29,18 @@ from harness.column_side.scripted_model import ScriptedModel
 
 
 class ScriptedAgentsModel(Model):
-    """``scripted``: the scenario's ``harness.column_side.scripted_model.ScriptedModel``."""
+    """``scripted``: the scenario's ``harness.column_side.scripted_model.ScriptedModel``; ``offered`` sees the tools each
+    turn offers the model (the ``mcp`` mode records the MCP tools' schemas from it)."""
 
-    def __init__(self, scripted: ScriptedModel) -> None:
+    def __init__(self, scripted: ScriptedModel, offered: Callable[[Sequence[Any]], None] | None = None) -> None:
         self.scripted = scripted
+        self.offered = offered
 
     async def get_response(self, system_instructions: str | None, input: str | list[Any], model_settings: Any, tools: list[Any],
                            output_schema: Any, handoffs: list[Any], tracing: Any, *, previous_response_id: str | None,
                            conversation_id: str | None, prompt: Any) -> ModelResponse:
+        if self.offered is not None:
+            self.offered(tools)
         messages = ([{"role": "system", "content": system_instructions}] if system_instructions else []) + to_neutral(input)
         reply = self.scripted.complete(messages, [{"name": t.name} for t in tools])
         output: list[Any] = [

@@ -28,6 +28,7 @@ import dataclasses
 import json
 import shutil
 import sqlite3
+from collections.abc import Awaitable
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ from handwritten.canonical import args_hash
 from harness.column_side.approver import parsed_args
 from harness.column_side.protocol import Decision, PendingCall, StepOutcome
 
+from .mcp import StepConnection
 from .tools import SessionUser
 
 STATE = "run_state.json"  # the paused run's RunState JSON
@@ -57,8 +59,9 @@ class AgentSession:
     """The scenario's session in the scratch directory, as ``defaults`` runs it. ``glue_session.ContractSession``
     overrides the hooks (``_bound``, ``_checkpoint``, ``_status``, ``_refined``) and adds ``reconcile``."""
 
-    def __init__(self, agent: Agent[Any], context: SessionContext) -> None:
+    def __init__(self, agent: Agent[Any], context: SessionContext, connection: StepConnection | None = None) -> None:
         self.agent = agent
+        self.connection = connection  # mcp: the step's `async with server:`, left at close
         self.scenario = context.scenario
         self.history = SQLiteSession(context.scenario.session_id, str(context.scratch / "session.sqlite"))
         self.state_file = context.scratch / STATE
@@ -251,8 +254,10 @@ class AgentSession:
             self.state_file.unlink(missing_ok=True)
         return await self.outcome()
 
-    def close(self) -> None:
+    def close(self) -> Awaitable[None] | None:
+        """Close the session's file; in ``mcp`` leave the step's ``async with server:`` too (awaited by the caller)."""
         self.history.close()
+        return self.connection.close() if self.connection is not None else None
 
 
 def _unanswered(items: list[Any]) -> bool:
