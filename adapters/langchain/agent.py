@@ -47,9 +47,12 @@ def gated_tools(scenario: Scenario) -> list[str]:
     return [name for name in scenario.tools if FIXTURE_TOOLS[name].risk is RiskClass.HIGH_RISK]
 
 
-def build_agent(scenario: Scenario, world: FixtureWorld, scratch: Path, saver: Any, glue: Any = None, model_url: str | None = None) -> Any:
+def build_agent(
+    scenario: Scenario, world: FixtureWorld, scratch: Path, saver: Any, glue: Any = None, model_url: str | None = None, tools: list[Any] | None = None
+) -> Any:
     """The compiled agent; ``glue`` (the contract's middleware, ``glue.ContractMiddleware``) is None in ``defaults``; with
-    ``model_url`` (wire mode) the model is LangChain's ``ChatOpenAI`` on the runner's scripted server."""
+    ``model_url`` (wire mode) the model is LangChain's ``ChatOpenAI`` on the runner's scripted server; ``tools`` (mcp
+    mode: the MCP client's, ``mcp.mcp_tools``) replace the fixture tools."""
     model = wire_model(model_url) if model_url else ScriptedChatModel(scripted=ScriptedModel.of(scenario, scratch, world.faults))
     interrupt_on: dict[str, Any] = {name: True for name in gated_tools(scenario)}
     middleware: list[AgentMiddleware] = []
@@ -60,7 +63,7 @@ def build_agent(scenario: Scenario, world: FixtureWorld, scratch: Path, saver: A
         # contract glue: end
     return create_agent(
         model,
-        tools=fixture_tools(world, list(scenario.tools)),
+        tools=fixture_tools(world, list(scenario.tools)) if tools is None else tools,
         system_prompt=scenario.system_prompt,
         middleware=[HumanInTheLoopMiddleware(interrupt_on=interrupt_on), *middleware],
         checkpointer=saver,

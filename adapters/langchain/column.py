@@ -24,20 +24,27 @@ the reconcile gate); the session (``session.py``) maps the driver's actions onto
 - ``reconcile`` (``contract`` only): answers the glue's reconcile interrupt.
 - ``snapshot`` / ``restore``: the latest checkpoint id; a restore makes the next step continue
   from that checkpoint (time travel), which forks the thread.
+
+``mcp`` is ``defaults`` with every tool from the runner's MCP server through LangChain's documented MCP
+client (``langchain.mcp.MCPAdapter``, ``mcp.py``): the same model, approval middleware and checkpoint file, every
+run through ``astream`` (the client's tools are coroutines only).
 """
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any, ClassVar
 
 from adapters import checkpoint_schedule
 from adapters.column import FrameworkColumn, SessionContext
+from adapters.mcp_endpoint import endpoint
 from harness.column_side.fixtures.world import FixtureWorld
 from harness.records import ScenarioRun
 from harness.scenarios import Scenario
 
-from .agent import build_agent, checkpointer, gated_tools, run_context
+from .agent import CHECKPOINTS, build_agent, checkpointer, gated_tools, run_context
 from .session import AgentSession
 
 
@@ -45,6 +52,7 @@ class LangChainColumn(FrameworkColumn):
     """``create_agent`` with human-in-the-loop on a SQLite checkpointer; the contract as middleware around it."""
 
     name = "langchain"
+    modes: ClassVar[tuple[str, ...]] = ("defaults", "contract", "wire", "mcp")
     batched_decisions = True
     approval_fields: ClassVar[dict[str, str]] = {"arguments": "langchain.agents.middleware.human_in_the_loop:EditDecision edited_action"}
     mechanisms: ClassVar[dict[str, str]] = {
@@ -75,6 +83,8 @@ class LangChainColumn(FrameworkColumn):
         from adapters.langchain_tools import import_lazy_modules
 
         import_lazy_modules()
+        if mode == "mcp":
+            import adapters.langchain.mcp  # noqa: F401  (langchain.mcp, FastMCP and the MCP SDK)
 
     def schedules(self, scenario: Scenario, mode: str) -> tuple[str, ...]:
         """The forced orderings a scenario runs under (``adapters/checkpoint_schedule.py``): in ``defaults``
@@ -82,9 +92,13 @@ class LangChainColumn(FrameworkColumn):
         ``write_landed``); in both modes a kill inside one call of a batch races the turn's other call tasks
         (``siblings_first``, ``kill_first``)."""
         self.check_mode(mode)
+        if mode == "mcp":  # the tools run in the runner's server: nothing here to order (``_open_mcp_session``)
+            return ()
         return checkpoint_schedule.schedules(scenario, mode)
 
-    def open_session(self, context: SessionContext) -> AgentSession:
+    def open_session(self, context: SessionContext) -> AgentSession | Awaitable[AgentSession]:
+        if context.mode == "mcp":  # every tool from the runner's MCP server, through LangChain's MCP client
+            return self._open_mcp_session(context)
         # a schedule pins the async write against a kill, and orders a kill's siblings among the calls dispatched
         saver = checkpointer(context.scratch, context.request.schedule, context.world.faults, context.scenario)
         context.world.know_dispatch(checkpoint_schedule.dispatched_calls)
@@ -100,6 +114,22 @@ class LangChainColumn(FrameworkColumn):
         scenario = context.scenario
         return AgentSession(
             agent, scenario.session_id, gated_tools(scenario), context.trace.emit, context.scratch / "head.json", options, context.contract, callbacks
+        )
+
+    async def _open_mcp_session(self, context: SessionContext) -> AgentSession:
+        """``defaults`` with ``await adapter.list_tools()`` as the agent's tools (``mcp.py``): the same model, approval
+        middleware and checkpoint file, the runs driven with ``astream``, the adapter's client closed with the session.
+        No schedule: the calls run in the server, where nothing of this process orders them; LangGraph's checkpoint writes are tasks on the run's own event loop
+        that the saver completes at once (``mcp.SqliteSaverAsync``), each before the next super-step's tasks start."""
+        from .mcp import SqliteSaverAsync, close_adapter, mcp_tools  # the MCP client is imported in mcp mode only
+
+        scenario = context.scenario
+        adapter, tools = await mcp_tools(endpoint(scenario.id, context.request), context.trace.emit)
+        saver = SqliteSaverAsync(sqlite3.connect(str(context.scratch / CHECKPOINTS), check_same_thread=False))
+        agent = build_agent(scenario, context.world, context.scratch, saver, tools=tools)
+        return AgentSession(
+            agent, scenario.session_id, gated_tools(scenario), context.trace.emit, context.scratch / "head.json", run_context(scenario), None,
+            asynchronous=True, release=lambda: close_adapter(adapter),
         )
 
     def tool_schemas(self, names: list[str], mode: str) -> dict[str, dict[str, Any]]:

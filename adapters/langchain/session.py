@@ -17,13 +17,14 @@ that checkpoint (LangGraph time travel: the run forks from it).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.types import Command
 
+from adapters.column import MaybeAwaitable
 from handwritten.canonical import args_hash
 from harness.column_side.approver import edited_args
 from harness.column_side.protocol import Decision, PendingCall, StepOutcome
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 
 Emit = Callable[[dict[str, Any]], None]
 HITL_NODE = "HumanInTheLoopMiddleware.after_model"
+STREAM_MODE = ["updates", "checkpoints"]
 RESUME = "__resume__"  # the channel of a saved interrupt answer (private in LangGraph 1.x, so named here)
 _STATUS = {"success": "ok", "error": "error"}
 
@@ -49,9 +51,11 @@ class AgentSession:
 
     def __init__(
         self, agent: Any, session_id: str, gated: list[str], emit: Emit, head: Path, options: dict[str, Any], contract: Contract | None,
-        callbacks: list[Any] | None = None,
+        callbacks: list[Any] | None = None, asynchronous: bool = False, release: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.agent = agent
+        self.asynchronous = asynchronous  # mcp: the client's tools are coroutines only, so every run is ``astream``
+        self.release = release  # mcp: closes the MCP client at the step's end (``mcp.close_adapter``)
         self.gated = set(gated)  # the tools the human reviews
         self.session_id = session_id
         self.emit = emit
@@ -74,28 +78,55 @@ class AgentSession:
         """Stream the agent from ``payload`` (input, ``Command`` or None) and report where it stopped."""
         tools: list[ToolMessage] = []  # a super-step's tool tasks finish in any order: reported sorted by call id
         try:
-            # "checkpoints" marks where each super-step starts (streamed before its tasks run): the tool results
-            # of the step before are reported there, so a kill in the next step cannot lose what was streamed
-            config = {**self.config, "callbacks": self.callbacks} if self.callbacks else self.config
-            for mode, update in self.agent.stream(payload, config, stream_mode=["updates", "checkpoints"], **self.options):
-                if mode == "checkpoints":
-                    self._report(tools)
-                    tools = []
-                    continue
-                for node, values in update.items():
-                    if node.startswith("__"):  # __interrupt__, __metadata__: not a node
-                        continue
-                    if node == "tools":
-                        tools += tool_messages(values)
-                        continue
-                    self._report(tools)
-                    tools = []
-                    self.emit({"kind": "node", "node": node})
-                    self._results(tool_messages(values))
-        finally:  # the stream has ended (LangGraph waited for its background writes): the held ones land too
-            flush = getattr(self.agent.checkpointer, "flush", None)  # only a ScheduledSaver holds writes back
-            if flush is not None:
-                flush()
+            for mode, update in self.agent.stream(payload, self._run_config(), stream_mode=STREAM_MODE, **self.options):
+                tools = self._streamed(mode, update, tools)
+        finally:
+            self._flush()
+        return self._ended(tools)
+
+    async def arun(self, payload: Any) -> StepOutcome:
+        """``run`` through ``astream``: the ``mcp`` mode's, whose tools LangChain can only await."""
+        tools: list[ToolMessage] = []
+        try:
+            async for mode, update in self.agent.astream(payload, self._run_config(), stream_mode=STREAM_MODE, **self.options):
+                tools = self._streamed(mode, update, tools)
+        finally:
+            self._flush()
+        return self._ended(tools)
+
+    def _go(self, payload: Any) -> MaybeAwaitable[StepOutcome]:
+        return self.arun(payload) if self.asynchronous else self.run(payload)
+
+    def _run_config(self) -> dict[str, Any]:
+        return {**self.config, "callbacks": self.callbacks} if self.callbacks else self.config
+
+    def _streamed(self, mode: str, update: Any, tools: list[ToolMessage]) -> list[ToolMessage]:
+        """One streamed part; returns the tool results not yet reported.
+
+        "checkpoints" marks where each super-step starts (streamed before its tasks run): the tool results
+        of the step before are reported there, so a kill in the next step cannot lose what was streamed."""
+        if mode == "checkpoints":
+            self._report(tools)
+            return []
+        for node, values in update.items():
+            if node.startswith("__"):  # __interrupt__, __metadata__: not a node
+                continue
+            if node == "tools":
+                tools = tools + tool_messages(values)
+                continue
+            self._report(tools)
+            tools = []
+            self.emit({"kind": "node", "node": node})
+            self._results(tool_messages(values))
+        return tools
+
+    def _flush(self) -> None:
+        """The stream has ended (LangGraph waited for its background writes): the held ones land too."""
+        flush = getattr(self.agent.checkpointer, "flush", None)  # only a ScheduledSaver holds writes back
+        if flush is not None:
+            flush()
+
+    def _ended(self, tools: list[ToolMessage]) -> StepOutcome:
         self._report(tools)
         self.head.unlink(missing_ok=True)  # the run's newest checkpoint is the head now
         return self.outcome()
@@ -111,26 +142,26 @@ class AgentSession:
             content = message.content if isinstance(message.content, str) else json.dumps(message.content)
             self.emit({"kind": "tool_result", "call_id": message.tool_call_id, "status": status or _STATUS[message.status], "content": content})
 
-    def deliver(self, text: str) -> StepOutcome:
-        return self.run({"messages": [{"role": "user", "content": text}]})
+    def deliver(self, text: str) -> MaybeAwaitable[StepOutcome]:
+        return self._go({"messages": [{"role": "user", "content": text}]})
 
-    def decide(self, decisions: list[Decision]) -> StepOutcome:
+    def decide(self, decisions: list[Decision]) -> MaybeAwaitable[StepOutcome]:
         """Answer the approval interrupt the way the docs teach: one decision per reviewed call, in the order of
         the interrupt's action requests (HITL matches them by position). A decision on a call that is not
         pending goes in as given: LangGraph, not the adapter, says what becomes of it."""
         pending = {p.call_id: p for p in self.outcome().pending}
         order = list(pending)
         ranked = sorted(decisions, key=lambda d: order.index(d.call_id) if d.call_id in order else len(order))
-        return self.run(Command(resume={"decisions": [_answer(d, pending.get(d.call_id)) for d in ranked]}))
+        return self._go(Command(resume={"decisions": [_answer(d, pending.get(d.call_id)) for d in ranked]}))
 
-    def resume(self) -> StepOutcome:
+    def resume(self) -> MaybeAwaitable[StepOutcome]:
         """Continue the saved state the way LangGraph continues it, always: ``stream(None)`` from the latest
         checkpoint (the head after a restore), saying from where. LangGraph decides what runs (the tasks of
         ``next``, an interrupted node with the answer saved before a kill, or nothing on a finished thread)."""
         state = self.state()
         if state.tasks:  # a finished thread has nothing left to run
             self.emit({"kind": "resumed", **self.position(state)})
-        return self.run(None)
+        return self._go(None)
 
     # contract glue: start
     def reconcile(self, call_id: str, outcome: str) -> StepOutcome:
@@ -203,8 +234,9 @@ class AgentSession:
             # contract glue: end
         return StepOutcome(status, status)
 
-    def close(self) -> None:
+    def close(self) -> MaybeAwaitable[None]:
         self.agent.checkpointer.conn.close()
+        return self.release() if self.release is not None else None
 
 
 def _answer(decision: Decision, pending: PendingCall | None) -> dict[str, Any]:
