@@ -11,6 +11,8 @@ LangGraph and cites the documentation behind every defaults choice; in short:
 - ``resume``: always ``graph.stream(None, config)``, the way LangGraph continues a saved state.
 - ``reconcile``: contract only (the guard's ``interrupt()``, resumed by its id).
 - ``snapshot`` / ``restore``: a checkpoint id, and LangGraph's time travel from it.
+- ``mcp`` mode: the defaults graph with every tool from the runner's MCP server through ``langchain-mcp-adapters``
+  (``mcp.py``), run with ``astream`` (the client's tools are coroutines only).
 
 Defaults uses LangGraph's default durability (``async``): a kill in the model or a tool races the
 checkpoint write of the step before, and such a scenario runs once per forced ordering
@@ -19,6 +21,7 @@ checkpoint write of the step before, and such a scenario runs once per forced or
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -31,6 +34,8 @@ class LangGraphColumn(FrameworkColumn):
     """LangGraph ``StateGraph`` + ``SqliteSaver`` + ``interrupt()``, per call."""
 
     name = "langgraph"
+    modes: ClassVar[tuple[str, ...]] = ("defaults", "contract", "wire", *(("mcp",) if importlib.util.find_spec("langchain_mcp_adapters") else ()))
+    """``mcp`` where the environment has the documented MCP client (``mcp.py``): the default pin's; not the extra pin's."""
     mechanisms: ClassVar[dict[str, str]] = {
         "loop": "langgraph.pregel._loop:SyncPregelLoop",
         "tool_dispatch": "langgraph.prebuilt.tool_node:ToolNode",
@@ -54,6 +59,8 @@ class LangGraphColumn(FrameworkColumn):
 
         from . import session  # noqa: F401  (LangGraph, LangChain core, the checkpointer, the glue)
 
+        if mode == "mcp":
+            from . import mcp  # noqa: F401  (the MCP client and the mcp SDK)
         import_lazy_modules()
 
     def schedules(self, scenario: Scenario, mode: str) -> tuple[str, ...]:
@@ -63,6 +70,8 @@ class LangGraphColumn(FrameworkColumn):
         from adapters.checkpoint_schedule import schedules
 
         self.check_mode(mode)
+        if mode == "mcp":  # the asynchronous stream (session.open_mcp_session): no thread pool of writes to order
+            return ()
         return schedules(scenario, mode)
 
     def open_session(self, context: SessionContext) -> Any:

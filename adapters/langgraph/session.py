@@ -9,19 +9,23 @@ from __future__ import annotations
 import dataclasses
 import json
 import sqlite3
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import aiosqlite
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool
+from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.errors import GraphRecursionError
 from langgraph.graph import MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, StateSnapshot
 
 from adapters import checkpoint_schedule
-from adapters.column import SessionContext
+from adapters.column import MaybeAwaitable, SessionContext
 from adapters.glue_blocks import Contract
 from adapters.langchain_tools import SessionUser, fixture_tools
 from adapters.scripted_chat_model import ScriptedChatModel
@@ -45,12 +49,15 @@ def _high_risk(names: list[str]) -> set[str]:
 
 
 def build(
-    scenario: Scenario, scratch: Path, world: FixtureWorld | None, contract: Contract | None, mode: str = "", model_url: str | None = None
+    scenario: Scenario, scratch: Path, world: FixtureWorld | None, contract: Contract | None, mode: str = "", model_url: str | None = None,
+    served: list[BaseTool] | None = None,
 ) -> StateGraph[MessagesState, SessionUser, MessagesState, MessagesState]:
     """The scenario's graph, not yet compiled (``world`` None: for drawing only, no tool is ever called); with
-    ``model_url`` (wire mode) its model is LangChain's ``ChatOpenAI`` on the runner's scripted server."""
+    ``model_url`` (wire mode) its model is LangChain's ``ChatOpenAI`` on the runner's scripted server; with ``served``
+    (mcp mode) its tools are those the MCP client gave, in place of the fixture tools."""
     scripted = ScriptedModel.of(scenario, scratch, world.faults if world else None)  # type: ignore[arg-type]
-    model, tools = wire_model(model_url) if model_url else ScriptedChatModel(scripted=scripted), fixture_tools(world, list(scenario.tools))
+    model = wire_model(model_url) if model_url else ScriptedChatModel(scripted=scripted)
+    tools = served if served is not None else fixture_tools(world, list(scenario.tools))
     if contract is None and mode != "contract":
         risky = _high_risk(list(scenario.tools))
         return agent_graph(model, tools, lambda call: call["name"] in risky, scenario.system_prompt)
@@ -61,13 +68,39 @@ def build(
     # contract glue: end
 
 
-def open_session(context: SessionContext) -> LangGraphSession:
+def open_session(context: SessionContext) -> LangGraphSession | Awaitable[LangGraphSession]:
+    if context.mode == "mcp":
+        return open_mcp_session(context)
     connection = sqlite3.connect(str(context.scratch / "langgraph.sqlite"), check_same_thread=False)  # async writes use a thread
     saver = checkpoint_schedule.checkpointer(connection, context.request.schedule, context.world.faults, context.scenario)  # a schedule pins the async write
     context.world.know_dispatch(checkpoint_schedule.dispatched_calls)  # ... and orders a kill's siblings among the calls dispatched
     callbacks = checkpoint_schedule.order_batches(context.world, context.scenario, context.request.schedule)  # a batch's calls: one order
     graph = build(context.scenario, context.scratch, context.world, context.contract, model_url=context.request.model_url).compile(checkpointer=saver)
     return LangGraphSession(context, graph, connection, callbacks)
+
+
+async def open_mcp_session(context: SessionContext) -> LangGraphSession:
+    """The mcp mode's session: the defaults graph with the MCP client's tools (``mcp.py``), run through LangGraph's
+    asynchronous stream, the only way those tools run. The thread's checkpoints are the same SQLite file in the same
+    format: the run writes them through ``AsyncSqliteSaver``, LangGraph's asynchronous SQLite checkpointer, and the
+    session reads the thread between runs through ``SqliteSaver`` (``get_state``), as in defaults. No schedule forces
+    the asynchronous checkpoint write against a kill here (``LangGraphColumn.schedules``): ``checkpoint_schedule``
+    reaches into the synchronous loop's thread pool. The fixture world runs no tool in this process, so no batch
+    order is attached to it either."""
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    from adapters.mcp_endpoint import endpoint
+
+    from .mcp import mcp_tools
+
+    tools = await mcp_tools(endpoint(context.scenario.id, context.request), context.trace.emit)
+    path = str(context.scratch / "langgraph.sqlite")
+    connection = sqlite3.connect(path, check_same_thread=False)
+    writer = await aiosqlite.connect(path)
+    builder = build(context.scenario, context.scratch, context.world, None, "mcp", context.request.model_url, tools)
+    graph = builder.compile(checkpointer=SqliteSaver(connection))
+    running = builder.compile(checkpointer=AsyncSqliteSaver(writer))
+    return LangGraphSession(context, graph, connection, running=running, writer=writer)
 
 
 def shape(scenario: Scenario, mode: str) -> dict[str, Any]:
@@ -90,16 +123,23 @@ class LangGraphSession:
     connection: sqlite3.Connection
     callbacks: list[Any] = dataclasses.field(default_factory=list)
     """The harness's callbacks for every run (``checkpoint_schedule.order_batches``): none without a batch to order."""
+    running: CompiledStateGraph[MessagesState, SessionUser, MessagesState, MessagesState] | None = None
+    """mcp mode: the same graph on ``AsyncSqliteSaver``, which runs (``astream``); ``graph`` reads the thread."""
+    writer: aiosqlite.Connection | None = None
+    """mcp mode: the asynchronous checkpointer's connection."""
 
-    def close(self) -> None:
+    def close(self) -> MaybeAwaitable[None]:
         self.connection.close()
+        if self.writer is not None:
+            return self.writer.close()
+        return None
 
     # -- driver actions --------------------------------------------------------------------
 
-    def deliver(self, text: str) -> StepOutcome:
+    def deliver(self, text: str) -> MaybeAwaitable[StepOutcome]:
         return self._drive({"messages": [HumanMessage(text)]})
 
-    def decide(self, decisions: list[Decision]) -> StepOutcome:
+    def decide(self, decisions: list[Decision]) -> MaybeAwaitable[StepOutcome]:
         """Each answer goes to the interrupt that asks about its call, by interrupt id (the docs' resume map)."""
         snapshot = self._state()
         asked = {i.value["call_id"]: i.id for i in snapshot.interrupts if i.value.get("kind") == "approval"}
@@ -129,7 +169,7 @@ class LangGraphSession:
         """Keep the ids of the interrupts asked so far, as a caller holding on to old resume keys would."""
         (self.context.scratch / "interrupt_ids.json").write_text(json.dumps({**self._remembered(), **asked}), encoding="utf-8")
 
-    def resume(self) -> StepOutcome:
+    def resume(self) -> MaybeAwaitable[StepOutcome]:
         """Continue the saved state the way LangGraph continues it: ``stream(None, config)``, always.
 
         LangGraph decides what runs: the tasks of the latest checkpoint's ``next`` (a task whose
@@ -141,7 +181,7 @@ class LangGraphSession:
         return self._drive(None)
 
     # contract glue: start
-    def reconcile(self, call_id: str, outcome: str) -> StepOutcome:
+    def reconcile(self, call_id: str, outcome: str) -> MaybeAwaitable[StepOutcome]:
         asked = next(i.id for i in self._state().interrupts if i.value.get("kind") == "reconcile" and i.value["call_id"] == call_id)
         return self._drive(Command(resume={asked: {"outcome": outcome}}))
     # contract glue: end
@@ -159,7 +199,9 @@ class LangGraphSession:
 
     # -- running the graph -----------------------------------------------------------------
 
-    def _drive(self, payload: Any) -> StepOutcome:
+    def _drive(self, payload: Any) -> MaybeAwaitable[StepOutcome]:
+        if self.running is not None:  # mcp mode: the MCP client's tools are coroutines only
+            return self._drive_async(self.running, payload)
         durability = None  # LangGraph's default, "async"
         if self.context.contract is not None:
             # contract glue: start
@@ -179,6 +221,22 @@ class LangGraphSession:
             stopped = True
         finally:
             self._pointer().unlink(missing_ok=True)  # after a restore the new checkpoints are the thread's latest
+        return self._ended(stopped)
+
+    async def _drive_async(self, graph: CompiledStateGraph[MessagesState, SessionUser, MessagesState, MessagesState], payload: Any) -> StepOutcome:
+        """``_drive`` in the mcp mode: the same call through ``astream`` (LangGraph's default durability)."""
+        stopped = False
+        try:
+            async for update in graph.astream(payload, self._config(), stream_mode="updates", context=SessionUser(self.context.scenario.user)):
+                self._record(update)
+        except GraphRecursionError:  # LangGraph's step bound: a terminal state, not a lost run
+            self.context.trace.emit({"kind": "recursion_limit"})
+            stopped = True
+        finally:
+            self._pointer().unlink(missing_ok=True)  # after a restore the new checkpoints are the thread's latest
+        return self._ended(stopped)
+
+    def _ended(self, stopped: bool) -> StepOutcome:
         outcome = self._report()
         return dataclasses.replace(outcome, status="stopped_max_steps", session_status="stopped_max_steps") if stopped else outcome
 
@@ -195,7 +253,8 @@ class LangGraphSession:
                 if isinstance(message, ToolMessage):
                     status = (message.artifact or {}).get("status") if isinstance(message.artifact, dict) else None
                     status = status or ("ok" if message.status == "success" else "error")
-                    self.context.trace.emit({"kind": "tool_result", "call_id": message.tool_call_id, "status": status, "content": message.content})
+                    content = message.content if isinstance(message.content, str) else message.text  # an MCP result: content blocks
+                    self.context.trace.emit({"kind": "tool_result", "call_id": message.tool_call_id, "status": status, "content": content})
 
     def _state(self) -> StateSnapshot:
         return self.graph.get_state(self._config())
