@@ -16,6 +16,8 @@ from harness.column_side.scripted_model import ScriptedModel
 from harness.scenarios import Scenario
 
 from ..column import FrameworkColumn, SessionContext
+from ..mcp_endpoint import endpoint
+from .mcp import mcp_middleware, mcp_tool
 from .model import ScriptedChatClient
 from .session import AFSession
 from .tools import fixture_tools
@@ -26,6 +28,7 @@ class AgentFrameworkColumn(FrameworkColumn):
     """Agent Framework's own loop, approvals and session; contract glue from ``adapters.glue_blocks``."""
 
     name = "agent_framework"
+    modes: ClassVar[tuple[str, ...]] = ("defaults", "contract", "wire", "mcp")
     approval_fields: ClassVar[dict[str, str]] = {
         "call": "agent_framework._types:Content id (the function_approval_response's request id)",
         "arguments": "agent_framework._types:Content function_call (the function_approval_response's call)",
@@ -75,6 +78,11 @@ class AgentFrameworkColumn(FrameworkColumn):
             return glued
             # contract glue: end
         session = AFSession(context, statuses)
+        if context.mode == "mcp":  # every tool from the runner's MCP server, through the framework's own MCP client
+            at = endpoint(scenario.id, context.request)
+            session.agent = Agent(client=client, instructions=scenario.system_prompt, tools=mcp_tool(at),
+                                  middleware=[*session.middleware(), *mcp_middleware(at, context.trace, statuses)])
+            return session
         session.agent = Agent(client=client, instructions=scenario.system_prompt, tools=tools, middleware=session.middleware())
         return session
 

@@ -181,8 +181,10 @@ class AFSession:
         path = self.scratch / ASKED
         return {c: Content.from_dict(r) for c, r in json.loads(path.read_text(encoding="utf-8")).items()} if path.exists() else {}
 
-    def close(self) -> None:  # nothing stays open between steps
-        return None
+    async def close(self) -> None:
+        """Close what the agent opened (``Agent.close``, what leaving ``async with Agent(...)`` does): the MCP tool it
+        connected on its first run, in the ``mcp`` mode; nothing else stays open between steps."""
+        await self.agent.close()
 
     def _position(self, messages: list[Message], decided: dict[str, bool] | None = None) -> dict[str, Any]:
         """Where a resume continues: the first call of the last model turn with no result (asked about again unless
