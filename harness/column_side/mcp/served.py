@@ -13,10 +13,11 @@ driver steps' human side was applied, and the requests the column's client sent 
 runner after the column process ends). A server that died finds it all there when it starts again.
 
 The human's side is the scenario's, applied here, never asked of the column: before the first request of a driver
-step, the decisions of every step up to it are applied to the session's records (``approve``: a grant for the waiting
-call whose tool and arguments are the scripted call's, or, when none waits (a framework that asks its human before it
-sends the call), a grant for the next call of that tool with those arguments sent without a key; ``reject``: the
-waiting call declined; ``reconcile``: its uncertain record settled). An MCP fault of the scenario (``harness.scenarios.MCP_POINTS``) acts on the call's answer here: the
+step, the decisions of every step up to it are applied to the session's records, as ``scripts/approve_mcp.py`` would
+apply them (``approve``: a grant for the waiting call whose tool and arguments are the scripted call's; ``reject``: that
+call declined; ``reconcile``: its uncertain record settled). A call that is not waiting gets nothing: no grant is
+written ahead for a call the server never held (a framework that asks its own human first sends the call after that
+answer, and the server then holds it like any other). An MCP fault of the scenario (``harness.scenarios.MCP_POINTS``) acts on the call's answer here: the
 process dies (``mcp.kill_after_effect``), the answer's stream is cut (``mcp.reset_mid_call``) or the answer waits
 (``mcp.slow_answer``). A kill fault in a tool ends this process too, after telling the runner which run and step it
 was, and waits there: the runner kills that step's worker (the system under test) first, then this process.
@@ -194,16 +195,13 @@ class Served:
             call = run.scenario.scripted_call(call_id)
             digest = args_hash(call["arguments"]) if not isinstance(call["arguments"], str) else None
             waiting = [p for p in records.pending() if p["tool"] == call["name"] and p["args_hash"] == digest]
-            if action == "approve" and waiting:
+            if not waiting:  # the client never sent the call (or held it for its own human first), or sent other arguments
+                return "nothing_waiting"
+            if action == "approve":
                 records.grant_pending(waiting[0]["pending_id"], now + GRANT_TTL_S)
                 return "granted"
-            if action == "approve" and digest is not None:  # a framework that asks first holds the call until the human answers
-                records.grant(call["name"], digest, now + GRANT_TTL_S, None)  # the next call of it sent without a key takes it
-                return "granted_ahead"
-            if waiting:
-                records.dismiss(waiting[0]["pending_id"])
-                return "declined"
-            return "nothing_waiting"  # the client never sent the call, or sent other arguments
+            records.dismiss(waiting[0]["pending_id"])
+            return "declined"
         if action == "reconcile" and call_id is not None:
             sent = [r[0] for r in run.state.execute("SELECT call_id FROM call_map WHERE scripted = ? ORDER BY seq", (call_id,))]
             settled = [records.reconcile(c, driver.get("outcome", "confirmed")) for c in sent]

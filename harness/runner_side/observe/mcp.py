@@ -12,7 +12,7 @@ wall times (those go to ``timings.json``):
   ``cut``: the connection dropped with the answer; ``<status>:slow``: the answer came late);
 - ``lists``: ``tools/list`` requests in all (a client that lists before every model turn, or every call);
 - ``meta``: the ``_meta`` keys the client put on its calls, besides the key (the protocol's own, the tool's echoed back);
-- ``human``: the human's side the server applied for each driver step (``granted``, ``nothing_waiting``, ...), which it
+- ``human``: the human's side the server applied for each driver step (``granted``, ``declined``, ``nothing_waiting``, ``reconciled``, ``nothing_uncertain``), which it
   applies before the first request of that step or a later one (a client that sends nothing after a step meets none);
 - ``schemas``: per tool, how the schema the framework gave the model differs from the server's ``inputSchema``
   (``harness.schema_diff``; empty: verbatim), and ``transport`` per driver step.

@@ -173,12 +173,12 @@ def test_the_relay_is_a_stdio_server_for_both_protocol_eras(host: tuple[McpHost,
         assert answers[1]["result"]["structuredContent"]["status"] == "ok", era
 
 
-def test_a_grant_waits_for_a_call_the_client_sends_only_after_the_human_answered(host: tuple[McpHost, LedgerServer]) -> None:
-    served, ledger = host  # a framework that asks its own human first sends the high-risk call in the approve step
+def test_an_approval_grants_only_a_call_the_server_holds(host: tuple[McpHost, LedgerServer]) -> None:
+    served, ledger = host  # a framework that asks its own human first sends the high-risk call only in the approve step
     call = _first_call("high_risk_approved")
-    assert _call(served, "high_risk_approved", 1, call["name"], call["arguments"])["status"] == "ok"
-    assert ledger.store.counts("mcp/high_risk_approved")["c1"]["effects"] == 1
-    assert [r["outcome"] for r in served.requests("mcp/high_risk_approved") if "human" in r] == ["granted_ahead"]
+    assert _call(served, "high_risk_approved", 1, call["name"], call["arguments"])["status"] == "approval_required"
+    assert ledger.store.counts("mcp/high_risk_approved").get("c1", {}).get("effects", 0) == 0
+    assert [r["outcome"] for r in served.requests("mcp/high_risk_approved") if "human" in r] == ["nothing_waiting"]
 
 
 def test_the_relay_ends_when_the_answer_is_cut(host: tuple[McpHost, LedgerServer]) -> None:
