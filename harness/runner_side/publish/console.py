@@ -19,6 +19,7 @@ from typing import Any, TextIO
 
 from harness.columns import REFERENCE, ROOT
 from harness.errors import printable
+from harness.modes import compared_with
 from harness.runner_side.publish.costs import cost_lines
 from harness.runner_side.run.runner import ColumnResult
 
@@ -239,7 +240,7 @@ def summaries(documents: dict[str, dict[str, Any]]) -> list[str]:
         for mode, body in sorted(document.get("modes", {}).items()):
             summary = body["summary"]
             if name != REFERENCE:
-                say(f"{name}/{mode}: {summary['equal_cells']}/{summary['applicable_cells']} cells equal to handwritten "
+                say(f"{name}/{mode}: {summary['equal_cells']}/{summary['applicable_cells']} cells equal to {compared_with(mode)[0]} "
                     f"({summary['errors']} errors, {summary['unexplained_cells']} unexplained)")
                 continue
             checked = summary["scenarios"] - summary.get("no_expectation", 0)
