@@ -6,10 +6,11 @@ file (and, in contract mode, the glue's records), so every worker starts from di
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import sqlite3
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -207,8 +208,7 @@ class LangGraphSession:
             # contract glue: start
             durability = glue.DURABILITY
             # contract glue: end
-        stopped = False
-        try:
+        with self._step_bound() as stopped:
             try:
                 context = SessionUser(self.context.scenario.user)  # the tools that act for a user read it (ToolRuntime.context)
                 config = {**self._config(), "callbacks": self.callbacks} if self.callbacks else self._config()
@@ -216,25 +216,27 @@ class LangGraphSession:
                     self._record(update)
             finally:  # the stream has ended (LangGraph waited for its background writes): the held ones land too
                 getattr(self.graph.checkpointer, "flush", lambda: None)()  # only a ScheduledSaver holds writes back
-        except GraphRecursionError:  # LangGraph's step bound: a terminal state, not a lost run
-            self.context.trace.emit({"kind": "recursion_limit"})
-            stopped = True
-        finally:
-            self._pointer().unlink(missing_ok=True)  # after a restore the new checkpoints are the thread's latest
-        return self._ended(stopped)
+        return self._ended(bool(stopped))
 
     async def _drive_async(self, graph: CompiledStateGraph[MessagesState, SessionUser, MessagesState, MessagesState], payload: Any) -> StepOutcome:
         """``_drive`` in the mcp mode: the same call through ``astream`` (LangGraph's default durability)."""
-        stopped = False
-        try:
+        with self._step_bound() as stopped:
             async for update in graph.astream(payload, self._config(), stream_mode="updates", context=SessionUser(self.context.scenario.user)):
                 self._record(update)
-        except GraphRecursionError:  # LangGraph's step bound: a terminal state, not a lost run
+        return self._ended(bool(stopped))
+
+    @contextlib.contextmanager
+    def _step_bound(self) -> Iterator[list[bool]]:
+        """Around a run of the graph: LangGraph's step bound (``GraphRecursionError``) is a terminal state, not a lost run
+        (the list it yields gets an entry then), and after a restore the new checkpoints are the thread's latest."""
+        stopped: list[bool] = []
+        try:
+            yield stopped
+        except GraphRecursionError:
             self.context.trace.emit({"kind": "recursion_limit"})
-            stopped = True
+            stopped.append(True)
         finally:
-            self._pointer().unlink(missing_ok=True)  # after a restore the new checkpoints are the thread's latest
-        return self._ended(stopped)
+            self._pointer().unlink(missing_ok=True)
 
     def _ended(self, stopped: bool) -> StepOutcome:
         outcome = self._report()
