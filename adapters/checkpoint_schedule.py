@@ -329,6 +329,14 @@ def _wait_for_sibling_tasks(held: Collection[str] = ()) -> None:
         raise ScheduleError(f"cannot force the schedule: sibling tasks did not finish within {HANDOVER_TIMEOUT_S} s")
 
 
+def siblings_committed(held: Collection[str]) -> None:
+    """For ``SiblingGate.committed``, in a raising call's thread: wait until every other task of this super-step has
+    finished and LangGraph has committed its writes (the ``held`` calls' tasks excepted: they wait for this call).
+    ``create_agent`` runs one task per call: a sibling's body ends, then its task returns and its done-callback submits
+    its writes; a raise before that ends the step (``_panic_or_proceed``) while the writes may or may not be saved."""
+    _wait_for_sibling_tasks(held)
+
+
 def _handed_over(staying: set[str], futures: Any) -> bool:
     """Every task that stays is registered, and the count is down to them (registered first, then the count)."""
     return staying <= _counted_tasks(futures) and futures.counter <= len(staying)

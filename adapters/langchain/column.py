@@ -101,7 +101,7 @@ class LangChainColumn(FrameworkColumn):
             return self._open_mcp_session(context)
         # a schedule pins the async write against a kill, and orders a kill's siblings among the calls dispatched
         saver = checkpointer(context.scratch, context.request.schedule, context.world.faults, context.scenario)
-        context.world.know_dispatch(checkpoint_schedule.dispatched_calls)
+        context.world.know_dispatch(checkpoint_schedule.dispatched_calls, checkpoint_schedule.siblings_committed)
         callbacks = checkpoint_schedule.order_batches(context.world, context.scenario, context.request.schedule)  # a batch's calls: one order
         glue, options = None, run_context(context.scenario)
         if context.contract is not None:

@@ -74,7 +74,7 @@ def open_session(context: SessionContext) -> LangGraphSession | Awaitable[LangGr
         return open_mcp_session(context)
     connection = sqlite3.connect(str(context.scratch / "langgraph.sqlite"), check_same_thread=False)  # async writes use a thread
     saver = checkpoint_schedule.checkpointer(connection, context.request.schedule, context.world.faults, context.scenario)  # a schedule pins the async write
-    context.world.know_dispatch(checkpoint_schedule.dispatched_calls)  # ... and orders a kill's siblings among the calls dispatched
+    context.world.know_dispatch(checkpoint_schedule.dispatched_calls, checkpoint_schedule.siblings_committed)  # ... orders a kill's siblings among the calls dispatched
     callbacks = checkpoint_schedule.order_batches(context.world, context.scenario, context.request.schedule)  # a batch's calls: one order
     graph = build(context.scenario, context.scratch, context.world, context.contract, model_url=context.request.model_url).compile(checkpointer=saver)
     return LangGraphSession(context, graph, connection, callbacks)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from harness.column_side.fixtures.faults import FAULT_EXIT_CODE
+from harness.column_side.fixtures.faults import FAULT_EXIT_CODE, FAULTS_FILE, SCHEDULE_FAILED_EXIT_CODE, schedule_failures
 from harness.column_side.fixtures.sibling_order import KILL_FIRST, SIBLINGS_FIRST, earlier_kills, killed_siblings, raising_siblings
 from harness.column_side.fixtures.world import FixtureWorld, arm_schedule
 from harness.ledger import Binding, bind_worker
@@ -110,7 +110,6 @@ def _kill_with_a_failing_hook(path: str) -> None:
 
 
 def test_a_kill_hook_that_cannot_force_its_order_ends_the_worker_with_the_reason_never_a_retry(tmp_path: Path) -> None:
-    from harness.column_side.fixtures.faults import SCHEDULE_FAILED_EXIT_CODE, schedule_failures
 
     path = str(tmp_path / "faults.sqlite")
     worker = multiprocessing.get_context("fork").Process(target=_kill_with_a_failing_hook, args=(path,))
@@ -120,15 +119,22 @@ def test_a_kill_hook_that_cannot_force_its_order_ends_the_worker_with_the_reason
     assert schedule_failures(path) == ["RuntimeError: cannot order the writes against the kill of c1"]
 
 
-def _raising_batch(scratch: Path, binding: Binding, knows_dispatch: bool, out: Any) -> None:
+def _raising_batch(scratch: Path, binding: Binding, knows_dispatch: bool, out: Any, committed: str | None = None) -> None:
     """c1 raises after its effect (``tool.timeout_after_effect``) at once; c2, of the same turn, starts 0.2 s later: the
-    moment c1's exception leaves the tool is when a framework like ``ToolNode`` cancels what has not started."""
+    moment c1's exception leaves the tool is when a framework like ``ToolNode`` cancels what has not started. With
+    ``committed`` the column also waits for the framework to take c2's result in: it says so, or (``"fails"``) cannot."""
     bind_worker(binding)
     arm_schedule({}, None, {"c1": {"c2"}})
     world = FixtureWorld(scratch, [Fault("tool.timeout_after_effect", call_id="c1")], may_kill=True)
-    if knows_dispatch:
-        world.know_dispatch(lambda: {"c1", "c2"})
     events: list[str] = []
+
+    def taken_in(held: set[str]) -> None:
+        if committed == "fails":
+            raise RuntimeError("the framework's tasks are out of reach")
+        events.append(f"committed but {sorted(held)}")
+
+    if knows_dispatch:
+        world.know_dispatch(lambda: {"c1", "c2"}, taken_in if committed else None)
 
     def c1() -> None:
         try:
@@ -161,6 +167,32 @@ def test_a_raising_call_waits_for_its_dispatched_siblings_before_it_raises(tmp_p
         assert receiver.recv() == order
         worker.join(60)
         assert server.store.counts("r")["c2"]["effects"] == 1
+
+
+def test_a_raising_call_waits_until_the_framework_took_its_siblings_results_in(tmp_path: Path) -> None:
+    """Found by --check in CI (LangChain, ``two_transfers_flaky_note_kill@write_landed+kill_first``): a sibling's body had
+    ended, the raise ended LangGraph's step before the sibling's task committed its writes, and a later step ran the
+    transfer again, by chance. The column's wait comes after the siblings' bodies and before the raise."""
+    receiver, sender = multiprocessing.get_context("fork").Pipe(duplex=False)
+    with LedgerServer(tmp_path / "ledger.sqlite") as server:
+        args = (tmp_path, Binding(server.connector(), "r", 0), True, sender, "waits")
+        worker = multiprocessing.get_context("fork").Process(target=_raising_batch, args=args)
+        worker.start()
+        assert receiver.poll(60)
+        assert receiver.recv() == ["c2 finished", "committed but []", "c1 raised"]
+        worker.join(60)
+
+
+def test_a_column_that_cannot_wait_for_the_commit_fails_the_schedule(tmp_path: Path) -> None:
+    """A wait that cannot be made is a schedule not forced: the worker ends, never a raise that raced the commit."""
+    receiver, sender = multiprocessing.get_context("fork").Pipe(duplex=False)
+    with LedgerServer(tmp_path / "ledger.sqlite") as server:
+        args = (tmp_path, Binding(server.connector(), "r", 0), True, sender, "fails")
+        worker = multiprocessing.get_context("fork").Process(target=_raising_batch, args=args)
+        worker.start()
+        worker.join(60)
+    assert worker.exitcode == SCHEDULE_FAILED_EXIT_CODE
+    assert schedule_failures(tmp_path / FAULTS_FILE) == ["the siblings-before-the-raise order: RuntimeError: the framework's tasks are out of reach"]
 
 
 def _read_only_batch(scratch: Path, binding: Binding) -> None:
