@@ -17,9 +17,15 @@ from typing import Any, Literal
 
 from harness.scenarios import Scenario
 
-RunStatus = Literal["completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "model_unavailable", "refused", "crashed", "error"]
-STATUSES: tuple[RunStatus, ...] = ("completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "model_unavailable", "refused", "crashed", "error")
+RunStatus = Literal["completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "model_unavailable", "refused", "crashed", "stalled", "error"]
+STATUSES: tuple[RunStatus, ...] = ("completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "model_unavailable", "refused", "crashed", "stalled",
+                                   "error")
 SCENARIO_TIMEOUT_S = 120.0  # wall clock for all steps of one scenario: a hidden loop must never hang a run
+MCP_STEP_BOUND_S = 25.0
+"""In ``mcp`` mode, how long one driver step may go without an answer before the supervisor stops its worker and
+records the step ``stalled``: a framework's MCP client that waits with no bound for an answer the server will never
+send (it died after the effect) is a measured outcome there, not a failure to measure. The slowest answer a fault
+gives comes after ``MCP_SLOW_DELAY_S`` (6 s); everything else a step does in this mode takes a second or two."""
 PROGRESS_PREFIX = "PROGRESS "
 IMPORT_PHASE = "import"  # the network guard's tag for what a column process attempts before its first mode
 DEFAULTS_NEVER_REACHES = "defaults_never_reaches"  # a column class attribute for the glue coverage check: {"<file>:<function>": "<why>"}

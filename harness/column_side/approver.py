@@ -36,7 +36,7 @@ class HumanApprover:
     def __init__(self) -> None:
         self._ids = itertools.count(1)
         self.last_used: str | None = None
-        self.last_used_for: str | None = None  # the call id the last accepted token was issued for
+        self.last_used_for: str | None = None  # the call id the last token handed over and not refused was issued for
 
     def _authority(self, now: float, secret: bytes = APPROVAL_SECRET) -> ApprovalAuthority:
         return ApprovalAuthority(secret, clock=lambda: now, new_token_id=lambda: f"tok-{next(self._ids)}")
@@ -59,7 +59,7 @@ class HumanApprover:
             return _tamper(self._authority(now).issue(session_id, call_id, tool, digest, TOKEN_TTL_S))
         if kind == "reused":
             if self.last_used is None:
-                raise ValueError("misuse 'reused' needs a token the column accepted earlier")
+                raise ValueError("misuse 'reused' needs a token handed to the column earlier that it did not refuse")
             return self.last_used
         if kind == "other_call":  # a valid token, for the other call: the driver passes that call's tool and arguments
             return self._authority(now).issue(session_id, call_id, tool, digest, TOKEN_TTL_S)

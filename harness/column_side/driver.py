@@ -31,7 +31,7 @@ from harness.column_side.protocol import InboundEvent, StepOutcome, StepRequest
 from harness.errors import HarnessError
 from harness.ledger import Binding, bind_worker
 from harness.ledger_server import LedgerServer
-from harness.records import SCENARIO_TIMEOUT_S, ScenarioRun, StepRecord
+from harness.records import MCP_STEP_BOUND_S, SCENARIO_TIMEOUT_S, ScenarioRun, StepRecord
 from harness.scenarios import BOUNDARY_ACTIONS, Scenario
 
 BOUNDARY_FIELDS = ("tool", "arguments", "key", "session", "approval_meta", "ttl_s")
@@ -64,7 +64,8 @@ def run_scenario(
     """Play every driver step of ``scenario`` through ``perform`` in worker processes.
 
     The steps share one wall-clock budget; when it runs out the worker is killed, the
-    step is recorded as ``error: timeout`` and the remaining steps do not run.
+    step is recorded as ``error: timeout`` and the remaining steps do not run. In ``mcp`` mode each step also has a
+    bound of its own (``MCP_STEP_BOUND_S``): a step past it is stopped and recorded ``stalled``, and the next step runs.
     ``schedule`` names the ordering a column forces on a race it can pin (every request carries it).
     ``ledger`` is the runner's ledger (the column process's connector and this run's key): the steps' counts are then
     the runner's to read. Without it (a test driving a column directly) this process keeps a private
@@ -138,13 +139,14 @@ def _play(
         fired_before = set(fired_faults(str(scratch / FAULTS_FILE)))
         binding = dataclasses.replace(ledger, step=index)
         left = max(0.0, deadline - time.monotonic())
-        record, by_runner = _in_worker(perform, scenario, scratch, request, binding, left, mcp.kills if mcp else None)
+        bound = min(left, MCP_STEP_BOUND_S) if mcp else left  # a step of the mcp mode that gets no answer: stalled
+        record, by_runner = _in_worker(perform, scenario, scratch, request, binding, bound, mcp.kills if mcp else None, stalls=bound < left)
         # The worker died with the fault exit code: a kill fault must have fired (a column may also report ``crashed`` of
         # a state it finds). A kill the runner ordered fired in its MCP server's tool (``McpAccess.kills``), not here.
         if record.killed and not by_runner:
             _assert_kill_fired(scenario, scratch, fired_before)
-        if token is not None and record.status not in ("refused", "error"):
-            approver.last_used, approver.last_used_for = token, made_for  # whatever token the column accepted is now a used token
+        if token is not None and record.status != "refused":  # a step that failed after it had still taken the token in
+            approver.last_used, approver.last_used_for = token, made_for  # whatever token the column did not refuse is now a used token
         record.trace, trace_read = _trace_since(scratch, trace_read, index)
         record.ledger = measure() if measure else {}
         steps.append(record)
@@ -154,9 +156,12 @@ def _play(
 
 
 def _in_worker(
-    perform: Perform, scenario: Scenario, scratch: Path, request: StepRequest, binding: Binding, timeout_s: float, kills: socket.socket | None = None
+    perform: Perform, scenario: Scenario, scratch: Path, request: StepRequest, binding: Binding, timeout_s: float, kills: socket.socket | None = None,
+    stalls: bool = False,
 ) -> tuple[StepRecord, bool]:
-    """The step's record, and whether the runner ordered its worker's death (``McpAccess.kills``)."""
+    """The step's record, and whether the runner ordered its worker's death (``McpAccess.kills``). With ``stalls``
+    ``timeout_s`` is the mode's step bound, not what is left of the scenario's budget: a worker still running then is
+    stopped and its step recorded ``stalled`` (``MCP_STEP_BOUND_S``), and the next step runs."""
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
     worker = context.Process(target=_worker_main, args=(sender, perform, scenario, scratch, request, binding), daemon=True)
@@ -177,6 +182,8 @@ def _in_worker(
         if not answered:
             worker.kill()
             worker.join()
+            if stalls:
+                return StepRecord(index, action, "stalled", "stalled"), False
             return StepRecord(index, action, "error", "error", error="timeout"), False
         try:
             kind, payload = receiver.recv() if receiver.poll() else ("died", {})  # ended without a word

@@ -30,13 +30,15 @@ class Run:
     """One column's measured run of a scenario: ``observables`` (the observable name to its value, as the cells show
     it) and the facts they come from: ``steps`` (each driver step's action, status, refusal, error), ``facts`` (what
     each driver step did: ``harness.runner_side.observe.observation.step_facts``), ``requests`` (the roles of every model
-    request, ``model_requests``) and ``wire`` (the scripted server's records of a wire run's requests)."""
+    request, ``model_requests``), ``wire`` (the scripted server's records of a wire run's requests) and ``mcp`` (what the
+    runner's MCP server saw of an ``mcp`` run's client: ``harness.runner_side.observe.mcp``)."""
 
     observables: dict[str, Any]
     facts: list[dict[str, Any]] = field(default_factory=list)
     steps: list[dict[str, Any]] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)
     wire: list[dict[str, Any]] | None = None
+    mcp: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,7 @@ def run_of(record: dict[str, Any]) -> Run:
         observables = {name: cell["framework"] for name, cell in record["columns"].items()}
     else:
         observables = record["actual"]
-    return Run(observables, record["facts"], record["steps"], record.get("model_requests", []), record.get("wire_requests"))
+    return Run(observables, record["facts"], record["steps"], record.get("model_requests", []), record.get("wire_requests"), record.get("mcp_client"))
 
 
 def final_status(run: Run) -> str:

@@ -8,8 +8,9 @@ wall times (those go to ``timings.json``):
 - ``calls``: per scripted call (the model's call id; a call the script does not hold, under ``<tool>?``): ``sent``,
   the ``tools/call`` requests that carried it, ``keys``, how many carried an idempotency key in ``_meta``, ``changed``,
   how many sent other arguments than the model's (a coercion, a default filled in), and ``answers``, the status the
-  server answered each with, in order (``died``: the server died before answering, in the tool or after its effect;
-  ``cut``: the connection dropped with the answer; ``<status>:slow``: the answer came late);
+  server answered each with, in the order they were sent (``died``: the server died before answering, in the tool or after its effect;
+  ``cut``: the connection dropped with the answer; ``<status>:slow``: the answer came late), and ``steps``, the driver
+  step that sent each;
 - ``lists``: ``tools/list`` requests in all (a client that lists before every model turn, or every call);
 - ``meta``: the ``_meta`` keys the client put on its calls, besides the key (the protocol's own, the tool's echoed back);
 - ``human``: the human's side the server applied for each driver step (``granted``, ``declined``, ``nothing_waiting``, ``reconciled``, ``nothing_uncertain``), which it
@@ -32,22 +33,23 @@ from harness.schema_diff import schema_diff
 def mcp_client(scenario: Scenario, requests: Sequence[Mapping[str, Any]], trace: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The summary of one ``mcp`` run (see the module's docstring)."""
     calls: dict[str, dict[str, Any]] = {}
-    open_calls: dict[Any, dict[str, Any]] = {}  # received, not answered yet, by the request's number
+    open_calls: dict[Any, tuple[dict[str, Any], int]] = {}  # received, not answered yet, by the request's number: its entry, its place
     meta_keys: set[str] = set()
     for request in requests:
         if request.get("method") == "tools/call" and request.get("phase") == "received":
             name, arguments = str(request.get("name")), request.get("arguments")
             scripted, same = _scripted(scenario, name, arguments)
-            entry = calls.setdefault(scripted, {"sent": 0, "keys": 0, "changed": 0, "answers": []})
+            entry = calls.setdefault(scripted, {"sent": 0, "keys": 0, "changed": 0, "answers": [], "steps": []})
             entry["sent"] += 1
+            entry["steps"].append(request.get("step"))
+            entry["answers"].append("died")  # until its answer is recorded: received and never answered, the server died under it
             entry["keys"] += request.get("key") is not None
             entry["changed"] += not same
             meta_keys.update(request.get("meta") or {})
-            open_calls[request.get("n")] = entry
+            open_calls[request.get("n")] = (entry, len(entry["answers"]) - 1)
         elif request.get("method") == "tools/call" and request.get("phase") == "answered" and request.get("n") in open_calls:
-            open_calls.pop(request.get("n"))["answers"].append(_answer(request))
-    for entry in open_calls.values():  # received and never answered: the server died under it
-        entry["answers"].append("died")
+            entry, place = open_calls.pop(request.get("n"))
+            entry["answers"][place] = _answer(request)
     given = [e for e in trace if e.get("kind") == "mcp_tools"]
     schemas = {name: schema_diff(FIXTURE_TOOLS[name].schema, schema) for name, schema in sorted(given[0]["tools"].items()) if name in FIXTURE_TOOLS} if given else {}
     return {

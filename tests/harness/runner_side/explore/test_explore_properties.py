@@ -122,7 +122,7 @@ def test_a_step_that_raised_or_an_unnamed_status_fails(runs: dict[str, Run]) -> 
     raised["observables"]["status"] = "error"
     assert _failed(run, record=raised) == {"named_status"}
     driver_could_not = copy.deepcopy(run[1])  # the driver's own impossibility (a reused token with none accepted) is not the column's
-    driver_could_not["steps"][1] |= {"status": "error", "error": "driver: misuse 'reused' needs a token the column accepted earlier"}
+    driver_could_not["steps"][1] |= {"status": "error", "error": "driver: misuse 'reused' needs a token handed to the column earlier that it did not refuse"}
     driver_could_not["observables"]["status"] = "error"
     assert "named_status" not in _failed(run, record=driver_could_not)
 

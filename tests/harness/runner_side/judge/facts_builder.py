@@ -143,13 +143,14 @@ def records(*steps: Step) -> list[tuple[StepRecord, StepFacts]]:
     return out
 
 
-def run(observables: dict[str, Any], *steps: Step, requests: Sequence[str] = (), wire: list[dict[str, Any]] | None = None) -> Run:
+def run(observables: dict[str, Any], *steps: Step, requests: Sequence[str] = (), wire: list[dict[str, Any]] | None = None,
+        mcp: dict[str, Any] | None = None) -> Run:
     """The ``Run`` of these steps: its facts built by ``step_facts`` from the typed records, its steps as ``observation``
     stores them (action, status, refusal, the first line of the error)."""
     pairs = records(*steps)
     built = [r for r, _ in pairs]
     stored = [stored_step(s) for s in built]
-    return Run(observables, step_facts(built, [f for _, f in pairs]), stored, list(requests), wire)
+    return Run(observables, step_facts(built, [f for _, f in pairs]), stored, list(requests), wire, mcp)
 
 
 def steps_of(stored: Run) -> list[Step]:
@@ -165,5 +166,5 @@ def steps_of(stored: Run) -> list[Step]:
 
 
 def rerun(stored: Run, *steps: Step) -> Run:
-    """``stored`` with its facts and steps built from ``steps`` (its observables, model requests and wire records kept)."""
-    return run(stored.observables, *steps, requests=stored.requests, wire=stored.wire)
+    """``stored`` with its facts and steps built from ``steps`` (its observables, model requests, wire and MCP records kept)."""
+    return run(stored.observables, *steps, requests=stored.requests, wire=stored.wire, mcp=stored.mcp)

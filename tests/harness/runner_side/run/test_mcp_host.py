@@ -75,7 +75,7 @@ def test_a_call_is_served_through_the_boundary_and_counted_under_the_models_call
     requests = served.requests("mcp/basic_react_loop")
     assert [r["method"] for r in requests].count("tools/call") == 2  # received, answered
     summary = mcp_client(load_scenario(ROOT / "scenarios" / "basic_react_loop.json"), requests, [])
-    assert summary["calls"] == {"c1": {"sent": 1, "keys": 0, "changed": 0, "answers": ["ok"]}}
+    assert summary["calls"] == {"c1": {"sent": 1, "keys": 0, "changed": 0, "answers": ["ok"], "steps": [0]}}
     assert summary["lists"] >= 1
 
 
@@ -99,7 +99,7 @@ def test_a_server_that_dies_after_the_effect_is_started_again_on_the_same_port(h
     assert ledger.store.counts("mcp/mcp_server_dies_after_effect")["c1"]["effects"] == 2  # the same call, written twice
     assert [r["event"] for r in served.restarts] == ["server_kill"] and not served.errors
     summary = mcp_client(load_scenario(ROOT / "scenarios" / "mcp_server_dies_after_effect.json"), served.requests("mcp/mcp_server_dies_after_effect"), [])
-    assert summary["calls"]["c1"] == {"sent": 2, "keys": 0, "changed": 0, "answers": ["died", "ok"]}
+    assert summary["calls"]["c1"] == {"sent": 2, "keys": 0, "changed": 0, "answers": ["died", "ok"], "steps": [0, 0]}  # in the order sent
 
 
 def test_a_dropped_connection_cuts_the_answer_and_the_server_lives_on(host: tuple[McpHost, LedgerServer]) -> None:

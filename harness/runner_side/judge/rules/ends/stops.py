@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from harness.records import MCP_STEP_BOUND_S
 from harness.runner_side.judge.case import Case
 from harness.runner_side.judge.facts import (
     asked_for,
@@ -150,6 +151,8 @@ _UNCERTAIN_CAUSES = {
     "tool.timeout_after_effect": "a timeout after {}'s effect",
     "tool.kill_before_effect": "{}'s executor was entered before a kill, so whether it took effect is unknown",
     "tool.kill_after_effect": "{}'s executor was entered before a kill, so whether it took effect is unknown",
+    "mcp.kill_after_effect": "the MCP server died after {}'s effect, before its answer",
+    "mcp.reset_mid_call": "the connection dropped with {}'s answer, after its effect",
 }
 
 
@@ -170,6 +173,17 @@ def uncertain_not_stopped(case: Case) -> Iterator[Reason]:
     tail, after = stated_after(case, step + 1, say)
     yield Reason("uncertain_not_stopped", (
         f"the engine stopped at driver step {step} for an explicit reconciliation ({'; '.join(causes) or 'an uncertain outcome'}); the framework's "
-        f"driver step {step} ended {fw_step['status']}{error}{default}{tail}"
+        f"driver step {step} ended {fw_step['status']}{error}{default}{_stalled(case, step)}{tail}"
     ), (*status_claim(case, step, fw_step["status"]), *after), say.all())
+
+
+def _stalled(case: Case, step: int) -> str:
+    """Why a framework's driver step of the ``mcp`` mode ended ``stalled``: the calls it sent whose answer never reached
+    it (the server died under them, or the connection dropped with the answer), as the server's records give them."""
+    if case.framework.steps[step]["status"] != "stalled" or case.framework.mcp is None:
+        return ""
+    lost = [cid for cid, c in case.framework.mcp["calls"].items()
+            if any(s == step and a in ("died", "cut") for s, a in zip(c["steps"], c["answers"], strict=True))]
+    waiting = f", its MCP client still waiting for the answer to {', '.join(lost)} that the server never sent" if lost else ""
+    return f" (no answer within the mode's step bound of {MCP_STEP_BOUND_S:g} s{waiting}; the supervisor stopped it)"
 

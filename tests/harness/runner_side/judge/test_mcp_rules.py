@@ -1,0 +1,73 @@
+"""The rules that read what the runner's MCP server saw of a framework's client (``judge/rules/mcp.py``, and the
+``stalled`` step of ``uncertain_not_stopped``): each follows its facts, and claims only the values they imply."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.columns import ROOT
+from harness.runner_side.judge import Case, reasons, run_of
+from harness.runner_side.judge.values import Claim
+from harness.scenarios import SCENARIO_DIR, load_scenario
+from tests.harness.runner_side.judge.facts_builder import run, step
+
+ENGINE = ROOT / "evidence" / "handwritten_mcp.json"
+
+
+def _engine(key: str) -> Any:
+    import json
+
+    return run_of(json.loads(ENGINE.read_text(encoding="utf-8"))["modes"]["contract"]["scenarios"][key])
+
+
+def _calls(**calls: tuple[list[str], list[int]]) -> dict[str, Any]:
+    """An ``mcp_client`` summary with these calls' answers and sending steps (no key, arguments unchanged)."""
+    return {"calls": {cid: {"sent": len(a), "keys": 0, "changed": 0, "answers": a, "steps": s} for cid, (a, s) in calls.items()},
+            "lists": 1, "meta": [], "human": [], "schemas": {}, "transport": ["http"]}
+
+
+def _forged(*steps: Any, mcp: dict[str, Any] | None) -> Case:
+    """``approval_misuse_forged`` (one transfer, c1, then a forged approval for it), the engine's run as committed."""
+    engine = _engine("approval_misuse_forged")
+    return Case(load_scenario(SCENARIO_DIR / "approval_misuse_forged.json"), engine, run(engine.observables, *steps, mcp=mcp), mode="mcp")
+
+
+def _by_rule(case: Case) -> dict[str, Any]:
+    return {r.rule: r for r in reasons(case)}
+
+
+def test_an_approval_required_answer_given_to_the_model_explains_the_status_it_implies() -> None:
+    case = _forged(step("run", results=[("c1", "error")]), step("misuse_token"), mcp=_calls(c1=(["approval_required"], [0])))
+    reason = _by_rule(case)["approval_required_as_result"]
+    assert Claim(("status",), "completed") in reason.claims
+    assert "c1 (transfer_funds): 1 of the 1 call sent, at driver step 0" in reason.text
+    assert "the run ended completed where the engine's still waited for a decision (awaiting_approval)" in reason.text
+
+
+def test_it_says_nothing_where_the_server_never_answered_approval_required_or_the_framework_still_waits() -> None:
+    ran = _forged(step("run", results=[("c1", "ok")], entered={"c1": 1}, executed={"c1": 1}, effects={"c1": 1}), step("misuse_token"),
+                  mcp=_calls(c1=(["ok"], [0])))
+    waits = _forged(step("run", pending=["c1"]), step("misuse_token", pending=["c1"]), mcp=_calls(c1=(["approval_required"], [0])))
+    no_mcp = _forged(step("run", results=[("c1", "error")]), step("misuse_token"), mcp=None)
+    for case in (ran, waits, no_mcp):
+        assert "approval_required_as_result" not in _by_rule(case)
+
+
+def test_a_run_that_raised_after_the_answers_says_so() -> None:
+    case = _forged(step("run", raised="pydantic_ai.exceptions.UnexpectedModelBehavior"), step("misuse_token", "error"),
+                   mcp=_calls(c1=(["approval_required", "approval_required"], [0, 0])))
+    reason = _by_rule(case)["approval_required_as_result"]
+    assert Claim(("status",), "error") in reason.claims
+    assert "2 of the 2 calls sent, at driver step 0" in reason.text and "(its last driver step raised" not in reason.text  # step 1 raised nothing
+
+
+def test_a_stalled_step_names_the_answer_its_client_still_waited_for() -> None:
+    scenario = load_scenario(SCENARIO_DIR / "mcp_server_dies_after_effect.json")
+    steps = (step("run", "stalled", entered={"c1": 1}, executed={"c1": 1}, effects={"c1": 1}), step("reconcile", "refused", refusal="not supported"))
+    engine = _engine("mcp_server_dies_after_effect")
+    died = Case(scenario, engine, run(engine.observables, *steps, mcp=_calls(c1=(["died"], [0]))), mode="mcp")
+    text = _by_rule(died)["uncertain_not_stopped"].text
+    assert "the MCP server died after c1's effect, before its answer" in text
+    assert "driver step 0 ended stalled (no answer within the mode's step bound of 25 s, its MCP client still waiting for the answer to c1" in text
+    answered = Case(scenario, engine, run(engine.observables, *steps, mcp=_calls(c1=(["ok"], [0]))), mode="mcp")
+    assert "still waiting" not in _by_rule(answered)["uncertain_not_stopped"].text  # an answer that came: no claim it did not
