@@ -14,6 +14,7 @@ from harness.runner_side.judge.facts import (
     differing_calls,
     pauses_apart,
     replay_claims,
+    risk_of,
     status_claim,
     steps_with,
     tool_of,
@@ -72,11 +73,14 @@ def ran_less_often(case: Case) -> Iterator[Reason]:
 
 
 def _moved_calls(case: Case) -> list[str]:
-    """Calls with the same counts in both runs whose effects happened at other driver steps."""
-    def history(run: Run, cid: str) -> list[tuple[int, int]]:
-        return [(f["step"], f["effects"][cid]) for f in run.facts if f.get("effects", {}).get(cid)]
+    """Calls with the same counts in both runs whose effects happened at other driver steps, or, for a call that is not
+    read-only, whose executor entries did (an entry killed before its effect leaves no effect to place, and the views
+    before each decision, which hold non-read-only calls only, still count its zero from then on)."""
+    def history(run: Run, cid: str, kind: str) -> list[tuple[int, int]]:
+        return [(f["step"], f[kind][cid]) for f in run.facts if f.get(kind, {}).get(cid)]
 
-    return sorted(c for c in case.implied["side_effects"] if history(case.framework, c) != history(case.engine, c))
+    kinds = {c: ("effects",) if risk_of(case.scenario, c) == "read_only" else ("effects", "executed") for c in case.implied["side_effects"]}
+    return sorted(c for c, ks in kinds.items() if any(history(case.framework, c, k) != history(case.engine, c, k) for k in ks))
 
 
 @rule('repeat_not_answered', 'Drops a call id the model sends again', stage='idempotency')

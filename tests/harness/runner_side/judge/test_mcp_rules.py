@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.columns import ROOT
-from harness.runner_side.judge import Case, reasons, run_of
+from harness.runner_side.judge import ABSENT, Case, reasons, run_of
 from harness.runner_side.judge.values import Claim
 from harness.scenarios import SCENARIO_DIR, load_scenario
 from tests.harness.runner_side.judge.facts_builder import run, step
@@ -71,3 +71,20 @@ def test_a_stalled_step_names_the_answer_its_client_still_waited_for() -> None:
     assert "driver step 0 ended stalled (no answer within the mode's step bound of 25 s, its MCP client still waiting for the answer to c1" in text
     answered = Case(scenario, engine, run(engine.observables, *steps, mcp=_calls(c1=(["ok"], [0]))), mode="mcp")
     assert "still waiting" not in _by_rule(answered)["uncertain_not_stopped"].text  # an answer that came: no claim it did not
+
+
+def test_an_entry_killed_before_its_effect_at_another_step_is_a_call_that_ran_at_other_steps() -> None:
+    """Found in the mcp mode (misused_args_kill_restore, columns with an approval of their own): t1 entered its tool once,
+    killed before its effect, as in the engine's run but five driver steps later; the views before each decision count
+    its zero from its entry on, and no rule explained them (the counts were equal, and there was no effect to place)."""
+    scenario = load_scenario(SCENARIO_DIR / "misused_args_kill_restore.json")
+    engine = _engine("misused_args_kill_restore")
+    steps = [step(a["action"]) for a in scenario.driver]
+    steps[0] = step("run", pending=["t1"], entered={"b1": 1}, executed={"b1": 1})
+    steps[7] = step("approve", killed=True, entered={"t1": 1}, executed={"t1": 1})
+    case = Case(scenario, engine, run(engine.observables, *steps), mode="mcp")
+    moved = [r for r in reasons(case) if r.rule == "ran_at_other_steps" and r.text.startswith("t1 ")]
+    assert moved and "at driver step 7 (approve); the engine had 1 and 0, at driver step 2 (approve)" in moved[0].text
+    assert Claim(("pre_approval_state", "decisions", "1", "effects_before", "t1"), ABSENT) in moved[0].claims  # not entered yet: absent
+    read_only = [r for r in reasons(case) if r.rule == "ran_at_other_steps" and r.text.startswith("b1 ")]
+    assert not read_only  # b1 entered at step 0 in both runs: nothing moved
