@@ -139,7 +139,7 @@ class AgentSession:
     def _results(self, messages: list[ToolMessage]) -> None:
         for message in messages:
             status = (message.artifact or {}).get("status") if isinstance(message.artifact, dict) else None
-            content = message.content if isinstance(message.content, str) else json.dumps(message.content)
+            content = message.content if isinstance(message.content, str) else json.dumps(_without_minted_ids(message.content))
             self.emit({"kind": "tool_result", "call_id": message.tool_call_id, "status": status or _STATUS[message.status], "content": content})
 
     def deliver(self, text: str) -> MaybeAwaitable[StepOutcome]:
@@ -247,3 +247,10 @@ def _answer(decision: Decision, pending: PendingCall | None) -> dict[str, Any]:
     if decision.misuse == "other_args" and pending is not None:
         return {"type": "edit", "edited_action": {"name": pending.tool, "args": edited_args(pending.args)}}
     return {"type": "approve"}
+
+
+def _without_minted_ids(blocks: list[Any]) -> list[Any]:
+    """An MCP result's content blocks without the ``id`` LangChain core mints for each (``lc_`` and a random uuid4):
+    a new one every run, which neither the server nor the model chose."""
+    return [{k: v for k, v in b.items() if not (k == "id" and str(v).startswith("lc_"))} if isinstance(b, dict) else b for b in blocks]
+
