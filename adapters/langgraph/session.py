@@ -10,7 +10,7 @@ import contextlib
 import dataclasses
 import json
 import sqlite3
-from collections.abc import Awaitable, Iterator
+from collections.abc import Awaitable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,9 @@ import aiosqlite
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
+from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata
 from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.errors import GraphRecursionError
 from langgraph.graph import MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -83,13 +85,9 @@ def open_session(context: SessionContext) -> LangGraphSession | Awaitable[LangGr
 async def open_mcp_session(context: SessionContext) -> LangGraphSession:
     """The mcp mode's session: the defaults graph with the MCP client's tools (``mcp.py``), run through LangGraph's
     asynchronous stream, the only way those tools run. The thread's checkpoints are the same SQLite file in the same
-    format: the run writes them through ``AsyncSqliteSaver``, LangGraph's asynchronous SQLite checkpointer, and the
-    session reads the thread between runs through ``SqliteSaver`` (``get_state``), as in defaults. No schedule forces
-    the asynchronous checkpoint write against a kill here (``LangGraphColumn.schedules``): ``checkpoint_schedule``
-    reaches into the synchronous loop's thread pool. The fixture world runs no tool in this process, so no batch
-    order is attached to it either."""
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
-
+    format: the run reads them through ``AsyncSqliteSaver``, LangGraph's asynchronous SQLite checkpointer, and writes
+    them through ``WritesAtHandOver``; the session reads the thread between runs through ``SqliteSaver``
+    (``get_state``), as in defaults. The fixture world runs no tool in this process, so no batch order is attached."""
     from adapters.mcp_endpoint import endpoint
 
     from .mcp import mcp_tools
@@ -100,8 +98,53 @@ async def open_mcp_session(context: SessionContext) -> LangGraphSession:
     writer = await aiosqlite.connect(path)
     builder = build(context.scenario, context.scratch, context.world, None, "mcp", context.request.model_url, tools)
     graph = builder.compile(checkpointer=SqliteSaver(connection))
-    running = builder.compile(checkpointer=AsyncSqliteSaver(writer))
+    running = builder.compile(checkpointer=WritesAtHandOver(writer, SqliteSaver(connection)))
+    context.world.faults.on_kill(lambda call_id: _handed_over_writes_landed())
     return LangGraphSession(context, graph, connection, running=running, writer=writer)
+
+
+class WritesAtHandOver(AsyncSqliteSaver):
+    """LangGraph's ``AsyncSqliteSaver`` whose writes land when LangGraph's loop hands them over, through ``SqliteSaver``
+    on the same file (the same tables, the same rows), in the event loop's thread.
+
+    ``AsyncSqliteSaver`` writes on aiosqlite's own thread, so a write LangGraph handed over before a kill may or may
+    not be on disk when the process dies: with the scripted model answering in a millisecond, a kill before the
+    first model turn sometimes finds no checkpoint at all, and the next step's snapshot has no thread to name. The
+    ``defaults`` mode forces each ordering of that race (``adapters/checkpoint_schedule.py``); this mode measures the
+    MCP client, so it pins one: every write LangGraph handed over has landed (``write_landed``). LangGraph submits a
+    super-step's checkpoint and its tasks' writes as tasks of the run's loop before the next super-step's tasks
+    start (``AsyncPregelLoop.put_writes``, ``_put_checkpoint``); a write that completes in its task's first step has
+    landed before any of the next tasks awaits its model or its MCP server, so before a kill that answer brings.
+    ``_handed_over_writes_landed`` checks that at every kill in this process."""
+
+    def __init__(self, conn: aiosqlite.Connection, inline: SqliteSaver) -> None:
+        super().__init__(conn)
+        self.inline = inline
+
+    async def aput(self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: ChannelVersions) -> RunnableConfig:
+        return self.inline.put(config, checkpoint, metadata, new_versions)
+
+    async def aput_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = "") -> None:
+        self.inline.put_writes(config, writes, task_id, task_path)
+
+
+def _handed_over_writes_landed() -> None:
+    """At a kill in this process (a model turn's answer arriving): every write task LangGraph's background executor
+    holds, except this super-step's own tasks, has finished (``WritesAtHandOver``). Raises ``ScheduleError`` (the
+    step is an error, never a silent other ordering) when one has not."""
+    from langgraph.config import get_config
+
+    from adapters.checkpoint_schedule import ScheduleError
+
+    try:
+        call = get_config()["configurable"]["__pregel_call"]  # CONFIG_KEY_CALL, as adapters/checkpoint_schedule.py reads it
+        executor = call.keywords["submit"]().__self__
+        this_tick = call.keywords["futures"]() or {}
+        pending = [f for f in list(executor.tasks) if f not in this_tick and not f.done()]
+    except (RuntimeError, KeyError, AttributeError, TypeError) as exc:
+        raise ScheduleError(f"cannot check the checkpoint writes: LangGraph's background executor is not reachable ({exc!r})") from exc
+    if pending:
+        raise ScheduleError(f"{len(pending)} checkpoint writes LangGraph handed over had not landed at the kill")
 
 
 def shape(scenario: Scenario, mode: str) -> dict[str, Any]:
@@ -125,7 +168,7 @@ class LangGraphSession:
     callbacks: list[Any] = dataclasses.field(default_factory=list)
     """The harness's callbacks for every run (``checkpoint_schedule.order_batches``): none without a batch to order."""
     running: CompiledStateGraph[MessagesState, SessionUser, MessagesState, MessagesState] | None = None
-    """mcp mode: the same graph on ``AsyncSqliteSaver``, which runs (``astream``); ``graph`` reads the thread."""
+    """mcp mode: the same graph on ``WritesAtHandOver``, which runs (``astream``); ``graph`` reads the thread."""
     writer: aiosqlite.Connection | None = None
     """mcp mode: the asynchronous checkpointer's connection."""
 

@@ -21,6 +21,13 @@ answer, and the server then holds it like any other). An MCP fault of the scenar
 process dies (``mcp.kill_after_effect``), the answer's stream is cut (``mcp.reset_mid_call``) or the answer waits
 (``mcp.slow_answer``). A kill fault in a tool ends this process too, after telling the runner which run and step it
 was, and waits there: the runner kills that step's worker (the system under test) first, then this process.
+
+A client may send a turn's calls at once (LangGraph's ``ToolNode`` gathers them): which reaches this server first is a
+race, and a kill in one of them ends the step, so whether its siblings were received and answered would change from run
+to run. One order is pinned, the ``siblings_first`` of the in-process modes
+(``harness.column_side.fixtures.sibling_order``): a call whose tool will kill waits, before it is recorded, until the
+other calls of its scripted turn have been answered in this step, or ``SIBLINGS_WAIT_S`` has passed (a client that
+sends one call after another, or never sends one of them, meets the kill as it would anyway, that much later).
 """
 
 from __future__ import annotations
@@ -62,6 +69,9 @@ MODE = "mcp"
 GRANT_TTL_S = 300.0  # a grant the driver's approve writes is valid this long on the driver's clock (approve_mcp.py's default)
 _KEY = re.compile(r"[a-z0-9_]{1,64}(@[A-Za-z0-9_+-]{1,64})?(\.again)?")
 _STEP = re.compile(r"[0-9]{1,4}")
+SIBLINGS_WAIT_S = 2.0
+"""How long a call whose tool will kill waits for its turn's other calls (see the module docstring)."""
+TOOL_KILLS = ("tool.kill_before_effect", "tool.kill_after_effect")
 RUN_SCOPE = "agent_bench.run"  # in an HTTP request's scope: (run key, driver step)
 CUT_SCOPE = "agent_bench.cut"  # set by a call whose answer ``mcp.reset_mid_call`` cuts
 
@@ -80,9 +90,23 @@ class Run:
     world: FixtureWorld | None = None
     fired: list[str] = field(default_factory=list)
     calls: int = 0  # tools/call requests received so far (by every server of the run): each one's number
+    answered: set[str] = field(default_factory=set)  # the scripted calls answered in the current step
 
     def record(self, entry: dict[str, Any]) -> None:
         self.log.write(canonical_json(entry) + "\n")
+
+    async def siblings_first(self, scripted: str) -> None:
+        """Before the call ``scripted`` runs: if its tool will kill, wait until the other calls of its scripted turn
+        (those with no kill of their own still armed) have been answered in this step, at most ``SIBLINGS_WAIT_S``."""
+        assert self.world is not None
+        faults = self.world.faults
+        if not any(f.point in TOOL_KILLS and f.call_id == scripted for f in self.scenario.faults) or not faults.armed(scripted):
+            return
+        turn = next((t for t in self.scenario.model_script if scripted in {c["id"] for c in t.get("tool_calls", ())}), {})
+        siblings = {c["id"] for c in turn.get("tool_calls", ()) if c["id"] != scripted and not faults.armed(c["id"])}
+        deadline = anyio.current_time() + SIBLINGS_WAIT_S
+        while not siblings <= self.answered and anyio.current_time() < deadline:
+            await anyio.sleep(0.005)
 
 
 class Served:
@@ -114,6 +138,7 @@ class Served:
                 run.boundary.records.close()
                 run.world.close()
             run.step = step
+            run.answered = set()
             run.world = self._world(run, step)
             records = SessionRecords(run.directory / "session")
             run.boundary = ToolBoundary(ToolRegistry(self._tools(run)), records, run.scenario.session_id, run.scenario.user, clock=lambda: _clock(run.scenario, step))
@@ -162,7 +187,7 @@ class Served:
 
         return [ToolSpec(t.name, t.description, t.schema, t.risk, executor(t.name), t.acts_for) for t in (FIXTURE_TOOLS[n] for n in run.scenario.tools)]
 
-    def scripted_call(self, run: Run, tool: str, args: Any, call_id: str) -> str:
+    def scripted_call(self, run: Run, tool: str, args: Any, call_id: str, peek: bool = False) -> str:
         """The scripted call a boundary call (its key, or the server's ``srv:N``) is: the one it was mapped to, else the
         first scripted call of this tool with these arguments not mapped yet, else the last such call (a call sent again
         without its key is the same call again); a call the script does not hold keeps its boundary id."""
@@ -173,7 +198,8 @@ class Served:
                 if c["name"] == tool and not isinstance(c["arguments"], str) and canonical_json(c["arguments"]) == canonical_json(args)]
         mapped = {r[0] for r in run.state.execute("SELECT scripted FROM call_map")}
         scripted = next((c for c in same if c not in mapped), same[-1] if same else call_id)
-        run.state.execute("INSERT INTO call_map (call_id, scripted, seq) VALUES (?, ?, (SELECT COUNT(*) FROM call_map))", (call_id, scripted))
+        if not peek:  # peek: which scripted call a request will be, before the boundary gives it an id
+            run.state.execute("INSERT INTO call_map (call_id, scripted, seq) VALUES (?, ?, (SELECT COUNT(*) FROM call_map))", (call_id, scripted))
         return scripted
 
     def _apply_decisions(self, run: Run, step: int, records: SessionRecords) -> None:
@@ -232,6 +258,8 @@ def mcp_server(served: Served) -> Server[Any]:
         run = run_of(ctx)
         assert run.boundary is not None
         meta = dict(params.meta or {})  # recorded without the key, which is recorded apart
+        key = meta.get(KEY_META)
+        await run.siblings_first(served.scripted_call(run, params.name, params.arguments, key if isinstance(key, str) else "", peek=True))
         run.calls += 1
         number = run.calls
         key = meta.pop(KEY_META, None)
@@ -239,6 +267,8 @@ def mcp_server(served: Served) -> Server[Any]:
         run.record(sent | {"phase": "received"})  # before the tool: a server that dies in it has recorded the request
         result = answer_call(run.boundary, params)
         faults, run.fired[:] = list(run.fired), []
+        mapped = run.state.execute("SELECT scripted FROM call_map WHERE call_id = ?", (result.call_id,)).fetchone()
+        run.answered.update([mapped[0]] if mapped else [])
         run.record({"step": run.step, "method": "tools/call", "n": number, "phase": "answered", "call_id": result.call_id, "status": result.status,
                     "reason": result.reason, "faults": faults})  # fmt: skip
         for point in faults:

@@ -32,7 +32,8 @@ from harness.runner_side.observe.mcp import mcp_client
 from harness.runner_side.run.servers.mcp import McpHost
 from harness.scenarios import MCP_SLOW_DELAY_S, load_scenario
 
-USED = ("basic_react_loop", "high_risk_approved", "mcp_server_dies_after_effect", "mcp_reset_mid_call", "mcp_slow_answer", "decision_after_kill")
+USED = ("basic_react_loop", "high_risk_approved", "mcp_server_dies_after_effect", "mcp_reset_mid_call", "mcp_slow_answer", "decision_after_kill",
+        "kill_in_batch_after_approved")
 
 
 @pytest.fixture
@@ -149,6 +150,26 @@ def test_a_kill_in_a_tool_kills_the_steps_worker_before_a_new_server_starts(host
     assert orders == [{"kill": "mcp/decision_after_kill", "step": 0}]
     assert _call(served, "decision_after_kill", 1, call["name"], call["arguments"])["status"] == "ok"  # a new server, the fault spent
     assert [r["event"] for r in served.restarts] == ["tool_kill"] and not served.errors
+    kills.close()
+
+
+def test_a_call_that_will_kill_lets_its_turns_other_calls_be_answered_first(host: tuple[McpHost, LedgerServer]) -> None:
+    """kill_in_batch_after_approved: the turn is ``transfer_funds`` t1 and ``put_note`` n1, whose tool kills. n1 sent
+    first and t1 a moment later, at once as ``ToolNode`` sends them: t1 is received and answered before n1 is even
+    recorded, then n1 kills."""
+    served, _ = host
+    kills = socket.socket(fileno=os.dup(served.column_fd))
+    threading.Thread(target=lambda: (kills.recv(4096), kills.sendall(b"killed\n")), daemon=True).start()
+    transfer, note = load_scenario(ROOT / "scenarios" / "kill_in_batch_after_approved.json").model_script[0]["tool_calls"]
+    answers: dict[str, Any] = {}
+    first = threading.Thread(target=lambda: answers.update(n1=_call(served, "kill_in_batch_after_approved", 0, note["name"], note["arguments"])))
+    first.start()
+    time.sleep(0.5)
+    answers["t1"] = _call(served, "kill_in_batch_after_approved", 0, transfer["name"], transfer["arguments"])
+    first.join(30)
+    assert answers["t1"]["status"] == "approval_required" and isinstance(answers["n1"], BaseException)
+    log = served.requests("mcp/kill_in_batch_after_approved")
+    assert [(e["name"], e["n"]) for e in log if e.get("phase") == "received"] == [("transfer_funds", 1), ("put_note", 2)]
     kills.close()
 
 
