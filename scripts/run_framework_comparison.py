@@ -15,6 +15,7 @@ stderr, found before any column starts, and nothing is written.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import shutil
 import signal
 import sys
@@ -66,6 +67,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="run no column: judge the evidence in --output again from the facts it stores (reasons, cells, summaries, FINDINGS.md, the "
         "report and the scorecard), in seconds; with --check, report what would change and write nothing",
     )  # fmt: skip
+    parser.add_argument(
+        "--sample", action="append", metavar="SCENARIO",
+        help="with --check: play only these committed scenarios (repeatable) and compare their entries with the committed evidence, which "
+        "is not rewritten (CI's check of the mcp mode)",
+    )  # fmt: skip
     parser.add_argument("--allow-not-measured", action="store_true", help="exit 0 even when a requested column could not be measured")
     parser.add_argument("--keep-scratch", action="store_true", help="keep every column's scratch files (SQLite, logs) and print where")
     args = parser.parse_args(argv)
@@ -86,6 +92,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"--output {shown(args.output)}: must not be the scenarios directory: the evidence files would be read as scenarios next time")
     if output.is_relative_to(SCENARIO_DIR.resolve()):
         parser.error(f"--output {shown(args.output)}: must not be in the committed {shown(SCENARIO_DIR)}/, which holds scenario files only")
+    if args.sample and (not args.check or own or args.rederive):
+        parser.error("--sample is a check of the committed evidence: give --check, without --scenarios or --rederive")
+    unknown_ids = sorted(set(args.sample or ()) - {p.stem for p in SCENARIO_DIR.glob("*.json") if p.name != "scenario.schema.json"})
+    if unknown_ids:
+        parser.error(f"--sample: no committed scenario {', '.join(unknown_ids)}")
     problem = unwritable(args.output)
     if problem:
         parser.error(f"--output {shown(args.output)}: {problem}")
@@ -107,6 +118,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.rederive:
         return rederive(request, scenarios, before)
     scratch = Path(tempfile.mkdtemp(prefix="framework-comparison-"))
+    if args.sample:  # the sampled files alone, in a directory of their own: the columns play only them
+        (scratch / "sample").mkdir()
+        for name in args.sample:
+            shutil.copyfile(SCENARIO_DIR / f"{name}.json", scratch / "sample" / f"{name}.json")
+        scenarios = [s for s in scenarios if s.id in args.sample]
+        request = dataclasses.replace(request, scenarios=scratch / "sample", whole=False, sample=tuple(args.sample))
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _stop)
     try:

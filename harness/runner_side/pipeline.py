@@ -59,6 +59,9 @@ class Request:
     check: bool = False
     wide: bool = False
     allow_not_measured: bool = False
+    sample: tuple[str, ...] = ()
+    """``--check --sample``: the committed scenarios played (copied into ``scenarios``); only their entries are compared
+    with the committed evidence, which nothing rewrites."""
 
 
 def compare(request: Request, scenarios: list[Scenario], expectations: dict[str, Any], before: dict[str, Any], scratch: Path) -> int:
@@ -90,9 +93,16 @@ def compare(request: Request, scenarios: list[Scenario], expectations: dict[str,
     write_files(target, {**to_write, **views, "timings.json": timings})  # each replaced whole or not at all
 
     console.table(shown, [race for r in results.values() for race in r.undeclared_races], wide_table=request.wide)
-    failures = console.closing(results, shown, wall_s, request.output, check=request.check, allow_not_measured=request.allow_not_measured)
+    failures = console.closing(results, shown, wall_s, request.output, check=request.check, allow_not_measured=request.allow_not_measured,
+                               sample=bool(request.sample))
     failures += _contradicted(target, request.scenarios, list(shown))
-    if request.check:
+    if request.sample:
+        drift = collapse_common({name: diff_documents(name, sampled(before[name], request.sample, document) if name in before else None,
+                                                      sampled(document, request.sample, document))
+                                 for name, document in to_write.items() if name != "availability.json"})
+        console.drift(request.output, drift)
+        failures += [f"the sample drifted from the committed evidence ({len(drift)} change{'s' if len(drift) > 1 else ''})"] if drift else []
+    elif request.check:
         drift = collapse_common({name: diff_documents(name, before.get(name), document) for name, document in to_write.items()})
         drift += [f"{name} differs from what the evidence generates{':' if name == FINDINGS else ''}" for name, text in views.items()
                   if _read(request.output / name) != text]
@@ -195,6 +205,14 @@ def _availability(results: dict[str, ColumnResult], documents: dict[str, dict[st
         if name in entries and document.get("status") == "measured":
             entries[name]["modes"] = sorted(document["modes"])
     return availability_document(entries)
+
+
+def sampled(document: dict[str, Any], ids: tuple[str, ...], fresh: dict[str, Any]) -> dict[str, Any]:
+    """Of an evidence document, only the entries of the scenarios ``ids`` (with every sub-case ``<id>@<schedule>``) in
+    the modes the sample ran (``fresh``'s): what a sample's run can be compared with."""
+    modes = {mode: {"scenarios": {k: v for k, v in body.get("scenarios", {}).items() if k.split("@")[0] in ids}}
+             for mode, body in document.get("modes", {}).items() if mode in fresh.get("modes", {})}
+    return {"modes": modes}
 
 
 def _contradicted(evidence: Path, scenarios: Path, columns: list[str]) -> list[str]:

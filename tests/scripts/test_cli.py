@@ -103,6 +103,28 @@ def test_check_passes_on_the_evidence_it_wrote_and_names_what_drifted(tmp_path: 
     assert json.loads(path.read_text(encoding="utf-8")) == data, "--check must not rewrite the committed files"
 
 
+def test_a_sample_compares_only_its_scenarios_with_the_committed_evidence_and_rewrites_nothing(tmp_path: Path) -> None:
+    """``--check --sample``: the committed evidence (a copy here) against a run of one committed scenario; an entry of
+    the sample edited is drift, an entry of a scenario outside the sample is not compared."""
+    committed = tmp_path / "evidence"
+    shutil.copytree(ROOT / "evidence", committed)
+    args = ("--framework", "local_state_graph", "--mode", "contract", "--sample", "basic_react_loop", "--check", "--output", str(committed))
+    clean = _run(*args)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert "no drift" in " ".join(clean.stdout.split())
+
+    path = committed / "local_state_graph.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["modes"]["contract"]["scenarios"]["high_risk_approved"]["status"] = "edited, outside the sample"
+    data["modes"]["contract"]["scenarios"]["basic_react_loop"]["steps"] = 99
+    path.write_text(json.dumps(data), encoding="utf-8")
+    drifted = _run(*args)
+    assert drifted.returncode == 1
+    assert "local_state_graph.json / contract / basic_react_loop" in drifted.stdout and "high_risk_approved" not in drifted.stdout
+    assert json.loads(path.read_text(encoding="utf-8")) == data, "--check must not rewrite the committed files"
+    assert _run("--sample", "basic_react_loop").returncode == 2  # a sample is a check: never a partial write of the evidence
+
+
 NEW_SCENARIO = {
     "id": "refund_email_flow",
     "description": "Written outside the project: look up a balance, email the customer after approval, store a note.",

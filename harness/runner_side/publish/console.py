@@ -188,7 +188,7 @@ def table(documents: dict[str, dict[str, Any]], races: Sequence[str], wide_table
 
 
 def closing(results: dict[str, ColumnResult], documents: dict[str, dict[str, Any]], wall_s: float, output: Path, *, check: bool,
-            allow_not_measured: bool) -> list[str]:
+            allow_not_measured: bool, sample: bool = False) -> list[str]:
     """Print the summaries, what the run cost (``wall_s`` in all), where the findings and evidence are, and every error
     with its reason (the scenarios that could not be measured, the undeclared races, the columns not measured); return
     what makes the run fail."""
@@ -217,15 +217,17 @@ def closing(results: dict[str, ColumnResult], documents: dict[str, dict[str, Any
     for line in cost_lines({n: r.timings for n, r in results.items()}, wall_s):
         say(line)
     print()
-    for line in where(output, check):
+    for line in where(output, check, sample):
         say(line)
     for problem in problems:  # loud: on stderr, the last lines a reader sees
         say(f"!!! {problem}", to=sys.stderr)
     return failures
 
 
-def where(output: Path, check: bool) -> list[str]:
+def where(output: Path, check: bool, sample: bool = False) -> list[str]:
     """Where the reader finds what the run wrote (or, with ``--check``, what it compared)."""
+    if sample:
+        return [f"the sample's evidence regenerated in a temporary directory; its scenarios' entries compared with {shown(output)}"]
     if check:
         return [f"evidence, FINDINGS.md, report.html and scorecard.svg regenerated in a temporary directory and compared with {shown(output)}"]
     return [f"findings (what each framework hides): {shown(output / 'FINDINGS.md')}", f"the report to look at: {shown(output / 'report.html')}",
