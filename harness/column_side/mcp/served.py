@@ -23,11 +23,13 @@ process dies (``mcp.kill_after_effect``), the answer's stream is cut (``mcp.rese
 was, and waits there: the runner kills that step's worker (the system under test) first, then this process.
 
 A client may send a turn's calls at once (LangGraph's ``ToolNode`` gathers them): which reaches this server first is a
-race, and a kill in one of them ends the step, so whether its siblings were received and answered would change from run
-to run. One order is pinned, the ``siblings_first`` of the in-process modes
-(``harness.column_side.fixtures.sibling_order``): a call whose tool will kill waits, before it is recorded, until the
-other calls of its scripted turn have been answered in this step, or ``SIBLINGS_WAIT_S`` has passed (a client that
-sends one call after another, or never sends one of them, meets the kill as it would anyway, that much later).
+race, which would change from run to run the server's numbering of the calls (the ``srv:N`` its results carry) and,
+where one of them kills, whether the others were received at all. One order is pinned, the model's, with a call whose
+tool will kill after the others (the ``siblings_first`` of the in-process modes:
+``harness.column_side.fixtures.sibling_order``): a call of a turn of several waits, before it is recorded, until the
+calls before it in that order have been answered in this step, or ``SIBLINGS_WAIT_S`` has passed (a client that sends
+one call after another in that order never waits; one that never sends a call, or sends them in another order one at a
+time, meets the same answers that much later).
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ GRANT_TTL_S = 300.0  # a grant the driver's approve writes is valid this long on
 _KEY = re.compile(r"[a-z0-9_]{1,64}(@[A-Za-z0-9_+-]{1,64})?(\.again)?")
 _STEP = re.compile(r"[0-9]{1,4}")
 SIBLINGS_WAIT_S = 2.0
-"""How long a call whose tool will kill waits for its turn's other calls (see the module docstring)."""
+"""How long a call waits for the calls before it in its turn's order (see the module docstring)."""
 TOOL_KILLS = ("tool.kill_before_effect", "tool.kill_after_effect")
 RUN_SCOPE = "agent_bench.run"  # in an HTTP request's scope: (run key, driver step)
 CUT_SCOPE = "agent_bench.cut"  # set by a call whose answer ``mcp.reset_mid_call`` cuts
@@ -95,17 +97,20 @@ class Run:
     def record(self, entry: dict[str, Any]) -> None:
         self.log.write(canonical_json(entry) + "\n")
 
-    async def siblings_first(self, scripted: str) -> None:
-        """Before the call ``scripted`` runs: if its tool will kill, wait until the other calls of its scripted turn
-        (those with no kill of their own still armed) have been answered in this step, at most ``SIBLINGS_WAIT_S``."""
+    async def in_turn_order(self, scripted: str) -> None:
+        """Before the call ``scripted`` is recorded: wait until the calls before it in its scripted turn's order (the
+        model's, a call whose tool will kill after the others) have been answered in this step, at most
+        ``SIBLINGS_WAIT_S``."""
         assert self.world is not None
         faults = self.world.faults
-        if not any(f.point in TOOL_KILLS and f.call_id == scripted for f in self.scenario.faults) or not faults.armed(scripted):
+        ids = next((ids for t in self.scenario.model_script if scripted in (ids := [c["id"] for c in t.get("tool_calls", ())])), [])
+        if len(ids) < 2:
             return
-        turn = next((t for t in self.scenario.model_script if scripted in {c["id"] for c in t.get("tool_calls", ())}), {})
-        siblings = {c["id"] for c in turn.get("tool_calls", ()) if c["id"] != scripted and not faults.armed(c["id"])}
+        killing = {c for c in ids if faults.armed(c) and any(f.point in TOOL_KILLS and f.call_id == c for f in self.scenario.faults)}
+        order = [c for c in ids if c not in killing] + [c for c in ids if c in killing]
+        before = set(order[: order.index(scripted)])
         deadline = anyio.current_time() + SIBLINGS_WAIT_S
-        while not siblings <= self.answered and anyio.current_time() < deadline:
+        while not before <= self.answered and anyio.current_time() < deadline:
             await anyio.sleep(0.005)
 
 
@@ -259,7 +264,7 @@ def mcp_server(served: Served) -> Server[Any]:
         assert run.boundary is not None
         meta = dict(params.meta or {})  # recorded without the key, which is recorded apart
         key = meta.get(KEY_META)
-        await run.siblings_first(served.scripted_call(run, params.name, params.arguments, key if isinstance(key, str) else "", peek=True))
+        await run.in_turn_order(served.scripted_call(run, params.name, params.arguments, key if isinstance(key, str) else "", peek=True))
         run.calls += 1
         number = run.calls
         key = meta.pop(KEY_META, None)

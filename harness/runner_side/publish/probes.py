@@ -116,8 +116,8 @@ def declared_probes(root: Path = PROBES_DIR, registry: dict[str, Column] | None 
                 column_at(registry, path.parent.name, pin)
             except KeyError as error:
                 raise ProbeError(f"{where}: PINS names {pin!r}, which is no pin of {path.parent.name}: {error.args[0]}") from None
-        if mode not in ("defaults", "wire"):
-            raise ProbeError(f"{where}: MODE must be 'defaults' (the default) or 'wire'")
+        if mode not in ("defaults", "wire", "mcp"):
+            raise ProbeError(f"{where}: MODE must be 'defaults' (the default), 'wire' or 'mcp'")
         if path.stem != (named := probe_name(scenario, mode)):
             raise ProbeError(f"{where}: a probe is named by what it shows: SCENARIO {scenario!r} in mode {mode} is {named}.py")
         probes.append(Probe(path.parent.name, where, scenario, shows, mode, pins))
