@@ -29,8 +29,8 @@ try:  # mcp 2
     from mcp.server.mcpserver import MCPServer as _Server
     from mcp_types import CallToolResult, TextContent
 except ImportError:  # mcp 1 (the LangGraph column's langchain-mcp-adapters needs it)
-    from mcp.server.fastmcp import FastMCP as _Server  # type: ignore[no-redef]
-    from mcp.types import CallToolResult, TextContent  # type: ignore[no-redef]
+    from mcp.server.fastmcp import FastMCP as _Server  # type: ignore[no-redef,attr-defined]
+    from mcp.types import CallToolResult, TextContent
 
 from handwritten.canonical import canonical_json
 from harness.fixture_tools import FIXTURE_TOOLS

@@ -23,12 +23,12 @@ from __future__ import annotations
 import harness.runner_side.judge.rules  # noqa: F401  (registers every rule, in order)
 from harness.runner_side.judge.case import Case, StoredEvidence, case_from_record, case_of, engine_of
 from harness.runner_side.judge.explain import UNEXPLAINED, differing_paths, explain, value_at
-from harness.runner_side.judge.registry import UndeclaredRule, consequences, declared, functions, rules, stage_rules, titles, wire_rules
+from harness.runner_side.judge.registry import UndeclaredRule, consequences, declared, functions, mcp_rules, rules, stage_rules, titles, wire_rules
 from harness.runner_side.judge.values import ABSENT, Claim, Reason, Run, reason_record, run_of
 
 __all__ = [
     "ABSENT", "UNEXPLAINED", "Case", "Claim", "Reason", "Run", "StoredEvidence", "case_from_record", "case_of", "consequences", "differing_paths",
-    "engine_of", "explain", "reason_record", "reasons", "rules", "run_of", "stage_rules", "titles", "value_at", "wire_rules",
+    "engine_of", "explain", "mcp_rules", "reason_record", "reasons", "rules", "run_of", "stage_rules", "titles", "value_at", "wire_rules",
 ]
 
 

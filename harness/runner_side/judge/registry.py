@@ -61,6 +61,11 @@ class Rule:
         """Whether it is one of the wire mode's own rules (``judge/rules/wire.py``)."""
         return self.function.startswith(f"{__package__}.rules.wire:")
 
+    @property
+    def mcp(self) -> bool:
+        """Whether it is one of the mcp mode's own rules (``judge/rules/mcp.py``: what the runner's MCP server saw)."""
+        return self.function.startswith(f"{__package__}.rules.mcp:")
+
 
 _RULES: dict[str, Rule] = {}
 _FUNCTIONS: list[RuleFunction] = []
@@ -146,6 +151,11 @@ def consequences() -> frozenset[str]:
 def wire_rules() -> frozenset[str]:
     """The ids of the wire mode's own rules."""
     return frozenset(i for i, r in rules().items() if r.wire)
+
+
+def mcp_rules() -> frozenset[str]:
+    """The ids of the mcp mode's own rules."""
+    return frozenset(i for i, r in rules().items() if r.mcp)
 
 
 def stage_rules(stage: str) -> tuple[str, ...]:

@@ -21,7 +21,7 @@ from functools import cache
 from typing import Any
 
 from harness.columns import ROOT, Column, known_columns
-from harness.runner_side.judge import UNEXPLAINED, consequences, differing_paths, titles, wire_rules
+from harness.runner_side.judge import UNEXPLAINED, consequences, differing_paths, mcp_rules, titles, wire_rules
 from harness.runner_side.publish.pins.diff import pairs, versions
 from harness.runner_side.publish.pins.lines import by_scenario, change_head, leaves_text
 from harness.runner_side.publish.pins.rules import Change, changes, pin_titles, probes_behind
@@ -96,12 +96,14 @@ def probes_for(probes: list[Probe], framework: str, entries: list[Entry], mode: 
 
 
 def missing_probes(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> list[str]:
-    """``<framework>/<rule>`` for every defaults finding, and every finding of the wire's own rules, no probe stands behind."""
+    """``<framework>/<rule>`` for every defaults finding, and every finding of the wire's or the mcp mode's own rules, no
+    probe stands behind."""
     missing = []
-    for mode in ("defaults", "wire"):
+    own = {"defaults": None, "wire": wire_rules(), "mcp": mcp_rules()}
+    for mode, rules in own.items():
         found = collect(documents, mode)
-        missing += [f"{fw}/{rule}" + ("" if mode == "defaults" else " (wire)") for rule, by_fw in found.items() for fw, entries in by_fw.items()
-                    if (mode == "defaults" or (rule in wire_rules() and rule not in consequences())) and not probes_for(probes, fw, entries, mode)]
+        missing += [f"{fw}/{rule}" + ("" if mode == "defaults" else f" ({mode})") for rule, by_fw in found.items() for fw, entries in by_fw.items()
+                    if (rules is None or (rule in rules and rule not in consequences())) and not probes_for(probes, fw, entries, mode)]
     return sorted(missing)
 
 
@@ -130,7 +132,8 @@ def render(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> str:
         rules = [r for r in titles() if r in found and len({adapter_of(fw) for fw in found[r]}) in sharing]
         lines += ["", f"## {heading}", ""]
         lines += [line for rule in rules for line in _finding(rule, found[rule], probes)] or ["(none)"]
-    return "\n".join(lines + ["", *_pins(documents, probes), "", *_wire(documents, probes), "", *_unexplained(documents), "", *_contract(documents)]) + "\n"
+    sections = [_pins(documents, probes), _wire(documents, probes), _mcp(documents, probes), _unexplained(documents), _contract(documents)]
+    return "\n".join(lines + [line for section in sections for line in ("", *section)]) + "\n"
 
 
 PINS_INTRO = (
@@ -189,6 +192,51 @@ def _wire(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> list[str
             lines.append(f"- **{framework}**, wire (probe: {links}):")
             lines += _grouped(entries)
     return lines if own else [*lines, "", "(none)"]
+
+
+MCP_FAULTS = ("mcp_server_dies_after_effect", "mcp_reset_mid_call", "mcp_slow_answer")
+"""The scenarios of the runner's MCP server's fault points (``harness.scenarios.MCP_POINTS``), in FINDINGS.md's table."""
+
+
+def _mcp(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> list[str]:
+    """The mcp mode (``harness.modes``): per framework, what the ledger and the runner's server counted where the server
+    died after the effect, dropped the connection mid-call or answered late, beside the engine's own client; then the
+    findings of the mcp mode's own rules (``harness/runner_side/judge/rules/mcp.py``) with their probes."""
+    measured = sorted(n for n, d in documents.items() if d.get("status") == "measured" and "mcp" in d.get("modes", {}) and n in _third_party())
+    lines = ["## Frameworks as MCP clients", "",
+             "Measured in `mcp` mode: `defaults` with every tool from the runner's MCP server (the engine's tools behind schema, policy, "
+             "server-side approval and idempotency records) through each framework's own MCP client, every client setting at its default, "
+             "beside the engine's own client (`handwritten_mcp`) on the same server (`docs/mcp.md`): " + (", ".join(measured) or "no framework") + "."]
+    if not measured:
+        return [*lines, "", "(none)"]
+    faults = [key for key in MCP_FAULTS if all(key in documents[n]["modes"]["mcp"].get("scenarios", {}) for n in measured)]
+    lines += ["", "What the server counted for each call where it met a fault after the call's effect: the `tools/call` requests the "
+              "client sent, how many carried an idempotency key, the effects in the ledger, and how the run ended.", "",
+              "| client | " + " | ".join(f"`{k}`" for k in faults) + " |", "|---|" + "---|" * len(faults)]
+    first = documents[measured[0]]["modes"]["mcp"]["scenarios"]
+    lines.append("| handwritten_mcp (the engine's) | " + " | ".join(_counted(first[k], "handwritten") for k in faults) + " |")
+    lines += [f"| {n} | " + " | ".join(_counted(documents[n]["modes"]["mcp"]["scenarios"][k], "framework") for k in faults) + " |" for n in measured]
+    found = collect(documents, "mcp")
+    for rule in [r for r in titles() if r in mcp_rules() and r in found and r not in consequences()]:
+        lines += ["", f"### {titles()[rule]} (`{rule}`)", ""]
+        for framework, entries in sorted(found[rule].items()):
+            links = ", ".join(f"[{p.file.rsplit('/', 1)[-1]}](../{p.file})" for p in probes_for(probes, framework, entries, "mcp")) or "**no probe**"
+            lines.append(f"- **{framework}**, mcp (probe: {links}):")
+            lines += _grouped(entries)
+    return lines
+
+
+def _counted(record: dict[str, Any], side: str) -> str:
+    """One cell of the mcp table: per call, what the server's log counted (the framework's side only: the engine's own
+    client is not logged there) and the ledger's effects, then the run's final status."""
+    calls = (record.get("mcp_client") or {}).get("calls", {}) if side == "framework" else {}
+    effects = record["columns"]["side_effects"][side] or {}
+    parts = []
+    for cid in sorted(set(effects) | set(calls)):
+        sent = f"sent {calls[cid]['sent']}, {calls[cid]['keys']} with a key, " if cid in calls else ""
+        count = effects.get(cid, {}).get("effects", 0)
+        parts.append(f"{cid}: {sent}{count} effect{'' if count == 1 else 's'}")
+    return f"{'; '.join(parts) or 'no call'}; ended {record['columns']['status'][side]}"
 
 
 def _grouped(entries: list[Entry]) -> list[str]:

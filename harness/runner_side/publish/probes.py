@@ -1,6 +1,7 @@
 """The probes behind the findings: ``probes/<framework>/<scenario>.py``, run in the framework's pinned environment,
 their printed counts compared with the column's ``defaults`` evidence (``wire`` for a probe that declares
-``MODE = "wire"``: the framework's OpenAI-compatible model against a plain loopback server). ``probes/README.md``
+``MODE = "wire"``: the framework's OpenAI-compatible model against a plain loopback server; ``mcp`` for ``MODE = "mcp"``:
+its MCP client against a small MCP server of the probe's own). ``probes/README.md``
 states the contract.
 
 A probe is named by what it shows: its file is its scenario (``<scenario>.py``; a sub-case ``<scenario>__<schedule>.py``;

@@ -143,3 +143,21 @@ def test_a_pinned_columns_findings_look_for_the_probes_that_run_at_its_pin() -> 
     entries: list[Entry] = [("always_deny", ["side_effects"], "text", [("side_effects", "c1")])]
     assert probes_for([alone], "langgraph@0.6.11", entries) == [] and probes_for([alone], "langgraph", entries) == [alone]
     assert probes_for([both], "langgraph@0.6.11", entries) == [both]
+
+
+def test_the_mcp_section_gives_each_framework_the_counts_its_evidence_holds_for_each_server_fault() -> None:
+    """"Frameworks as MCP clients": a row per framework measured in mcp mode, each cell read from that framework's record of
+    the fault scenario (the server's count of the requests sent and keyed, the ledger's effects, the final status)."""
+    documents = _documents()
+    text = render(documents, declared_probes())
+    section = text.split("## Frameworks as MCP clients", 1)[1].split("\n## ", 1)[0]
+    measured = sorted(n for n, d in documents.items() if "mcp" in d.get("modes", {}) and n not in ("handwritten_mcp",))
+    assert measured, "the committed evidence has an mcp mode"
+    rows = {line.split(" | ")[0].strip("| "): line.strip("| ").split(" | ")[1:] for line in section.splitlines() if line.startswith("| ") and "---" not in line}
+    for name in measured:
+        record = documents[name]["modes"]["mcp"]["scenarios"]["mcp_server_dies_after_effect"]
+        sent = record["mcp_client"]["calls"]["c1"]
+        effects = record["columns"]["side_effects"]["framework"]["c1"]["effects"]
+        expected = f"c1: sent {sent['sent']}, {sent['keys']} with a key, {effects} effect{'' if effects == 1 else 's'}; ended {record['columns']['status']['framework']}"
+        assert rows[name][0] == expected, (name, rows[name][0])
+    assert rows["handwritten_mcp (the engine's)"][0] == "c1: 1 effect; ended completed"  # the contract: one effect, the uncertain call reconciled
