@@ -216,6 +216,11 @@ def _mcp(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> list[str]
     first = documents[measured[0]]["modes"]["mcp"]["scenarios"]
     lines.append("| handwritten_mcp (the engine's) | " + " | ".join(_counted(first[k], "handwritten") for k in faults) + " |")
     lines += [f"| {n} | " + " | ".join(_counted(documents[n]["modes"]["mcp"]["scenarios"][k], "framework") for k in faults) + " |" for n in measured]
+    lines += ["", f"What each client sent over every scenario of the mode: the `tools/list` requests in `{LISTED}` (read-only calls over "
+              "several model turns), the `tools/call` requests that carried an idempotency key, and the `_meta` keys on its calls besides "
+              f"the protocol's own (`{PROTOCOL_META}`).", "",
+              f"| client | `tools/list` in `{LISTED}` | calls with a key | other `_meta` keys on its calls |", "|---|---:|---:|---|"]
+    lines += [_sent(n, documents[n]["modes"]["mcp"]["scenarios"]) for n in measured]
     found = collect(documents, "mcp")
     for rule in [r for r in titles() if r in mcp_rules() and r in found and r not in consequences()]:
         lines += ["", f"### {titles()[rule]} (`{rule}`)", ""]
@@ -224,6 +229,20 @@ def _mcp(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> list[str]
             lines.append(f"- **{framework}**, mcp (probe: {links}):")
             lines += _grouped(entries)
     return lines
+
+
+LISTED = "basic_react_loop"
+"""The scenario whose ``tools/list`` count FINDINGS.md gives: read-only calls over several model turns."""
+PROTOCOL_META = "io.modelcontextprotocol/"
+
+
+def _sent(name: str, records: dict[str, Any]) -> str:
+    """One row of the table of what a client sent: from each record's ``mcp_client`` (``harness.runner_side.observe.mcp``)."""
+    clients = [r["mcp_client"] for r in records.values() if r.get("mcp_client")]
+    listed = (records.get(LISTED, {}).get("mcp_client") or {}).get("lists", "?")
+    keyed = sum(c["keys"] for client in clients for c in client["calls"].values())
+    meta = sorted({m for client in clients for m in client["meta"] if not m.startswith(PROTOCOL_META)})
+    return f"| {name} | {listed} | {keyed} | {', '.join(f'`{m}`' for m in meta) or 'none'} |"
 
 
 def _counted(record: dict[str, Any], side: str) -> str:

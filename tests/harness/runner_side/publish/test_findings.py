@@ -153,7 +153,8 @@ def test_the_mcp_section_gives_each_framework_the_counts_its_evidence_holds_for_
     section = text.split("## Frameworks as MCP clients", 1)[1].split("\n## ", 1)[0]
     measured = sorted(n for n, d in documents.items() if "mcp" in d.get("modes", {}) and n not in ("handwritten_mcp",))
     assert measured, "the committed evidence has an mcp mode"
-    rows = {line.split(" | ")[0].strip("| "): line.strip("| ").split(" | ")[1:] for line in section.splitlines() if line.startswith("| ") and "---" not in line}
+    faults = section.split("What each client sent", 1)[0]
+    rows = {line.split(" | ")[0].strip("| "): line.strip("| ").split(" | ")[1:] for line in faults.splitlines() if line.startswith("| ") and "---" not in line}
     for name in measured:
         record = documents[name]["modes"]["mcp"]["scenarios"]["mcp_server_dies_after_effect"]
         sent = record["mcp_client"]["calls"]["c1"]
@@ -161,3 +162,12 @@ def test_the_mcp_section_gives_each_framework_the_counts_its_evidence_holds_for_
         expected = f"c1: sent {sent['sent']}, {sent['keys']} with a key, {effects} effect{'' if effects == 1 else 's'}; ended {record['columns']['status']['framework']}"
         assert rows[name][0] == expected, (name, rows[name][0])
     assert rows["handwritten_mcp (the engine's)"][0] == "c1: 1 effect; ended completed"  # the contract: one effect, the uncertain call reconciled
+    sent = section.split("What each client sent", 1)[1]
+    lines = {line.split(" | ")[0].strip("| "): line.strip("| ").split(" | ")[1:] for line in sent.splitlines() if line.startswith("| ") and "---" not in line}
+    for name in measured:
+        records = documents[name]["modes"]["mcp"]["scenarios"]
+        clients = [r["mcp_client"] for r in records.values() if r.get("mcp_client")]
+        assert lines[name][0] == str(records["basic_react_loop"]["mcp_client"]["lists"]), name
+        assert lines[name][1] == str(sum(c["keys"] for client in clients for c in client["calls"].values())), name
+        echoed = sorted({m for client in clients for m in client["meta"] if not m.startswith("io.modelcontextprotocol/")})
+        assert lines[name][2] == (", ".join(f"`{m}`" for m in echoed) or "none"), name
