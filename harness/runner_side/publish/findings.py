@@ -217,9 +217,11 @@ def _mcp(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> list[str]
     lines.append("| handwritten_mcp (the engine's) | " + " | ".join(_counted(first[k], "handwritten") for k in faults) + " |")
     lines += [f"| {n} | " + " | ".join(_counted(documents[n]["modes"]["mcp"]["scenarios"][k], "framework") for k in faults) + " |" for n in measured]
     lines += ["", f"What each client sent over every scenario of the mode: the `tools/list` requests in `{LISTED}` (read-only calls over "
-              "several model turns), the `tools/call` requests that carried an idempotency key, and the `_meta` keys on its calls besides "
-              f"the protocol's own (`{PROTOCOL_META}`).", "",
-              f"| client | `tools/list` in `{LISTED}` | calls with a key | other `_meta` keys on its calls |", "|---|---:|---:|---|"]
+              "several model turns), the `tools/call` requests that carried an idempotency key, the `_meta` keys on its calls besides "
+              f"the protocol's own (`{PROTOCOL_META}`), and the tools whose parameters, as the framework gave them to the model, differ from "
+              "the server's `inputSchema` (as each run first gave them).", "",
+              f"| client | `tools/list` in `{LISTED}` | calls with a key | other `_meta` keys on its calls | parameters changed |",
+              "|---|---:|---:|---|---|"]
     lines += [_sent(n, documents[n]["modes"]["mcp"]["scenarios"]) for n in measured]
     found = collect(documents, "mcp")
     for rule in [r for r in titles() if r in mcp_rules() and r in found and r not in consequences()]:
@@ -242,7 +244,11 @@ def _sent(name: str, records: dict[str, Any]) -> str:
     listed = (records.get(LISTED, {}).get("mcp_client") or {}).get("lists", "?")
     keyed = sum(c["keys"] for client in clients for c in client["calls"].values())
     meta = sorted({m for client in clients for m in client["meta"] if not m.startswith(PROTOCOL_META)})
-    return f"| {name} | {listed} | {keyed} | {', '.join(f'`{m}`' for m in meta) or 'none'} |"
+    firsts = [next((e for e in r.get("trace", ()) if e.get("kind") == "mcp_tools"), None) for r in records.values()]
+    given = {tool for e in firsts if e is not None for tool in e["tools"]}  # what ``mcp_client.schemas`` compared: each run's first
+    changed = sorted({tool for client in clients for tool in client["schemas"]})
+    schemas = ", ".join(f"`{t}`" for t in changed) if changed else f"none of {len(given)}" if given else "no tool given"
+    return f"| {name} | {listed} | {keyed} | {', '.join(f'`{m}`' for m in meta) or 'none'} | {schemas} |"
 
 
 def _counted(record: dict[str, Any], side: str) -> str:

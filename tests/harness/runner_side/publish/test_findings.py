@@ -171,3 +171,5 @@ def test_the_mcp_section_gives_each_framework_the_counts_its_evidence_holds_for_
         assert lines[name][1] == str(sum(c["keys"] for client in clients for c in client["calls"].values())), name
         echoed = sorted({m for client in clients for m in client["meta"] if not m.startswith("io.modelcontextprotocol/")})
         assert lines[name][2] == (", ".join(f"`{m}`" for m in echoed) or "none"), name
+        changed = sorted({tool for client in clients for tool in client["schemas"]})
+        assert lines[name][3] == ", ".join(f"`{t}`" for t in changed) if changed else lines[name][3].startswith("none of "), name
