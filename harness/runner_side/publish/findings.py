@@ -255,12 +255,9 @@ def _counted(record: dict[str, Any], side: str) -> str:
     """One cell of the mcp table: per call, what the server's log counted (the framework's side only: the engine's own
     client is not logged there) and the ledger's effects, then the run's final status."""
     calls = (record.get("mcp_client") or {}).get("calls", {}) if side == "framework" else {}
-    effects = record["columns"]["side_effects"][side] or {}
-    parts = []
-    for cid in sorted(set(effects) | set(calls)):
-        sent = f"sent {calls[cid]['sent']}, {calls[cid]['keys']} with a key, " if cid in calls else ""
-        count = effects.get(cid, {}).get("effects", 0)
-        parts.append(f"{cid}: {sent}{count} effect{'' if count == 1 else 's'}")
+    effects = {cid: c.get("effects", 0) for cid, c in (record["columns"]["side_effects"][side] or {}).items()}
+    parts = [f"{cid}: " + (f"sent {calls[cid]['sent']}, {calls[cid]['keys']} with a key, " if cid in calls else "")
+             + f"{effects.get(cid, 0)} effect{'' if effects.get(cid, 0) == 1 else 's'}" for cid in sorted(set(effects) | set(calls))]
     return f"{'; '.join(parts) or 'no call'}; ended {record['columns']['status'][side]}"
 
 
