@@ -59,6 +59,7 @@ from handwritten.storage import connect
 from handwritten.tools import ToolContext, ToolRegistry, ToolSpec
 from harness.column_side.approver import CLOCK_START
 from harness.column_side.fixtures.faults import MCP_FAULT_EXIT_CODE
+from harness.column_side.fixtures.sibling_order import TOOL_KILLS
 from harness.column_side.fixtures.world import FixtureWorld
 from harness.column_side.mcp import KEY_META
 from harness.column_side.mcp.bounded import MAX_MESSAGE_BYTES, BoundedBody
@@ -73,7 +74,6 @@ _KEY = re.compile(r"[a-z0-9_]{1,64}(@[A-Za-z0-9_+-]{1,64})?(\.again)?")
 _STEP = re.compile(r"[0-9]{1,4}")
 SIBLINGS_WAIT_S = 2.0
 """How long a call waits for the calls before it in its turn's order (see the module docstring)."""
-TOOL_KILLS = ("tool.kill_before_effect", "tool.kill_after_effect")
 RUN_SCOPE = "agent_bench.run"  # in an HTTP request's scope: (run key, driver step)
 CUT_SCOPE = "agent_bench.cut"  # set by a call whose answer ``mcp.reset_mid_call`` cuts
 
