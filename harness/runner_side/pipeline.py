@@ -167,8 +167,8 @@ def rederive(request: Request, scenarios: list[Scenario], before: dict[str, Any]
                       for key, r in b["scenarios"].items()} - set(by_id))
     if missing:
         return console.error(f"the evidence names scenarios {console.shown(request.scenarios)}/ does not hold: {', '.join(missing[:5])}")
-    documents = {name.removesuffix(".json"): rederived(d, reference, by_id) if d.get("framework") != REFERENCE else d
-                 for name, d in before.items() if "framework" in d}
+    references = {name.removesuffix(".json"): d for name, d in before.items() if "framework" in d}  # each mode's engine run: compared_with
+    documents = {name: rederived(d, references, by_id) if d.get("framework") != REFERENCE else d for name, d in references.items()}
     files = {f"{n}.json": as_written(dumps(d)) for n, d in documents.items()}
     files |= {FINDINGS: findings_text(documents, {}), **teaching_views(documents, {}, scenarios)}
     changed = [name for name, text in files.items() if _read(request.output / name) != text]

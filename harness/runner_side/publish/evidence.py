@@ -144,11 +144,13 @@ def judged(scenario: Scenario, engine: dict[str, Any] | None, record: dict[str, 
     return {"columns": compare_scenario(reference, mine, found), "reasons": [reason_record(r) for r in dict.fromkeys(found)]}
 
 
-def rederived(document: dict[str, Any], reference: dict[str, Any], scenarios_by_id: dict[str, Scenario]) -> dict[str, Any]:
+def rederived(document: dict[str, Any], references: dict[str, dict[str, Any]], scenarios_by_id: dict[str, Scenario]) -> dict[str, Any]:
     """A stored column document with its cells, reasons and summaries judged again from the facts it stores (and the
-    engine's stored runs in ``reference``, ``handwritten.json``), no framework run: ``--rederive``."""
+    engine's stored runs each mode is compared with, in ``references`` by column: ``handwritten``, and
+    ``handwritten_mcp`` for ``mcp``: ``harness.modes.compared_with``), no framework run: ``--rederive``."""
     modes = {}
     for mode, body in document.get("modes", {}).items():
+        reference = references.get(compared_with(mode)[0], {})
         scenarios = {key: {**record, **judged(scenarios_by_id[record["scenario"]], engine_of(reference, mode, record), record, document, mode)}
                      for key, record in body["scenarios"].items()}
         modes[mode] = {**body, "summary": summarize(scenarios), "scenarios": scenarios}
