@@ -85,6 +85,10 @@ class ToolBoundary:
         self._emit(ev.BoundaryCall(result.call_id, tool, result.status, result.reason))
         return result
 
+    def withdrawn(self, result: BoundaryResult) -> None:
+        """The caller withdrew the call ``result`` answers before the answer reached it (traced: it stands all the same)."""
+        self._emit(ev.AnswerWithdrawn(result.call_id, result.tool))
+
     def _call(self, tool: str, arguments: Any, key: str | None, claimed_approval: bool) -> BoundaryResult:
         key = key or None  # an empty key is no key: the call is new, in grants and waiting calls as in its id
         if key is not None and not (len(key) <= MAX_KEY_CHARS and key.isprintable()):

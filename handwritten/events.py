@@ -231,5 +231,16 @@ class BoundaryCall(Event):
     reason: str | None
 
 
+@dataclass(frozen=True)
+class AnswerWithdrawn(Event):
+    """The caller withdrew a boundary call after the boundary had answered it and before that answer was sent (over
+    MCP: the server cancelled the call's handler, on ``notifications/cancelled`` or the session's end): whatever the
+    call did stands, and the caller never got its answer."""
+
+    kind: ClassVar[str] = "answer_withdrawn"
+    call_id: str
+    tool: str
+
+
 def discard(event: Event) -> None:
     """The trace sink of an engine that has none."""

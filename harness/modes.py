@@ -57,3 +57,9 @@ def modes_played(column: str, modes: list[str] | tuple[str, ...]) -> list[str]:
     if column == REFERENCE:
         return reference_modes(modes)
     return list(dict.fromkeys([*modes, *(compared_with(m)[1] for m in modes if compared_with(m)[0] == column)]))
+
+
+def over_mcp(column: str, mode: str) -> bool:
+    """Whether ``column``'s runs in ``mode`` take their tools from an MCP server: every framework's ``mcp`` mode, and
+    every run of the MCP reference (the engine as a client of the project's server)."""
+    return mode == "mcp" or column == MCP_REFERENCE

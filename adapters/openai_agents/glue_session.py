@@ -102,7 +102,7 @@ class ContractSession(AgentSession):
     def _checkpoint(self, state: RunState[Any, Any]) -> None:
         self.save_state(state)
 
-    def _status(self, call_id: str) -> str:
+    def _status(self, call_id: str, output: Any) -> str:
         return self.glue.statuses.get(call_id, "ok")
 
     def _decision(self, state: RunState[Any, Any], item: ToolApprovalItem) -> bool | None:  # type: ignore[override]

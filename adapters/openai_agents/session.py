@@ -33,7 +33,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from agents import Agent, MaxTurnsExceeded, Runner, RunState, SQLiteSession
+from agents import Agent, MaxTurnsExceeded, RunContextWrapper, Runner, RunState, SQLiteSession, default_tool_error_function
 from agents.exceptions import AgentsException
 from agents.items import ToolApprovalItem, ToolCallOutputItem
 
@@ -47,6 +47,8 @@ from .mcp import StepConnection
 from .tools import SessionUser
 
 STATE = "run_state.json"  # the paused run's RunState JSON
+SDK_FAILURE = default_tool_error_function(RunContextWrapper(None), RuntimeError())
+"""What the SDK gives the model for a tool that raised (its ``failure_error_function`` default), read from the pinned SDK."""
 
 
 def call_of(item: ToolApprovalItem) -> PendingCall:
@@ -131,7 +133,7 @@ class AgentSession:
     def _results(self, raws: list[dict[str, Any]], answered: set[str]) -> None:
         """Trace the tool outputs this run added (a resumed run's ``new_items`` repeat the state's earlier ones)."""
         for raw in sorted((r for r in raws if r["call_id"] not in answered), key=lambda r: str(r["call_id"])):
-            self.emit({"kind": "tool_result", "call_id": raw["call_id"], "status": self._status(raw["call_id"]), "content": _text(raw["output"])})
+            self.emit({"kind": "tool_result", "call_id": raw["call_id"], "status": self._status(raw["call_id"], raw["output"]), "content": _text(raw["output"])})
 
     def _recorded(self, exc: Exception, start: int) -> list[dict[str, Any]]:
         """The tool outputs a run that raised ``exc`` had recorded: the SDK's own run data on the exception, else what the
@@ -213,9 +215,10 @@ class AgentSession:
     def _checkpoint(self, state: RunState[Any, Any]) -> None:
         """Decisions are applied to the state in memory and run at once: the docs save nothing in between."""
 
-    def _status(self, call_id: str) -> str:
-        """The trace's status of a call's answer: whatever the SDK answered is the tool's answer."""
-        return "ok"
+    def _status(self, call_id: str, output: Any) -> str:
+        """The trace's status of a call's answer: whatever the SDK answered is the tool's answer; but over MCP (where the
+        tools are the server's) the SDK's own failure text is the client's: a call it could not complete, an error."""
+        return "error" if self.connection is not None and output == SDK_FAILURE else "ok"
 
     def _refined(self, call: PendingCall, position: str) -> str:
         """Where a resume continues, as the saved RunState alone tells it."""

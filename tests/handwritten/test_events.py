@@ -34,6 +34,7 @@ INSTANCES = [
     ev.StoppedMaxSteps(2),
     ev.ModelUnavailableStop(1, ("500", "reset"), "failed after 2 attempts"),
     ev.BoundaryCall("srv:1", "transfer_funds", "approval_required", "approval_required"),
+    ev.AnswerWithdrawn("srv:2", "put_note"),
 ]
 
 

@@ -112,7 +112,7 @@ def test_the_hand_written_column_measures_such_a_scenario(tmp_path: Path) -> Non
         scenario = dataclasses.replace(base, model_script=(first, *base.model_script[1:]))
         record = observation(scenario, run_raw(HandwrittenColumn(), scenario, "contract", tmp_path / str(index)))
         assert (record["status"], record["error"]) == ("ok", None)
-        assert record["observables"] == {**expected, "wire": "n/a"}  # what the engine does with arguments that are not JSON at all
+        assert record["observables"] == {**expected, "wire": "n/a", "mcp": "n/a"}  # what the engine does with arguments that are not JSON at all
         assert {"kind": "schema_rejected", "call_id": "c1", "tool": "get_weather", "errors": [error]} in [
             {k: v for k, v in e.items() if k != "driver_step"} for e in record["trace"]
         ]

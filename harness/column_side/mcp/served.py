@@ -278,7 +278,7 @@ def mcp_server(served: Served) -> Server[Any]:
                     "reason": result.reason, "faults": faults})  # fmt: skip
         for point in faults:
             if point == "mcp.slow_answer":
-                await anyio.sleep(MCP_SLOW_DELAY_S)
+                await _slow(run, number)
             elif point == "mcp.reset_mid_call" and ctx.request is not None:
                 ctx.request.scope[CUT_SCOPE] = True  # the answer's stream is cut as it is sent (``Routed``)
             else:  # mcp.kill_after_effect: the server dies before its answer
@@ -287,6 +287,16 @@ def mcp_server(served: Served) -> Server[Any]:
         return tool_result(result)
 
     return Server(SERVER_NAME, version=SERVER_VERSION, on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def _slow(run: Run, number: int) -> None:
+    """Wait ``MCP_SLOW_DELAY_S`` before the call's answer; a client that stops waiting meanwhile (the SDK's server
+    cancels the call's handler: a ``notifications/cancelled``, or the session ended) has withdrawn it, and is recorded so."""
+    try:
+        await anyio.sleep(MCP_SLOW_DELAY_S)
+    except anyio.get_cancelled_exc_class():
+        run.record({"step": run.step, "method": "tools/call", "n": number, "phase": "withdrawn"})
+        raise
 
 
 class Routed:

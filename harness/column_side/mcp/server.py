@@ -107,8 +107,12 @@ def build_server(boundary: ToolBoundary, fired: list[str] | None = None, answer_
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         result = answer_call(boundary, params)
-        while met:  # the tool ran synchronously on this loop: what fired, fired in this call
-            await answer_fault(met.pop(0), ctx)
+        try:
+            while met:  # the tool ran synchronously on this loop: what fired, fired in this call
+                await answer_fault(met.pop(0), ctx)
+        except anyio.get_cancelled_exc_class():  # the client stopped waiting (cancelled the call, or ended the session)
+            boundary.withdrawn(result)
+            raise
         return tool_result(result)
 
     return Server(SERVER_NAME, version=SERVER_VERSION, on_list_tools=list_tools, on_call_tool=call_tool)

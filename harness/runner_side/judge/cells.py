@@ -2,7 +2,8 @@
 
 The hand-written value is the engine's *measured* observation of the same scenario,
 never the scenario's ``expected`` block. A cell a scenario does not exercise is
-``n/a`` with ``equal: null``; summaries count only applicable cells.
+``n/a`` with ``equal: null``, and so is an optional one (``wire``, ``mcp``) only one of the two runs has; summaries
+count only applicable cells.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.runner_side.judge import Reason, explain
-from harness.runner_side.observe.observables import NA, OBSERVABLES
+from harness.runner_side.observe.observables import NA, OBSERVABLES, OPTIONAL
 
 
 def describe_difference(reference: Any, value: Any, path: str = "", limit: int = 3) -> str:
@@ -45,6 +46,8 @@ def cell(name: str, reference: Any, value: Any, found: list[Reason] | None = Non
     rules derive for it (``harness.runner_side.judge``) and the ids of the rules behind them."""
     if reference == NA and value == NA:
         return {"handwritten": NA, "framework": NA, "equal": None}
+    if name in OPTIONAL and NA in (reference, value):  # one run has none to compare: the in-process engine has no MCP client
+        return {"handwritten": reference, "framework": value, "equal": None}
     if reference == value:
         return {"handwritten": reference, "framework": value, "equal": True}
     said, rules, explained = explain(name, reference, value, found or [])

@@ -24,7 +24,8 @@ from harness.runner_side.judge.facts import (
     undecided_at_end,
 )
 from harness.runner_side.judge.values import ABSENT, Run
-from harness.runner_side.observe.observables import DECISIONS, NA, replayed_call_ids, schema_failure
+from harness.runner_side.observe.mcp import mcp_observable
+from harness.runner_side.observe.observables import DECISIONS, NA, invalid_call_ids_of, replayed_call_ids, schema_failure
 from harness.runner_side.observe.wire import wire_observable
 from harness.scenarios import Scenario
 
@@ -49,6 +50,7 @@ def implied(scenario: Scenario, run: Run) -> dict[str, Any]:
         "idempotent_replay": _replay(scenario, run, ledger),
         "checkpoint_after_interrupt": _after_interrupt(scenario, run),
         "wire": _wire(scenario, run),
+        "mcp": _mcp(scenario, run),
     }
 
 
@@ -128,3 +130,11 @@ def _wire(scenario: Scenario, run: Run) -> Any:
     derived = wire_observable(run.wire, steps, scenario.tools, None)
     derived["schema_diff"] = observed.get("schema_diff", ABSENT) if isinstance(observed, dict) else ABSENT  # the tools the requests carried
     return derived
+
+
+def _mcp(scenario: Scenario, run: Run) -> Any:
+    """From the runner's MCP server's records of the run's client; a run without them (the engine's own MCP client,
+    whose server traced it) is taken as observed."""
+    if run.mcp is None:
+        return run.observables.get("mcp", NA)
+    return mcp_observable(scenario, {c: a["answers"] for c, a in run.mcp["calls"].items()}, bool(invalid_call_ids_of(scenario)))

@@ -9,8 +9,8 @@ wall times (those go to ``timings.json``):
   the ``tools/call`` requests that carried it, ``keys``, how many carried an idempotency key in ``_meta``, ``changed``,
   how many sent other arguments than the model's (a coercion, a default filled in), and ``answers``, the status the
   server answered each with, in the order they were sent (``died``: the server died before answering, in the tool or after its effect;
-  ``cut``: the connection dropped with the answer; ``<status>:slow``: the answer came late), and ``steps``, the driver
-  step that sent each;
+  ``cut``: the connection dropped with the answer; ``withdrawn``: the client stopped waiting for a late answer, which
+  the server then never sent; ``<status>:slow``: the answer came late), and ``steps``, the driver step that sent each;
 - ``lists``: ``tools/list`` requests in all (a client that lists before every model turn, or every call);
 - ``meta``: the ``_meta`` keys the client put on its calls, besides the key (the protocol's own, the tool's echoed back);
 - ``human``: the human's side the server applied for each driver step (``granted``, ``declined``, ``nothing_waiting``, ``reconciled``, ``nothing_uncertain``), which it
@@ -26,8 +26,10 @@ from typing import Any
 
 from handwritten.canonical import canonical_json
 from harness.fixture_tools import FIXTURE_TOOLS
-from harness.scenarios import Scenario
+from harness.scenarios import MCP_POINTS, Scenario
 from harness.schema_diff import schema_diff
+
+NA = "n/a"
 
 
 def mcp_client(scenario: Scenario, requests: Sequence[Mapping[str, Any]], trace: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -48,8 +50,11 @@ def mcp_client(scenario: Scenario, requests: Sequence[Mapping[str, Any]], trace:
             meta_keys.update(request.get("meta") or {})
             open_calls[request.get("n")] = (entry, len(entry["answers"]) - 1)
         elif request.get("method") == "tools/call" and request.get("phase") == "answered" and request.get("n") in open_calls:
-            entry, place = open_calls.pop(request.get("n"))
+            entry, place = open_calls[request.get("n")]
             entry["answers"][place] = _answer(request)
+        elif request.get("method") == "tools/call" and request.get("phase") == "withdrawn" and request.get("n") in open_calls:
+            entry, place = open_calls.pop(request.get("n"))
+            entry["answers"][place] = WITHDRAWN
     given = [e for e in trace if e.get("kind") == "mcp_tools"]
     schemas = {name: schema_diff(FIXTURE_TOOLS[name].schema, schema) for name, schema in sorted(given[0]["tools"].items()) if name in FIXTURE_TOOLS} if given else {}
     return {
@@ -62,7 +67,62 @@ def mcp_client(scenario: Scenario, requests: Sequence[Mapping[str, Any]], trace:
     }
 
 
+WITHDRAWN = "withdrawn"
+"""A call's answer the client withdrew before it came (``notifications/cancelled`` while the server held a slow answer)."""
 _ANSWER_FAULTS = {"mcp.kill_after_effect": "died", "mcp.reset_mid_call": "cut"}
+INVALID = "invalid_arguments"
+"""The server's answer to a call whose arguments break the tool's ``inputSchema`` (``handwritten.boundary``)."""
+LOST = ("died", "cut", WITHDRAWN)
+"""The answers that never reached the client: the server died under the call, the connection dropped with the answer,
+the client withdrew the call before the answer came."""
+
+
+def mcp_observable(scenario: Scenario, answers: Mapping[str, Sequence[str]] | None, invalid_calls: bool) -> Any:
+    """The ``mcp`` observable: what a client did with the answers an MCP fault kept from it, and with arguments that
+    break a tool's schema. ``answers``: per call, the server's answers in the order the client sent the call
+    (``mcp_client``'s, or for the engine's own client what its server traced: ``traced_answers``), None for a run whose
+    tools are not behind an MCP server (``n/a``); ``invalid_calls``: whether a scripted call's arguments break its
+    tool's schema. Each part is there only where the scenario exercises it (``n/a`` where it exercises neither):
+
+    - with an MCP fault (``harness.scenarios.MCP_POINTS``): ``withdrawn``, the calls whose answer the client stopped
+      waiting for (a read timeout shorter than the call): what the call did on the server stands, and the client never
+      heard it; ``sent_again``, per call, the times the client sent it again after an answer it lost (``LOST``): without
+      an idempotency key, each runs the call again;
+    - with such a call: ``sent_invalid``, the calls the server answered ``invalid_arguments``: sent with arguments
+      that break the tool's ``inputSchema``, which the client did not check before it sent them.
+    """
+    faulted = any(f.point in MCP_POINTS for f in scenario.faults)
+    if answers is None or not (faulted or invalid_calls):
+        return NA
+    cell: dict[str, Any] = {}
+    if faulted:
+        again = {}
+        for cid, sent in answers.items():
+            lost = next((i for i, a in enumerate(sent) if a in LOST), None)
+            if lost is not None and len(sent) > lost + 1:
+                again[cid] = len(sent) - lost - 1
+        cell |= {"withdrawn": sorted(cid for cid, sent in answers.items() if WITHDRAWN in sent), "sent_again": dict(sorted(again.items()))}
+    if invalid_calls:
+        cell["sent_invalid"] = sorted(cid for cid, sent in answers.items() if INVALID in sent)
+    return cell
+
+
+def traced_answers(trace: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """The engine's own MCP client (``handwritten_mcp``) as its server traced it: per call, the status of each call its
+    server answered (``boundary_call`` of source ``mcp_server``), ``withdrawn`` where the server traced that the client
+    stopped waiting for it (``answer_withdrawn``), ``died`` where the client then held the call's outcome uncertain
+    after an answer that did not say so (its answer lost: the server died, or the connection dropped, the engine cannot
+    tell which)."""
+    answers: dict[str, list[str]] = {}
+    for event in trace:
+        cid, kind, sent = str(event.get("call_id")), event.get("kind"), answers.get(str(event.get("call_id")))
+        if kind == "boundary_call" and event.get("source") == "mcp_server":
+            answers.setdefault(cid, []).append(str(event.get("status")))
+        elif kind == "answer_withdrawn" and event.get("source") == "mcp_server" and sent:
+            sent[-1] = WITHDRAWN
+        elif kind == "uncertain_outcome" and event.get("source") is None and sent and sent[-1] not in (*LOST, "uncertain", "in_progress"):
+            sent[-1] = "died"  # an answer that said uncertain (or still running) reached the client: that one was not lost
+    return answers
 
 
 def _answer(answered: Mapping[str, Any]) -> str:

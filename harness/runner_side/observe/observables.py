@@ -14,6 +14,7 @@ from handwritten.schema import ArgsValidator
 from handwritten.tools import RiskClass
 from harness.fixture_tools import FIXTURE_TOOLS
 from harness.records import ScenarioRun, StepFacts
+from harness.runner_side.observe.mcp import mcp_observable, traced_answers
 from harness.runner_side.observe.wire import wire_observable
 from harness.scenarios import Scenario
 
@@ -30,14 +31,21 @@ OBSERVABLES = (
     "idempotent_replay",
     "checkpoint_after_interrupt",
     "wire",
+    "mcp",
 )
+
+
+OPTIONAL = ("wire", "mcp")
+"""The observables a run has only where its model or its tools are reached as the mode has them: ``wire`` (the model over
+the wire) and ``mcp`` (the tools behind an MCP server); a cell with only one of the two runs' is not compared."""
 
 
 def expected_names(expected: dict[str, Any]) -> list[str]:
     """The observables an ``expected`` block is checked on: all but ``wire``, which only a block that gives it (a
-    scenario meeting a fault of the model's endpoint, played in wire mode) is checked on; any other scenario's nine
-    hold on the wire too."""
-    return [n for n in OBSERVABLES if n != "wire" or "wire" in expected]
+    scenario meeting a fault of the model's endpoint, played in wire mode) is checked on, and ``mcp``: the engine's
+    check runs in process, with no MCP client (its own MCP client is the reference of the ``mcp`` mode, cell by cell).
+    Any other scenario's nine hold on the wire and over MCP too."""
+    return [n for n in OBSERVABLES if n != "mcp" and (n != "wire" or "wire" in expected)]
 
 
 DECISIONS = ("approve", "reject", "misuse_token")
@@ -47,12 +55,17 @@ _VALIDATORS = {name: ArgsValidator(tool.schema) for name, tool in FIXTURE_TOOLS.
 
 
 def observe(
-    run: ScenarioRun, facts: list[StepFacts], model: dict[str, Any], wire: list[dict[str, Any]] | None = None, tool_objects: dict[str, Any] | None = None
+    run: ScenarioRun, facts: list[StepFacts], model: dict[str, Any], wire: list[dict[str, Any]] | None = None, tool_objects: dict[str, Any] | None = None,
+    mcp: dict[str, Any] | None = None, over_mcp: bool = False,
 ) -> dict[str, Any]:
     """The observables of one scenario run, keyed as in ``OBSERVABLES``; ``wire``: the scripted server's records of a
     wire run's requests (``harness.runner_side.run.servers.wire``), None for a run in process; ``tool_objects``: the JSON schema of
-    each offered tool's framework object, as the column process read it in wire mode (``ColumnAdapter.tool_schemas``)."""
+    each offered tool's framework object, as the column process read it in wire mode (``ColumnAdapter.tool_schemas``);
+    ``mcp``: what the runner's MCP server saw of an ``mcp`` run's client (``harness.runner_side.observe.mcp.mcp_client``),
+    None for any other run; ``over_mcp``: whether the run's tools are behind an MCP server (``harness.modes.over_mcp``):
+    without the runner's records, the ``mcp`` observable is what the column's own server traced (the engine's client)."""
     steps = run.steps
+    answers = {c: a["answers"] for c, a in mcp["calls"].items()} if mcp is not None else traced_answers([e for s in steps for e in s.trace]) if over_mcp else None
     final_ledger = steps[-1].ledger
     return {
         "status": final_status(run, facts),
@@ -65,6 +78,7 @@ def observe(
         "idempotent_replay": _replay(run, facts, final_ledger),
         "checkpoint_after_interrupt": _after_interrupt(run, facts),
         "wire": wire_observable(wire, steps, run.scenario.tools, tool_objects),
+        "mcp": mcp_observable(run.scenario, answers, bool(invalid_call_ids_of(run.scenario))),
     }
 
 

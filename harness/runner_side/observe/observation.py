@@ -18,16 +18,18 @@ from harness.runner_side.observe.observables import observe
 from harness.scenarios import Scenario
 
 
-def observation(scenario: Scenario, raw: dict[str, Any], measured_exceptions: frozenset[str] = frozenset()) -> dict[str, Any]:
+def observation(scenario: Scenario, raw: dict[str, Any], measured_exceptions: frozenset[str] = frozenset(), over_mcp: bool = False) -> dict[str, Any]:
     """The observation record of one scenario: status, observables, steps, trace, model requests, detail.
 
     A step that ended in an exception the column's ``MAPPING.md`` lists as the framework's own way of
     ending a run is a measured outcome: its run status is ``error``. Any other exception is a failure
     to measure, like an adapter exception, a worker that died unexpectedly or a timeout, or the ``error`` of a raw
-    record whose column process failed on the scenario outside its steps (``harness.column_side.column_main``)."""
+    record whose column process failed on the scenario outside its steps (``harness.column_side.column_main``).
+    ``over_mcp``: whether the run's tools are behind an MCP server (``harness.modes.over_mcp``)."""
     steps = [_measured(StepRecord(**s), measured_exceptions) for s in raw["steps"]]
     run = ScenarioRun(scenario, Path("."), steps)
-    observables = observe(run, [StepFacts(**f) for f in raw["facts"]], raw["model"], raw.get("wire"), raw.get("tool_objects"))
+    client = mcp_client(scenario, raw["mcp"], [e for s in steps for e in s.trace]) if raw.get("mcp") is not None else None
+    observables = observe(run, [StepFacts(**f) for f in raw["facts"]], raw["model"], raw.get("wire"), raw.get("tool_objects"), client, over_mcp)
     errors = [raw["error"]] if raw.get("error") else []  # the column process failed on this scenario outside its steps
     errors += [s.error for s in steps if s.error]
     errors += [f"adapter reported a status outside the closed set: {s.status!r}/{s.session_status!r}" for s in steps
@@ -41,8 +43,7 @@ def observation(scenario: Scenario, raw: dict[str, Any], measured_exceptions: fr
         "facts": step_facts(steps, [StepFacts(**f) for f in raw["facts"]]),
         "model_requests": compact_requests(raw["model"]["requests"]),
         "detail": raw["detail"],
-    } | ({"wire_requests": [wire_request(r) for r in raw["wire"]]} if raw.get("wire") is not None else {}) | (
-        {"mcp_client": mcp_client(scenario, raw["mcp"], [e for s in steps for e in s.trace])} if raw.get("mcp") is not None else {})
+    } | ({"wire_requests": [wire_request(r) for r in raw["wire"]]} if raw.get("wire") is not None else {}) | ({"mcp_client": client} if client is not None else {})
 
 
 WIRE_REQUEST_FIELDS = ("step", "turn", "api", "stream", "answer", "retry_after", "fault", "idempotency_key", "retry_count", "timeout", "bytes", "messages")

@@ -211,7 +211,9 @@ def _mcp(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> list[str]
         return [*lines, "", "(none)"]
     faults = [key for key in MCP_FAULTS if all(key in documents[n]["modes"]["mcp"].get("scenarios", {}) for n in measured)]
     lines += ["", "What the server counted for each call where it met a fault after the call's effect: the `tools/call` requests the "
-              "client sent, how many carried an idempotency key, the effects in the ledger, and how the run ended.", "",
+              "client sent (what became of each answer: `died`, the server died before it; `cut`, the connection dropped with it; "
+              "`withdrawn`, the client stopped waiting for it; `ok:slow`, it came late), how many carried an idempotency key, the effects "
+              "in the ledger, and how the run ended.", "",
               "| client | " + " | ".join(f"`{k}`" for k in faults) + " |", "|---|" + "---|" * len(faults)]
     first = documents[measured[0]]["modes"]["mcp"]["scenarios"]
     lines.append("| handwritten_mcp (the engine's) | " + " | ".join(_counted(first[k], "handwritten") for k in faults) + " |")
@@ -256,7 +258,7 @@ def _counted(record: dict[str, Any], side: str) -> str:
     client is not logged there) and the ledger's effects, then the run's final status."""
     calls = (record.get("mcp_client") or {}).get("calls", {}) if side == "framework" else {}
     effects = {cid: c.get("effects", 0) for cid, c in (record["columns"]["side_effects"][side] or {}).items()}
-    parts = [f"{cid}: " + (f"sent {calls[cid]['sent']}, {calls[cid]['keys']} with a key, " if cid in calls else "")
+    parts = [f"{cid}: " + (f"sent {calls[cid]['sent']} ({', '.join(calls[cid]['answers'])}), {calls[cid]['keys']} with a key, " if cid in calls else "")
              + f"{effects.get(cid, 0)} effect{'' if effects.get(cid, 0) == 1 else 's'}" for cid in sorted(set(effects) | set(calls))]
     return f"{'; '.join(parts) or 'no call'}; ended {record['columns']['status'][side]}"
 

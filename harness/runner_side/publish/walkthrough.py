@@ -11,7 +11,7 @@ import json
 import textwrap
 from typing import Any
 
-from harness.runner_side.observe.observables import NA, OBSERVABLES, expected_names
+from harness.runner_side.observe.observables import NA, OBSERVABLES, OPTIONAL, expected_names
 from harness.scenarios import Scenario
 
 _CUT = 90  # characters of an event's or driver step's value shown on a line; the rest is cut with an ellipsis
@@ -80,7 +80,7 @@ def _final(observables: dict[str, Any]) -> list[str]:
         ) or "none entered",
     }  # fmt: skip
     for name in OBSERVABLES:
-        if name != "wire" or observables[name] != NA:  # a run in process has nothing on the wire
+        if name not in OPTIONAL or observables[name] != NA:  # a run in process has nothing on the wire; one whose tools are in process, no MCP client
             lines += _whole(name, shown.get(name, observables[name]))
     return lines
 

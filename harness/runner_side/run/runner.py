@@ -28,6 +28,7 @@ from typing import Any
 from harness.columns import ROOT, Column, measured_exceptions
 from harness.errors import HarnessError
 from harness.ledger_server import Entries, LedgerServer
+from harness.modes import over_mcp
 from harness.records import SCENARIO_TIMEOUT_S, missing_roles, run_key
 from harness.runner_side.observe.observation import observation
 from harness.runner_side.run.glue_coverage import Coverage, coverage_of_traces, ended_in_error, sources
@@ -203,11 +204,11 @@ def measure_column(
             raised = measured_exceptions(column, mode)
             for key, raw in raws.items():
                 scenario, schedule = scenarios[raw["scenario"]], raw["schedule"]
-                heard = _heard(mode, wire, mcp, column.name, scenario)
-                record = _observed(scenario, schedule, heard(_with_ledger(raw, ledger.store, run_key(mode, key)), run_key(mode, key)), raised)
+                heard, tools_over_mcp = _heard(mode, wire, mcp, column.name, scenario), over_mcp(column.name, mode)
+                record = _observed(scenario, schedule, heard(_with_ledger(raw, ledger.store, run_key(mode, key)), run_key(mode, key)), raised, tools_over_mcp)
                 if "again" in raw:
                     again_key = run_key(mode, key, again=True)
-                    again = _observed(scenario, schedule, heard(_with_ledger(raw["again"], ledger.store, again_key), again_key), raised)
+                    again = _observed(scenario, schedule, heard(_with_ledger(raw["again"], ledger.store, again_key), again_key), raised, tools_over_mcp)
                     races += [f"{column.name}/{mode}/{key}/{part}" for part in _differing_parts(record, again)]
                     if ended_in_error(raw["again"]):
                         traced_errors.setdefault(mode, []).append(key)
@@ -340,9 +341,9 @@ def _as_it_is(raw: dict[str, Any], run: str) -> dict[str, Any]:
     return raw
 
 
-def _observed(scenario: Scenario, schedule: str | None, raw: dict[str, Any], raised: frozenset[str]) -> dict[str, Any]:
-    """The observation record, with the sub-case's base scenario and schedule."""
-    return {**observation(scenario, raw, raised), "scenario": scenario.id, "schedule": schedule}
+def _observed(scenario: Scenario, schedule: str | None, raw: dict[str, Any], raised: frozenset[str], mcp: bool) -> dict[str, Any]:
+    """The observation record, with the sub-case's base scenario and schedule (``mcp``: the run's tools are over MCP)."""
+    return {**observation(scenario, raw, raised, mcp), "scenario": scenario.id, "schedule": schedule}
 
 
 def _differing_parts(first: dict[str, Any], second: dict[str, Any]) -> list[str]:

@@ -1,5 +1,7 @@
 """The rules of the ``mcp`` mode that read what the runner's MCP server saw of the framework's client (``Run.mcp``:
-``harness.runner_side.observe.mcp``), where the engine's own client (``handwritten_mcp``) keeps the contract."""
+``harness.runner_side.observe.mcp``), where the engine's own client (``handwritten_mcp``) keeps the contract: an
+``approval_required`` answer given to the model as the call's result, an answer the client stopped waiting for, and
+arguments sent unchecked."""
 
 from __future__ import annotations
 
@@ -7,10 +9,12 @@ from collections.abc import Iterator
 
 from handwritten.canonical import canonical_json
 from harness.runner_side.judge.case import Case
-from harness.runner_side.judge.facts import ended_claims, mechanism, tool_of
+from harness.runner_side.judge.facts import claim, ended_claims, mechanism, tool_of
 from harness.runner_side.judge.registry import rule
-from harness.runner_side.judge.said import RunEnded, Says
+from harness.runner_side.judge.said import Answered, EffectsSoFar, RunEnded, Says
 from harness.runner_side.judge.values import Reason, undecided_at_end
+from harness.runner_side.observe.mcp import INVALID, WITHDRAWN
+from harness.runner_side.observe.observables import invalid_call_ids_of
 
 APPROVAL_REQUIRED = "approval_required"
 """The server's answer to a high-risk call it holds for the human (``harness.column_side.mcp.server``)."""
@@ -45,6 +49,58 @@ def approval_required_as_result(case: Case) -> Iterator[Reason]:
         f"each answer to the model in place of the call's result and its run held no call for a decision, so {say(RunEnded(case.implied['status']))}{raised} "
         f"where the engine's still waited for a decision ({case.engine.observables['status']}){mechanism(case, 'tool_dispatch')}"
     ), ended_claims(case), say.all())
+
+
+@rule('read_timeout_shorter_than_call', "Its MCP client stops waiting for an answer the server is still giving: the call ran, and the client never hears so",
+      stage='uncertain')
+def read_timeout_shorter_than_call(case: Case) -> Iterator[Reason]:
+    """The runner's server ran a call and was giving its answer late (``mcp.slow_answer``), and the framework's client
+    stopped waiting before the answer came: the server's handler of the call was cancelled (a read timeout shorter than
+    the call, then a ``notifications/cancelled`` or the session's end) and the answer never sent. What the call did on
+    the server stands: its effects so far, from the ledger; the framework's result for it, if it delivered one in that
+    step, is what its client made of the missing answer. Claims ``mcp.withdrawn``: the calls the server's records say
+    their client withdrew (``harness.runner_side.observe.mcp``)."""
+    withdrawn = case.implied["mcp"].get("withdrawn", []) if case.framework.mcp is not None and isinstance(case.implied["mcp"], dict) else []
+    if not withdrawn:
+        return
+    say, calls, lines = Says(), (case.framework.mcp or {})["calls"], []
+    for cid in withdrawn:
+        step = next(s for s, a in zip(calls[cid]["steps"], calls[cid]["answers"], strict=True) if a == WITHDRAWN)
+        fact = case.framework.facts[step] if step < len(case.framework.facts) else {}
+        told = [r[1] for r in fact.get("results", ()) if r[0] == cid]
+        delivered = f"; then the framework {say(Answered(step, cid, told[0]))}" if told else ""
+        lines.append(f"{cid} ({tool_of(case.scenario, cid)}), sent at driver step {step}: {say(EffectsSoFar.of(case.framework, cid, step))}{delivered}")
+    engine = case.engine.observables.get("mcp")
+    waited = f"; the engine's client withdrew {', '.join(engine.get('withdrawn', ())) or 'none'}" if isinstance(engine, dict) else ""
+    yield Reason("read_timeout_shorter_than_call", (
+        f"the framework's client stopped waiting for answers the MCP server was still giving (the server's handler of the call was cancelled "
+        f"before it sent the answer: a read timeout shorter than the call{waited}): {'; '.join(lines)}{mechanism(case, 'tool_dispatch')}"
+    ), (claim(case, ("mcp", "withdrawn")),), say.all())
+
+
+@rule('mcp_arguments_not_validated', "Its MCP client sends the model's arguments without checking them against the tool's inputSchema: the server is the only check",
+      stage=None)
+def mcp_arguments_not_validated(case: Case) -> Iterator[Reason]:
+    """The framework's client sent calls whose arguments break the tool's ``inputSchema`` (which it had from
+    ``tools/list``), and the runner's server answered them ``invalid_arguments``, where the engine's client checks the
+    arguments before it sends a call. No stage's row: the server's check held, and nothing ran. Claims
+    ``mcp.sent_invalid``: the calls the server's records say it answered so."""
+    sent = case.implied["mcp"].get("sent_invalid", []) if case.framework.mcp is not None and isinstance(case.implied["mcp"], dict) else []
+    if not sent:
+        return
+    calls, invalid, lines = (case.framework.mcp or {})["calls"], invalid_call_ids_of(case.scenario), []
+    for cid in sent:
+        steps = sorted({s for s, a in zip(calls[cid]["steps"], calls[cid]["answers"], strict=True) if a == INVALID})
+        carried = "other arguments than the model's" if calls[cid]["changed"] else "the model's arguments"
+        why = f" (the model's break it: {invalid[cid]})" if cid in invalid else ""
+        lines.append(f"{cid} ({tool_of(case.scenario, cid)}), sent at driver step{'s' if len(steps) > 1 else ''} {', '.join(map(str, steps))} "
+                     f"with {carried}{why}")
+    engine = case.engine.observables.get("mcp")
+    own = f"; of such calls the engine's client sent {', '.join(engine.get('sent_invalid', ())) or 'none'}" if isinstance(engine, dict) else ""
+    yield Reason("mcp_arguments_not_validated", (
+        f"the MCP server answered {INVALID} to calls the framework's client sent (their arguments break the tool's inputSchema, which the "
+        f"client had from tools/list{own}): {'; '.join(lines)}{mechanism(case, 'tool_dispatch')}"
+    ), (claim(case, ("mcp", "sent_invalid")),))
 
 
 def _same_call(case: Case, counted: str, cid: str) -> bool:

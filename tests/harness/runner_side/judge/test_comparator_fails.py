@@ -9,6 +9,7 @@ import pytest
 
 from harness.columns import ROOT, Column, known_columns
 from harness.runner_side.judge.cells import cell, compare_scenario, describe_difference
+from harness.runner_side.observe.observables import OBSERVABLES
 from harness.runner_side.publish.evidence import column_document, validation_errors
 from harness.runner_side.run.runner import ColumnResult, run_column
 from harness.scenarios import Scenario, load_scenarios
@@ -108,9 +109,7 @@ def test_cells() -> None:
 
 
 def test_an_errored_column_is_never_equal() -> None:
-    observables = ["status", "step_statuses", "refusals", "side_effects", "model", "schema_failure_side_effects", "pre_approval_state", "idempotent_replay",
-                   "checkpoint_after_interrupt", "wire"]
-    ok = {"status": "ok", "error": None, "observables": dict.fromkeys(observables, "n/a")}
+    ok = {"status": "ok", "error": None, "observables": dict.fromkeys(OBSERVABLES, "n/a")}
     errored = {**ok, "status": "error", "error": "TypeError: boom"}
     cells = compare_scenario(ok, errored)
     assert {c["equal"] for c in cells.values()} == {False}

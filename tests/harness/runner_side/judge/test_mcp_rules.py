@@ -88,3 +88,29 @@ def test_an_entry_killed_before_its_effect_at_another_step_is_a_call_that_ran_at
     assert Claim(("pre_approval_state", "decisions", "1", "effects_before", "t1"), ABSENT) in moved[0].claims  # not entered yet: absent
     read_only = [r for r in reasons(case) if r.rule == "ran_at_other_steps" and r.text.startswith("b1 ")]
     assert not read_only  # b1 entered at step 0 in both runs: nothing moved
+
+
+def test_a_call_whose_client_stopped_waiting_for_its_late_answer_is_a_read_timeout_shorter_than_the_call() -> None:
+    scenario = load_scenario(SCENARIO_DIR / "mcp_slow_answer.json")
+    engine = _engine("mcp_slow_answer")
+    ran = step("run", results=[("c1", "error")], entered={"c1": 1}, executed={"c1": 1}, effects={"c1": 1})
+    withdrawn = Case(scenario, engine, run(engine.observables, ran, mcp=_calls(c1=(["withdrawn"], [0]))), mode="mcp")
+    reason = _by_rule(withdrawn)["read_timeout_shorter_than_call"]
+    assert reason.claims == (Claim(("mcp", "withdrawn"), ["c1"]),)
+    assert "c1 (put_note), sent at driver step 0: c1 had 1 effect in all after driver step 0; then the framework answered c1 with a result of status error" in reason.text
+    assert "a read timeout shorter than the call" in reason.text
+    waited = Case(scenario, engine, run(engine.observables, ran, mcp=_calls(c1=(["ok:slow"], [0]))), mode="mcp")
+    assert "read_timeout_shorter_than_call" not in _by_rule(waited)  # a client that got its late answer withdrew nothing
+
+
+def test_calls_the_server_answered_invalid_arguments_were_sent_unchecked() -> None:
+    scenario = load_scenario(SCENARIO_DIR / "validation_before_execution.json")
+    engine = _engine("validation_before_execution")
+    ran = step("run", results=[("c1", "error"), ("c2", "error"), ("c3", "ok")], entered={"c3": 1}, executed={"c3": 1}, effects={"c3": 1})
+    sent = Case(scenario, engine, run(engine.observables, ran, mcp=_calls(c1=(["invalid_arguments"], [0]), c2=(["invalid_arguments"], [0]), c3=(["ok"], [0]))),
+                mode="mcp")
+    reason = _by_rule(sent)["mcp_arguments_not_validated"]
+    assert reason.claims == (Claim(("mcp", "sent_invalid"), ["c1", "c2"]),)
+    assert "c1 (put_note), sent at driver step 0 with the model's arguments (the model's break it: priority: '2' is not of type 'integer')" in reason.text
+    checked = Case(scenario, engine, run(engine.observables, ran, mcp=_calls(c3=(["ok"], [0]))), mode="mcp")
+    assert "mcp_arguments_not_validated" not in _by_rule(checked)  # a client that sent only the valid call

@@ -159,7 +159,8 @@ def test_the_mcp_section_gives_each_framework_the_counts_its_evidence_holds_for_
         record = documents[name]["modes"]["mcp"]["scenarios"]["mcp_server_dies_after_effect"]
         sent = record["mcp_client"]["calls"]["c1"]
         effects = record["columns"]["side_effects"]["framework"]["c1"]["effects"]
-        expected = f"c1: sent {sent['sent']}, {sent['keys']} with a key, {effects} effect{'' if effects == 1 else 's'}; ended {record['columns']['status']['framework']}"
+        answers, ended = ", ".join(sent["answers"]), record["columns"]["status"]["framework"]
+        expected = f"c1: sent {sent['sent']} ({answers}), {sent['keys']} with a key, {effects} effect{'' if effects == 1 else 's'}; ended {ended}"
         assert rows[name][0] == expected, (name, rows[name][0])
     assert rows["handwritten_mcp (the engine's)"][0] == "c1: 1 effect; ended completed"  # the contract: one effect, the uncertain call reconciled
     sent = section.split("What each client sent", 1)[1]

@@ -28,7 +28,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from harness.columns import ROOT
 from harness.ledger_server import LedgerServer
-from harness.runner_side.observe.mcp import mcp_client
+from harness.runner_side.observe.mcp import mcp_client, mcp_observable
 from harness.runner_side.run.servers.mcp import McpHost
 from harness.scenarios import MCP_SLOW_DELAY_S, load_scenario
 
@@ -46,16 +46,16 @@ def host(tmp_path: Path) -> Iterator[tuple[McpHost, LedgerServer]]:
         yield served, ledger
 
 
-def _call(served: McpHost, key: str, step: int, tool: str, arguments: dict[str, Any], token: str | None = None) -> Any:
-    """One client session at the run and step's endpoint: list the tools, send one call; its structured result, or the
-    exception the client raised."""
+def _call(served: McpHost, key: str, step: int, tool: str, arguments: dict[str, Any], token: str | None = None, read_timeout: float | None = None) -> Any:
+    """One client session at the run and step's endpoint: list the tools, send one call (``read_timeout``: the client's
+    for this call); its structured result, or the exception the client raised."""
 
     async def session() -> Any:
         headers = {"Authorization": f"Bearer {token or served.token}"}
         url = f"{served.base_url}/mcp/{key}/{step}/mcp"
         async with httpx2.AsyncClient(headers=headers, timeout=30) as http, Client(streamable_http_client(url, http_client=http)) as client:
             await client.list_tools()
-            return (await client.call_tool(tool, arguments)).structured_content
+            return (await client.call_tool(tool, arguments, read_timeout_seconds=read_timeout)).structured_content
 
     try:
         return anyio.run(session)
@@ -119,6 +119,19 @@ def test_a_slow_answer_comes_after_its_delay(host: tuple[McpHost, LedgerServer])
     body = _call(served, "mcp_slow_answer", 0, call["name"], call["arguments"])
     assert body["status"] == "ok" and time.monotonic() - started >= MCP_SLOW_DELAY_S
     assert ledger.store.counts("mcp/mcp_slow_answer")["c1"]["effects"] == 1
+
+
+def test_a_client_that_stops_waiting_for_a_slow_answer_is_recorded_as_having_withdrawn_the_call(host: tuple[McpHost, LedgerServer]) -> None:
+    served, ledger = host
+    call = _first_call("mcp_slow_answer")
+    scenario = load_scenario(ROOT / "scenarios" / "mcp_slow_answer.json")
+    assert isinstance(_call(served, "mcp_slow_answer", 0, call["name"], call["arguments"], read_timeout=1.0), BaseException)
+    deadline = time.monotonic() + MCP_SLOW_DELAY_S
+    while time.monotonic() < deadline and '"withdrawn"' not in json.dumps(served.requests("mcp/mcp_slow_answer")):
+        time.sleep(0.05)  # the server records the withdrawal as it hears the client's cancellation, after the client gave up
+    summary = mcp_client(scenario, served.requests("mcp/mcp_slow_answer"), [])
+    assert summary["calls"]["c1"]["answers"] == ["withdrawn"] and ledger.store.counts("mcp/mcp_slow_answer")["c1"]["effects"] == 1
+    assert mcp_observable(scenario, {c: e["answers"] for c, e in summary["calls"].items()}, False) == {"withdrawn": ["c1"], "sent_again": {}}
 
 
 def test_the_scenarios_approval_is_granted_by_the_server_for_the_waiting_call(host: tuple[McpHost, LedgerServer]) -> None:
