@@ -7,7 +7,8 @@ The ``mcp`` mode's way for a framework's stdio MCP client to reach the runner's 
 ``AGENT_BENCH_MCP_URL`` and the bearer token in ``AGENT_BENCH_MCP_TOKEN`` (environment, never the command line). It is
 the standard library only (it runs on whatever interpreter the framework's environment has) and adds nothing of its
 own: it never retries, never answers for the server, and keeps the transport session the server names
-(``Mcp-Session-Id``). Each request is sent on a thread of its own, so calls a client sends together run together.
+(``Mcp-Session-Id``). It names itself on each request (``X-Agent-Bench-Relay``: its process id), so the server can count
+the stdio server processes a client started. Each request is sent on a thread of its own, so calls a client sends together run together.
 When the server's connection fails before a request's answer (the server died, or dropped the connection), the relay
 ends, as a stdio server that died would: its client sees its server's output end.
 """
@@ -23,6 +24,7 @@ import urllib.parse
 
 URL_ENV = "AGENT_BENCH_MCP_URL"
 TOKEN_ENV = "AGENT_BENCH_MCP_TOKEN"
+RELAY_HEADER = "X-Agent-Bench-Relay"
 TIMEOUT_S = 600.0  # the relay never times a call out before its client does: the run's own timeout ends a hung one
 
 
@@ -40,7 +42,8 @@ class Relay:
         """POST one message and write every JSON-RPC message of its answer; end the process when the connection fails."""
         message = json.loads(line)
         initialize = isinstance(message, dict) and message.get("method") == "initialize"
-        headers = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        headers = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+                   RELAY_HEADER: str(os.getpid())}
         if self.session:
             headers["Mcp-Session-Id"] = self.session
         headers.update(_routing(message) or ({"MCP-Protocol-Version": self.protocol} if self.protocol else {}))

@@ -10,7 +10,8 @@ fixture world of that run and step, whose effects go to the runner's ledger thro
 Everything a run keeps is in its directory under the state directory (private to the runner; the column never sees
 it): the session's records, the faults that fired, which scripted call each boundary call is (``call_map``), which
 driver steps' human side was applied, and the requests the column's client sent (``requests.jsonl``, read by the
-runner after the column process ends). A server that died finds it all there when it starts again.
+runner after the column process ends), with each stdio relay (a stdio server process of its client) that sent them.
+A server that died finds it all there when it starts again.
 
 The human's side is the scenario's, applied here, never asked of the column: before the first request of a driver
 step, the decisions of every step up to it are applied to the session's records, as ``scripts/approve_mcp.py`` would
@@ -76,6 +77,7 @@ SIBLINGS_WAIT_S = 2.0
 """How long a call waits for the calls before it in its turn's order (see the module docstring)."""
 RUN_SCOPE = "agent_bench.run"  # in an HTTP request's scope: (run key, driver step)
 CUT_SCOPE = "agent_bench.cut"  # set by a call whose answer ``mcp.reset_mid_call`` cuts
+RELAY_HEADER = b"x-agent-bench-relay"  # the stdio relay's own id on its requests (``scripts/mcp_stdio_relay.py``)
 
 
 @dataclass
@@ -93,6 +95,7 @@ class Run:
     fired: list[str] = field(default_factory=list)
     calls: int = 0  # tools/call requests received so far (by every server of the run): each one's number
     answered: set[str] = field(default_factory=set)  # the scripted calls answered in the current step
+    relays: set[str] = field(default_factory=set)  # the stdio relays this server process has recorded
 
     def record(self, entry: dict[str, Any]) -> None:
         self.log.write(canonical_json(entry) + "\n")
@@ -149,6 +152,14 @@ class Served:
             run.boundary = ToolBoundary(ToolRegistry(self._tools(run)), records, run.scenario.session_id, run.scenario.user, clock=lambda: _clock(run.scenario, step))
             self._apply_decisions(run, step, records)
         return run
+
+    def relayed(self, run_key: str, step: int, relay: str) -> None:
+        """Record, once per server process, each stdio relay that sends a run's requests (a relay is a stdio server
+        process its client started: the relay's own id is kept in the state directory only, never in the evidence)."""
+        run = self.at(run_key, step)
+        if relay not in run.relays:
+            run.relays.add(relay)
+            run.record({"step": run.step, "method": "relay", "relay": relay})
 
     def _open(self, run_key: str) -> Run:
         scenario = self._scenarios[re.split(r"[@.]", run_key.split("/", 1)[1])[0]]
@@ -317,6 +328,9 @@ class Routed:
             await send({"type": "http.response.body", "body": b"not found"})
             return
         inner = {**scope, "path": "/mcp", "raw_path": b"/mcp", RUN_SCOPE: found}
+        relay = dict(scope["headers"]).get(RELAY_HEADER)
+        if relay is not None:  # a request the harness's stdio relay sent: which relay process (the client's stdio server) it was
+            self.served.relayed(*found, relay.decode("latin-1"))
 
         async def cutting(message: Message) -> None:
             if inner.get(CUT_SCOPE) and message["type"] == "http.response.body" and message.get("body"):

@@ -77,7 +77,9 @@ class ProbeMcpServer:
         server = _Server("probe")
         for name in tools:
             server.add_tool(self._tool(name, answer), name=name, description=FIXTURE_TOOLS[name].description)
-            server._tool_manager.get_tool(name).parameters = json.loads(canonical_json(FIXTURE_TOOLS[name].schema))  # listed as the project lists it
+            added = server._tool_manager.get_tool(name)
+            assert added is not None
+            added.parameters = json.loads(canonical_json(FIXTURE_TOOLS[name].schema))  # what tools/list sends: the schema the project's server lists
         self.requests: list[dict[str, Any]] = []  # every tools/call as it arrived: its name and arguments, before the SDK checks them
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))

@@ -12,6 +12,8 @@ wall times (those go to ``timings.json``):
   ``cut``: the connection dropped with the answer; ``withdrawn``: the client stopped waiting for a late answer, which
   the server then never sent; ``<status>:slow``: the answer came late), and ``steps``, the driver step that sent each;
 - ``lists``: ``tools/list`` requests in all (a client that lists before every model turn, or every call);
+- ``relays``: over stdio, the server processes the client started (each a relay of the harness's: a client that starts
+  one per call, or one per driver step);
 - ``meta``: the ``_meta`` keys the client put on its calls, besides the key (the protocol's own, the tool's echoed back);
 - ``human``: the human's side the server applied for each driver step (``granted``, ``declined``, ``nothing_waiting``, ``reconciled``, ``nothing_uncertain``), which it
   applies before the first request of that step or a later one (a client that sends nothing after a step meets none);
@@ -60,6 +62,7 @@ def mcp_client(scenario: Scenario, requests: Sequence[Mapping[str, Any]], trace:
     return {
         "calls": dict(sorted(calls.items())),
         "lists": sum(r.get("method") == "tools/list" for r in requests),
+        "relays": len({r.get("relay") for r in requests if r.get("method") == "relay"}),
         "meta": sorted(meta_keys),
         "human": [{k: r[k] for k in ("step", "human", "call_id", "outcome")} for r in requests if "human" in r],
         "schemas": {name: diff for name, diff in schemas.items() if diff},

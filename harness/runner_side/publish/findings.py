@@ -26,6 +26,7 @@ from harness.runner_side.publish.pins.diff import pairs, versions
 from harness.runner_side.publish.pins.lines import by_scenario, change_head, leaves_text
 from harness.runner_side.publish.pins.rules import Change, changes, pin_titles, probes_behind
 from harness.runner_side.publish.probes import Probe, probes_of
+from harness.runner_side.publish.sections.mcp_clients import fault_table, sent_table
 from harness.runner_side.run.environments import direct_pins
 from harness.scenarios import BINDINGS
 
@@ -194,10 +195,6 @@ def _wire(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> list[str
     return lines if own else [*lines, "", "(none)"]
 
 
-MCP_FAULTS = ("mcp_server_dies_after_effect", "mcp_reset_mid_call", "mcp_slow_answer")
-"""The scenarios of the runner's MCP server's fault points (``harness.scenarios.MCP_POINTS``), in FINDINGS.md's table."""
-
-
 def _mcp(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> list[str]:
     """The mcp mode (``harness.modes``): per framework, what the ledger and the runner's server counted where the server
     died after the effect, dropped the connection mid-call or answered late, beside the engine's own client; then the
@@ -209,22 +206,7 @@ def _mcp(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> list[str]
              "beside the engine's own client (`handwritten_mcp`) on the same server (`docs/mcp.md`): " + (", ".join(measured) or "no framework") + "."]
     if not measured:
         return [*lines, "", "(none)"]
-    faults = [key for key in MCP_FAULTS if all(key in documents[n]["modes"]["mcp"].get("scenarios", {}) for n in measured)]
-    lines += ["", "What the server counted for each call where it met a fault after the call's effect: the `tools/call` requests the "
-              "client sent (what became of each answer: `died`, the server died before it; `cut`, the connection dropped with it; "
-              "`withdrawn`, the client stopped waiting for it; `ok:slow`, it came late), how many carried an idempotency key, the effects "
-              "in the ledger, and how the run ended.", "",
-              "| client | " + " | ".join(f"`{k}`" for k in faults) + " |", "|---|" + "---|" * len(faults)]
-    first = documents[measured[0]]["modes"]["mcp"]["scenarios"]
-    lines.append("| handwritten_mcp (the engine's) | " + " | ".join(_counted(first[k], "handwritten") for k in faults) + " |")
-    lines += [f"| {n} | " + " | ".join(_counted(documents[n]["modes"]["mcp"]["scenarios"][k], "framework") for k in faults) + " |" for n in measured]
-    lines += ["", f"What each client sent over every scenario of the mode: the `tools/list` requests in `{LISTED}` (read-only calls over "
-              "several model turns), the `tools/call` requests that carried an idempotency key, the `_meta` keys on its calls besides "
-              f"the protocol's own (`{PROTOCOL_META}`), and the tools whose parameters, as the framework gave them to the model, differ from "
-              "the server's `inputSchema` (as each run first gave them).", "",
-              f"| client | `tools/list` in `{LISTED}` | calls with a key | other `_meta` keys on its calls | parameters changed |",
-              "|---|---:|---:|---|---|"]
-    lines += [_sent(n, documents[n]["modes"]["mcp"]["scenarios"]) for n in measured]
+    lines += fault_table(documents, measured) + sent_table(documents, measured)
     found = collect(documents, "mcp")
     for rule in [r for r in titles() if r in mcp_rules() and r in found and r not in consequences()]:
         lines += ["", f"### {titles()[rule]} (`{rule}`)", ""]
@@ -233,34 +215,6 @@ def _mcp(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> list[str]
             lines.append(f"- **{framework}**, mcp (probe: {links}):")
             lines += _grouped(entries)
     return lines
-
-
-LISTED = "basic_react_loop"
-"""The scenario whose ``tools/list`` count FINDINGS.md gives: read-only calls over several model turns."""
-PROTOCOL_META = "io.modelcontextprotocol/"
-
-
-def _sent(name: str, records: dict[str, Any]) -> str:
-    """One row of the table of what a client sent: from each record's ``mcp_client`` (``harness.runner_side.observe.mcp``)."""
-    clients = [r["mcp_client"] for r in records.values() if r.get("mcp_client")]
-    listed = (records.get(LISTED, {}).get("mcp_client") or {}).get("lists", "?")
-    keyed = sum(c["keys"] for client in clients for c in client["calls"].values())
-    meta = sorted({m for client in clients for m in client["meta"] if not m.startswith(PROTOCOL_META)})
-    firsts = [next((e for e in r.get("trace", ()) if e.get("kind") == "mcp_tools"), None) for r in records.values()]
-    given = {tool for e in firsts if e is not None for tool in e["tools"]}  # what ``mcp_client.schemas`` compared: each run's first
-    changed = sorted({tool for client in clients for tool in client["schemas"]})
-    schemas = ", ".join(f"`{t}`" for t in changed) if changed else f"none of {len(given)}" if given else "no tool given"
-    return f"| {name} | {listed} | {keyed} | {', '.join(f'`{m}`' for m in meta) or 'none'} | {schemas} |"
-
-
-def _counted(record: dict[str, Any], side: str) -> str:
-    """One cell of the mcp table: per call, what the server's log counted (the framework's side only: the engine's own
-    client is not logged there) and the ledger's effects, then the run's final status."""
-    calls = (record.get("mcp_client") or {}).get("calls", {}) if side == "framework" else {}
-    effects = {cid: c.get("effects", 0) for cid, c in (record["columns"]["side_effects"][side] or {}).items()}
-    parts = [f"{cid}: " + (f"sent {calls[cid]['sent']} ({', '.join(calls[cid]['answers'])}), {calls[cid]['keys']} with a key, " if cid in calls else "")
-             + f"{effects.get(cid, 0)} effect{'' if effects.get(cid, 0) == 1 else 's'}" for cid in sorted(set(effects) | set(calls))]
-    return f"{'; '.join(parts) or 'no call'}; ended {record['columns']['status'][side]}"
 
 
 def _grouped(entries: list[Entry]) -> list[str]:

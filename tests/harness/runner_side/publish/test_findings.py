@@ -168,9 +168,11 @@ def test_the_mcp_section_gives_each_framework_the_counts_its_evidence_holds_for_
     for name in measured:
         records = documents[name]["modes"]["mcp"]["scenarios"]
         clients = [r["mcp_client"] for r in records.values() if r.get("mcp_client")]
-        assert lines[name][0] == str(records["basic_react_loop"]["mcp_client"]["lists"]), name
-        assert lines[name][1] == str(sum(c["keys"] for client in clients for c in client["calls"].values())), name
+        listed = records["basic_react_loop"]["mcp_client"]
+        assert lines[name][0] == str(listed["lists"]), name
+        assert lines[name][1] == f"{listed['relays']} for {sum(c['sent'] for c in listed['calls'].values())}", name
+        assert lines[name][2] == str(sum(c["keys"] for client in clients for c in client["calls"].values())), name
         echoed = sorted({m for client in clients for m in client["meta"] if not m.startswith("io.modelcontextprotocol/")})
-        assert lines[name][2] == (", ".join(f"`{m}`" for m in echoed) or "none"), name
+        assert lines[name][3] == (", ".join(f"`{m}`" for m in echoed) or "none"), name
         changed = sorted({tool for client in clients for tool in client["schemas"]})
-        assert lines[name][3] == ", ".join(f"`{t}`" for t in changed) if changed else lines[name][3].startswith("none of "), name
+        assert lines[name][4] == ", ".join(f"`{t}`" for t in changed) if changed else lines[name][4].startswith("none of "), name

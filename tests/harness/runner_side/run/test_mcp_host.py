@@ -205,6 +205,8 @@ def test_the_relay_is_a_stdio_server_for_both_protocol_eras(host: tuple[McpHost,
         answers = sorted((json.loads(line) for line in done.stdout.splitlines()), key=lambda a: a["id"])  # requests run side by side
         assert [a["id"] for a in answers] == [1, 2] and "error" not in answers[0], (era, done.stdout, done.stderr)
         assert answers[1]["result"]["structuredContent"]["status"] == "ok", era
+    scenario = load_scenario(ROOT / "scenarios" / "basic_react_loop.json")
+    assert mcp_client(scenario, served.requests("mcp/basic_react_loop"), [])["relays"] == 2  # one stdio server process per session, each counted
 
 
 def test_an_approval_grants_only_a_call_the_server_holds(host: tuple[McpHost, LedgerServer]) -> None:

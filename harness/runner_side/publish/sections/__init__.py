@@ -1,0 +1,8 @@
+"""Sections of ``evidence/FINDINGS.md`` that read more of the evidence than the rules' reasons (``findings`` assembles
+them):
+
+- ``mcp_clients``: the tables of "Frameworks as MCP clients", what the runner's MCP server counted of each framework's
+  MCP client (per server fault, and what each client sent over the mode).
+"""
+
+from __future__ import annotations
