@@ -159,9 +159,9 @@ def rederive(request: Request, scenarios: list[Scenario], before: dict[str, Any]
     """``--rederive``: every column document of the output judged again from its stored facts, and FINDINGS.md, the
     report and the scorecard made from them; written (each file replaced whole, or not at all), or with ``check``
     compared with the files as they are. Exit 2 when the evidence cannot be judged here."""
-    reference = before.get(f"{REFERENCE}.json")
-    if reference is None:
-        return console.error(f"{console.shown(request.output)} holds no {REFERENCE}.json: nothing to judge against")
+    engines = sorted({compared_with(m)[0] for d in before.values() if "framework" in d for m in d.get("modes", {})} | {REFERENCE})
+    if absent := [e for e in engines if f"{e}.json" not in before]:  # each mode's records are judged against the engine run it names
+        return console.error(f"{console.shown(request.output)} holds no {', '.join(f'{e}.json' for e in absent)}: nothing to judge against")
     by_id = {s.id: s for s in scenarios}
     missing = sorted({r.get("scenario", key) for d in before.values() if "framework" in d for b in d.get("modes", {}).values()
                       for key, r in b["scenarios"].items()} - set(by_id))

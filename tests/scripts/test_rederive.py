@@ -67,7 +67,7 @@ def _first_reason(document: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
 def test_a_stored_reason_edited_by_hand_is_reported_and_put_back(tmp_path: Path, cli: Callable[..., tuple[int, str]]) -> None:
     evidence = tmp_path / "evidence"  # the engine's runs and one column: its views made from them first, so the edit is the only drift
     evidence.mkdir()
-    for name in ("handwritten.json", "langgraph.json"):
+    for name in ("handwritten.json", "handwritten_mcp.json", "langgraph.json"):  # the engine runs its modes are compared with
         shutil.copy(EVIDENCE / name, evidence / name)
     assert cli("--rederive", "--output", str(evidence))[0] == 0
     path = evidence / "langgraph.json"
@@ -87,3 +87,16 @@ def test_a_stored_reason_edited_by_hand_is_reported_and_put_back(tmp_path: Path,
     assert code == 0 and said.strip().endswith("changed: langgraph.json"), said
     assert path.read_bytes() == original, (mode, key)
     assert cli("--rederive", "--check", "--output", str(evidence))[0] == 0
+
+
+def test_a_mode_whose_engine_run_is_missing_is_refused_not_judged_against_another(tmp_path: Path, cli: Callable[..., tuple[int, str]]) -> None:
+    """LangGraph's mcp records are judged against the engine's own MCP client (``handwritten_mcp``), never the engine in
+    process: without its document there is nothing to judge them against."""
+    evidence = tmp_path / "evidence"
+    evidence.mkdir()
+    for name in ("handwritten.json", "langgraph.json"):
+        shutil.copy(EVIDENCE / name, evidence / name)
+    before = _contents(evidence)
+    code, said = cli("--rederive", "--output", str(evidence))
+    assert code == 2 and "holds no handwritten_mcp.json: nothing to judge against" in said, said
+    assert _contents(evidence) == before

@@ -155,11 +155,13 @@ class Served:
 
     def relayed(self, run_key: str, step: int, relay: str) -> None:
         """Record, once per server process, each stdio relay that sends a run's requests (a relay is a stdio server
-        process its client started: the relay's own id is kept in the state directory only, never in the evidence)."""
-        run = self.at(run_key, step)
+        process its client started: the relay's own id is kept in the state directory only, never in the evidence).
+        Only recorded: the run's step is not entered here (``at``), so a relay's first request changes nothing a request
+        over HTTP would not."""
+        run = self._runs.get(run_key) or self._open(run_key)
         if relay not in run.relays:
             run.relays.add(relay)
-            run.record({"step": run.step, "method": "relay", "relay": relay})
+            run.record({"step": step, "method": "relay", "relay": relay})
 
     def _open(self, run_key: str) -> Run:
         scenario = self._scenarios[re.split(r"[@.]", run_key.split("/", 1)[1])[0]]

@@ -2,8 +2,8 @@
 
 The hand-written value is the engine's *measured* observation of the same scenario,
 never the scenario's ``expected`` block. A cell a scenario does not exercise is
-``n/a`` with ``equal: null``, and so is an optional one (``wire``, ``mcp``) only one of the two runs has; summaries
-count only applicable cells.
+``n/a`` with ``equal: null``, and so is an optional one (``wire``, ``mcp``) the engine's run does not have (a
+framework's value it lacks is still shown); summaries count only applicable cells.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def cell(name: str, reference: Any, value: Any, found: list[Reason] | None = Non
     rules derive for it (``harness.runner_side.judge``) and the ids of the rules behind them."""
     if reference == NA and value == NA:
         return {"handwritten": NA, "framework": NA, "equal": None}
-    if name in OPTIONAL and NA in (reference, value):  # one run has none to compare: the in-process engine has no MCP client
+    if name in OPTIONAL and reference == NA:  # the engine's run has none to compare with: the in-process engine has no MCP client
         return {"handwritten": reference, "framework": value, "equal": None}
     if reference == value:
         return {"handwritten": reference, "framework": value, "equal": True}

@@ -7,10 +7,12 @@ wall times (those go to ``timings.json``):
 
 - ``calls``: per scripted call (the model's call id; a call the script does not hold, under ``<tool>?``): ``sent``,
   the ``tools/call`` requests that carried it, ``keys``, how many carried an idempotency key in ``_meta``, ``changed``,
-  how many sent other arguments than the model's (a coercion, a default filled in), and ``answers``, the status the
-  server answered each with, in the order they were sent (``died``: the server died before answering, in the tool or after its effect;
-  ``cut``: the connection dropped with the answer; ``withdrawn``: the client stopped waiting for a late answer, which
-  the server then never sent; ``<status>:slow``: the answer came late), and ``steps``, the driver step that sent each;
+  how many sent other arguments than the model's (a coercion, a default filled in), and, one per request in the order
+  they were sent: ``answers``, the status the server answered it with (``died``: the server died before answering, in
+  the tool or after its effect; ``cut``: the connection dropped with the answer; ``withdrawn``: the client stopped
+  waiting for a late answer, which the server then never sent; ``<status>:slow``: the answer came late), ``steps``, the
+  driver step that sent it, and ``arguments``, whether it carried the model's arguments (``model``) or others
+  (``other``);
 - ``lists``: ``tools/list`` requests in all (a client that lists before every model turn, or every call);
 - ``relays``: over stdio, the server processes the client started (each a relay of the harness's: a client that starts
   one per call, or one per driver step);
@@ -43,9 +45,10 @@ def mcp_client(scenario: Scenario, requests: Sequence[Mapping[str, Any]], trace:
         if request.get("method") == "tools/call" and request.get("phase") == "received":
             name, arguments = str(request.get("name")), request.get("arguments")
             scripted, same = _scripted(scenario, name, arguments)
-            entry = calls.setdefault(scripted, {"sent": 0, "keys": 0, "changed": 0, "answers": [], "steps": []})
+            entry = calls.setdefault(scripted, {"sent": 0, "keys": 0, "changed": 0, "answers": [], "steps": [], "arguments": []})
             entry["sent"] += 1
             entry["steps"].append(request.get("step"))
+            entry["arguments"].append("model" if same else "other")
             entry["answers"].append("died")  # until its answer is recorded: received and never answered, the server died under it
             entry["keys"] += request.get("key") is not None
             entry["changed"] += not same
@@ -88,9 +91,9 @@ def mcp_observable(scenario: Scenario, answers: Mapping[str, Sequence[str]] | No
     tool's schema. Each part is there only where the scenario exercises it (``n/a`` where it exercises neither):
 
     - with an MCP fault (``harness.scenarios.MCP_POINTS``): ``withdrawn``, the calls whose answer the client stopped
-      waiting for (a read timeout shorter than the call): what the call did on the server stands, and the client never
-      heard it; ``sent_again``, per call, the times the client sent it again after an answer it lost (``LOST``): without
-      an idempotency key, each runs the call again;
+      waiting for (it cancelled the call or ended its session, as a read timeout shorter than the call does): what the
+      call did on the server stands, and the client never heard it; ``sent_again``, per call, the times the client sent
+      it again after an answer it lost (``LOST``): without an idempotency key, each runs the call again;
     - with such a call: ``sent_invalid``, the calls the server answered ``invalid_arguments``: sent with arguments
       that break the tool's ``inputSchema``, which the client did not check before it sent them.
     """

@@ -37,7 +37,7 @@ OBSERVABLES = (
 
 OPTIONAL = ("wire", "mcp")
 """The observables a run has only where its model or its tools are reached as the mode has them: ``wire`` (the model over
-the wire) and ``mcp`` (the tools behind an MCP server); a cell with only one of the two runs' is not compared."""
+the wire) and ``mcp`` (the tools behind an MCP server); a cell the engine's run has none of is not compared."""
 
 
 def expected_names(expected: dict[str, Any]) -> list[str]:

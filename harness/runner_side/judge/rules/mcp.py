@@ -55,8 +55,8 @@ def approval_required_as_result(case: Case) -> Iterator[Reason]:
       stage='uncertain')
 def read_timeout_shorter_than_call(case: Case) -> Iterator[Reason]:
     """The runner's server ran a call and was giving its answer late (``mcp.slow_answer``), and the framework's client
-    stopped waiting before the answer came: the server's handler of the call was cancelled (a read timeout shorter than
-    the call, then a ``notifications/cancelled`` or the session's end) and the answer never sent. What the call did on
+    stopped waiting before the answer came: the server's handler of the call was cancelled (a ``notifications/cancelled``
+    or the session's end, as a read timeout shorter than the call brings) and the answer never sent. What the call did on
     the server stands: its effects so far, from the ledger; the framework's result for it, if it delivered one in that
     step, is what its client made of the missing answer. Claims ``mcp.withdrawn``: the calls the server's records say
     their client withdrew (``harness.runner_side.observe.mcp``)."""
@@ -72,9 +72,11 @@ def read_timeout_shorter_than_call(case: Case) -> Iterator[Reason]:
         lines.append(f"{cid} ({tool_of(case.scenario, cid)}), sent at driver step {step}: {say(EffectsSoFar.of(case.framework, cid, step))}{delivered}")
     engine = case.engine.observables.get("mcp")
     waited = f"; the engine's client withdrew {', '.join(engine.get('withdrawn', ())) or 'none'}" if isinstance(engine, dict) else ""
+    one = len(withdrawn) == 1
     yield Reason("read_timeout_shorter_than_call", (
-        f"the framework's client stopped waiting for answers the MCP server was still giving (the server's handler of the call was cancelled "
-        f"before it sent the answer: a read timeout shorter than the call{waited}): {'; '.join(lines)}{mechanism(case, 'tool_dispatch')}"
+        f"the framework's client stopped waiting for {'an answer' if one else 'answers'} the MCP server was still giving (the server's handler "
+        f"of {'the call' if one else 'each call'} was cancelled before it sent the answer: the client cancelled the call or ended its session, "
+        f"as a read timeout shorter than the call does{waited}): {'; '.join(lines)}{mechanism(case, 'tool_dispatch')}"
     ), (claim(case, ("mcp", "withdrawn")),), say.all())
 
 
@@ -82,7 +84,8 @@ def read_timeout_shorter_than_call(case: Case) -> Iterator[Reason]:
       stage=None)
 def mcp_arguments_not_validated(case: Case) -> Iterator[Reason]:
     """The framework's client sent calls whose arguments break the tool's ``inputSchema`` (which it had from
-    ``tools/list``), and the runner's server answered them ``invalid_arguments``, where the engine's client checks the
+    ``tools/list``), and the runner's server answered them ``invalid_arguments`` (each such send with the model's
+    arguments or with others, as the server's records say), where the engine's client checks the
     arguments before it sends a call. No stage's row: the server's check held, and nothing ran. Claims
     ``mcp.sent_invalid``: the calls the server's records say it answered so."""
     sent = case.implied["mcp"].get("sent_invalid", []) if case.framework.mcp is not None and isinstance(case.implied["mcp"], dict) else []
@@ -90,16 +93,20 @@ def mcp_arguments_not_validated(case: Case) -> Iterator[Reason]:
         return
     calls, invalid, lines = (case.framework.mcp or {})["calls"], invalid_call_ids_of(case.scenario), []
     for cid in sent:
-        steps = sorted({s for s, a in zip(calls[cid]["steps"], calls[cid]["answers"], strict=True) if a == INVALID})
-        carried = "other arguments than the model's" if calls[cid]["changed"] else "the model's arguments"
+        refused = [i for i, a in enumerate(calls[cid]["answers"]) if a == INVALID]
+        steps = sorted({calls[cid]["steps"][i] for i in refused})
+        carried = {calls[cid].get("arguments", [])[i] if i < len(calls[cid].get("arguments", [])) else "?" for i in refused}
+        said = {"model": "the model's arguments", "other": "other arguments than the model's"}
+        with_ = " and ".join(said.get(c, "arguments not recorded") for c in sorted(carried))
         why = f" (the model's break it: {invalid[cid]})" if cid in invalid else ""
         lines.append(f"{cid} ({tool_of(case.scenario, cid)}), sent at driver step{'s' if len(steps) > 1 else ''} {', '.join(map(str, steps))} "
-                     f"with {carried}{why}")
+                     f"with {with_}{why}")
     engine = case.engine.observables.get("mcp")
     own = f"; of such calls the engine's client sent {', '.join(engine.get('sent_invalid', ())) or 'none'}" if isinstance(engine, dict) else ""
+    one = len(sent) == 1
     yield Reason("mcp_arguments_not_validated", (
-        f"the MCP server answered {INVALID} to calls the framework's client sent (their arguments break the tool's inputSchema, which the "
-        f"client had from tools/list{own}): {'; '.join(lines)}{mechanism(case, 'tool_dispatch')}"
+        f"the MCP server answered {INVALID} to {'a call' if one else 'calls'} the framework's client sent ({'its' if one else 'their'} arguments "
+        f"break the tool's inputSchema, which the client had from tools/list{own}): {'; '.join(lines)}{mechanism(case, 'tool_dispatch')}"
     ), (claim(case, ("mcp", "sent_invalid")),))
 
 

@@ -31,11 +31,11 @@ def fault_table(documents: dict[str, dict[str, Any]], measured: list[str]) -> li
 def sent_table(documents: dict[str, dict[str, Any]], measured: list[str]) -> list[str]:
     """What each measured framework's client sent over every scenario of the mode."""
     lines = ["", f"What each client sent over every scenario of the mode: in `{LISTED}` (read-only calls over several model turns, over "
-             "stdio), its `tools/list` requests and the stdio server processes it started for its `tools/call` requests (each a relay of "
-             "the harness's to the server); the `tools/call` requests that carried an idempotency key, the `_meta` keys on its calls besides "
+             "stdio), its `tools/list` requests and the stdio server processes it started, for listing the tools and for its `tools/call` "
+             "requests (each a relay of the harness's to the server); the `tools/call` requests that carried an idempotency key, the `_meta` keys on its calls besides "
              f"the protocol's own (`{PROTOCOL_META}`), and the tools whose parameters, as the framework gave them to the model, differ from "
              "the server's `inputSchema` (as each run first gave them).", "",
-             f"| client | `tools/list` in `{LISTED}` | stdio servers started for its calls | calls with a key | other `_meta` keys on its calls "
+             f"| client | `tools/list` in `{LISTED}` | stdio servers it started there (its calls) | calls with a key | other `_meta` keys on its calls "
              "| parameters changed |", "|---|---:|---:|---:|---|---|"]
     return lines + [_sent(n, documents[n]["modes"]["mcp"]["scenarios"]) for n in measured]
 
@@ -43,7 +43,7 @@ def sent_table(documents: dict[str, dict[str, Any]], measured: list[str]) -> lis
 def _sent(name: str, records: dict[str, Any]) -> str:
     """One row of the table of what a client sent: from each record's ``mcp_client`` (``harness.runner_side.observe.mcp``)."""
     clients, listed = [r["mcp_client"] for r in records.values() if r.get("mcp_client")], records.get(LISTED, {}).get("mcp_client") or {}
-    started = f"{listed.get('relays', '?')} for {sum(c['sent'] for c in listed.get('calls', {}).values())}"
+    started = f"{listed.get('relays', '?')} ({sum(c['sent'] for c in listed.get('calls', {}).values())} calls)"
     keyed = sum(c["keys"] for client in clients for c in client["calls"].values())
     meta = sorted({m for client in clients for m in client["meta"] if not m.startswith(PROTOCOL_META)})
     firsts = [next((e for e in r.get("trace", ()) if e.get("kind") == "mcp_tools"), None) for r in records.values()]

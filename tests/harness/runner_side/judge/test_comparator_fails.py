@@ -108,6 +108,15 @@ def test_cells() -> None:
     assert describe_difference([1, 2], [1, 3]) == "[1]: hand-written 2, framework 3"
 
 
+def test_an_optional_cell_the_engine_has_none_of_is_not_compared_but_one_the_framework_lacks_differs() -> None:
+    """The in-process engine has no MCP client: the ``mcp`` cell of ``handwritten_mcp`` has nothing to be compared with;
+    a framework that lacks one where the engine's run has it is a difference like any other."""
+    measured = {"withdrawn": [], "sent_again": {}}
+    assert cell("mcp", "n/a", measured) == {"handwritten": "n/a", "framework": measured, "equal": None}
+    assert cell("mcp", measured, "n/a")["equal"] is False
+    assert cell("side_effects", "n/a", {"c1": 1})["equal"] is False  # only the optional observables
+
+
 def test_an_errored_column_is_never_equal() -> None:
     ok = {"status": "ok", "error": None, "observables": dict.fromkeys(OBSERVABLES, "n/a")}
     errored = {**ok, "status": "error", "error": "TypeError: boom"}

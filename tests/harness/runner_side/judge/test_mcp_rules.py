@@ -22,7 +22,7 @@ def _engine(key: str) -> Any:
 
 def _calls(**calls: tuple[list[str], list[int]]) -> dict[str, Any]:
     """An ``mcp_client`` summary with these calls' answers and sending steps (no key, arguments unchanged)."""
-    return {"calls": {cid: {"sent": len(a), "keys": 0, "changed": 0, "answers": a, "steps": s} for cid, (a, s) in calls.items()},
+    return {"calls": {cid: {"sent": len(a), "keys": 0, "changed": 0, "answers": a, "steps": s, "arguments": ["model"] * len(a)} for cid, (a, s) in calls.items()},
             "lists": 1, "relays": 0, "meta": [], "human": [], "schemas": {}, "transport": ["http"]}
 
 

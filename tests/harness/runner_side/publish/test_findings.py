@@ -170,7 +170,7 @@ def test_the_mcp_section_gives_each_framework_the_counts_its_evidence_holds_for_
         clients = [r["mcp_client"] for r in records.values() if r.get("mcp_client")]
         listed = records["basic_react_loop"]["mcp_client"]
         assert lines[name][0] == str(listed["lists"]), name
-        assert lines[name][1] == f"{listed['relays']} for {sum(c['sent'] for c in listed['calls'].values())}", name
+        assert lines[name][1] == f"{listed['relays']} ({sum(c['sent'] for c in listed['calls'].values())} calls)", name
         assert lines[name][2] == str(sum(c["keys"] for client in clients for c in client["calls"].values())), name
         echoed = sorted({m for client in clients for m in client["meta"] if not m.startswith("io.modelcontextprotocol/")})
         assert lines[name][3] == (", ".join(f"`{m}`" for m in echoed) or "none"), name

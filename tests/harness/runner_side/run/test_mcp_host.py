@@ -76,7 +76,7 @@ def test_a_call_is_served_through_the_boundary_and_counted_under_the_models_call
     requests = served.requests("mcp/basic_react_loop")
     assert [r["method"] for r in requests].count("tools/call") == 2  # received, answered
     summary = mcp_client(load_scenario(ROOT / "scenarios" / "basic_react_loop.json"), requests, [])
-    assert summary["calls"] == {"c1": {"sent": 1, "keys": 0, "changed": 0, "answers": ["ok"], "steps": [0]}}
+    assert summary["calls"] == {"c1": {"sent": 1, "keys": 0, "changed": 0, "answers": ["ok"], "steps": [0], "arguments": ["model"]}}
     assert summary["lists"] >= 1
 
 
@@ -100,7 +100,8 @@ def test_a_server_that_dies_after_the_effect_is_started_again_on_the_same_port(h
     assert ledger.store.counts("mcp/mcp_server_dies_after_effect")["c1"]["effects"] == 2  # the same call, written twice
     assert [r["event"] for r in served.restarts] == ["server_kill"] and not served.errors
     summary = mcp_client(load_scenario(ROOT / "scenarios" / "mcp_server_dies_after_effect.json"), served.requests("mcp/mcp_server_dies_after_effect"), [])
-    assert summary["calls"]["c1"] == {"sent": 2, "keys": 0, "changed": 0, "answers": ["died", "ok"], "steps": [0, 0]}  # in the order sent
+    assert summary["calls"]["c1"] == {"sent": 2, "keys": 0, "changed": 0, "answers": ["died", "ok"], "steps": [0, 0],
+                                      "arguments": ["model", "model"]}  # in the order sent
 
 
 def test_a_dropped_connection_cuts_the_answer_and_the_server_lives_on(host: tuple[McpHost, LedgerServer]) -> None:
@@ -207,6 +208,19 @@ def test_the_relay_is_a_stdio_server_for_both_protocol_eras(host: tuple[McpHost,
         assert answers[1]["result"]["structuredContent"]["status"] == "ok", era
     scenario = load_scenario(ROOT / "scenarios" / "basic_react_loop.json")
     assert mcp_client(scenario, served.requests("mcp/basic_react_loop"), [])["relays"] == 2  # one stdio server process per session, each counted
+
+
+def test_a_relay_is_counted_without_entering_its_step(host: tuple[McpHost, LedgerServer]) -> None:
+    """A relay that only opens a session (as a client does over HTTP) meets no step: the scenario's approval of step 1 is
+    not applied for it, as it is not for an HTTP client that sends nothing but its initialize."""
+    served, _ = host
+    env = {"AGENT_BENCH_MCP_URL": f"{served.base_url}/mcp/high_risk_approved/1/mcp", "AGENT_BENCH_MCP_TOKEN": served.token}
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    lines = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}) + "\n"
+    done = subprocess.run([sys.executable, "-I", str(ROOT / "scripts" / "mcp_stdio_relay.py")], input=lines, capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    requests = served.requests("mcp/high_risk_approved")
+    assert [r["method"] for r in requests] == ["relay"] and not [r for r in requests if "human" in r]
 
 
 def test_an_approval_grants_only_a_call_the_server_holds(host: tuple[McpHost, LedgerServer]) -> None:
