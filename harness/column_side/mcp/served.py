@@ -78,6 +78,7 @@ SIBLINGS_WAIT_S = 2.0
 RUN_SCOPE = "agent_bench.run"  # in an HTTP request's scope: (run key, driver step)
 CUT_SCOPE = "agent_bench.cut"  # set by a call whose answer ``mcp.reset_mid_call`` cuts
 RELAY_HEADER = b"x-agent-bench-relay"  # the stdio relay's own id on its requests (``scripts/mcp_stdio_relay.py``)
+_RELAY_ID = re.compile(rb"[0-9]{1,10}")  # a process id: any other value is no relay's (the client's own header: ignored)
 
 
 @dataclass
@@ -155,7 +156,9 @@ class Served:
 
     def relayed(self, run_key: str, step: int, relay: str) -> None:
         """Record, once per server process, each stdio relay that sends a run's requests (a relay is a stdio server
-        process its client started: the relay's own id is kept in the state directory only, never in the evidence).
+        process its client started: the relay's own id is kept in the state directory only, never in the evidence). The
+        relay runs inside the column's reach, so the count is what the relays said: a client that forged the header
+        would change this count, and nothing else.
         Only recorded: the run's step is not entered here (``at``), so a relay's first request changes nothing a request
         over HTTP would not."""
         run = self._runs.get(run_key) or self._open(run_key)
@@ -330,9 +333,9 @@ class Routed:
             await send({"type": "http.response.body", "body": b"not found"})
             return
         inner = {**scope, "path": "/mcp", "raw_path": b"/mcp", RUN_SCOPE: found}
-        relay = dict(scope["headers"]).get(RELAY_HEADER)
-        if relay is not None:  # a request the harness's stdio relay sent: which relay process (the client's stdio server) it was
-            self.served.relayed(*found, relay.decode("latin-1"))
+        relay = dict(scope["headers"]).get(RELAY_HEADER, b"")
+        if _RELAY_ID.fullmatch(relay):  # a request the harness's stdio relay sent: which relay process (the client's stdio server) it was
+            self.served.relayed(*found, relay.decode("ascii"))
 
         async def cutting(message: Message) -> None:
             if inner.get(CUT_SCOPE) and message["type"] == "http.response.body" and message.get("body"):
