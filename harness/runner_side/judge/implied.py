@@ -24,8 +24,8 @@ from harness.runner_side.judge.facts import (
     undecided_at_end,
 )
 from harness.runner_side.judge.values import ABSENT, Run
-from harness.runner_side.observe.mcp import mcp_observable
-from harness.runner_side.observe.observables import DECISIONS, NA, invalid_call_ids_of, replayed_call_ids, schema_failure
+from harness.runner_side.observe.mcp import client_answers
+from harness.runner_side.observe.observables import DECISIONS, NA, mcp_cell, replayed_call_ids, schema_failure
 from harness.runner_side.observe.wire import wire_observable
 from harness.scenarios import Scenario
 
@@ -137,4 +137,4 @@ def _mcp(scenario: Scenario, run: Run) -> Any:
     whose server traced it) is taken as observed."""
     if run.mcp is None:
         return run.observables.get("mcp", NA)
-    return mcp_observable(scenario, {c: a["answers"] for c, a in run.mcp["calls"].items()}, bool(invalid_call_ids_of(scenario)))
+    return mcp_cell(scenario, client_answers(run.mcp))

@@ -74,7 +74,8 @@ def mcp_client(scenario: Scenario, requests: Sequence[Mapping[str, Any]], trace:
 
 
 WITHDRAWN = "withdrawn"
-"""A call's answer the client withdrew before it came (``notifications/cancelled`` while the server held a slow answer)."""
+"""A call whose answer the client stopped waiting for: the server's handler of it was cancelled while a late answer
+waited (a ``notifications/cancelled``, or the session's end), and the answer was never sent."""
 _ANSWER_FAULTS = {"mcp.kill_after_effect": "died", "mcp.reset_mid_call": "cut"}
 INVALID = "invalid_arguments"
 """The server's answer to a call whose arguments break the tool's ``inputSchema`` (``handwritten.boundary``)."""
@@ -111,6 +112,11 @@ def mcp_observable(scenario: Scenario, answers: Mapping[str, Sequence[str]] | No
     if invalid_calls:
         cell["sent_invalid"] = sorted(cid for cid, sent in answers.items() if INVALID in sent)
     return cell
+
+
+def client_answers(client: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Per call, the answers an ``mcp_client`` summary holds, in the order the client sent the call."""
+    return {cid: list(call["answers"]) for cid, call in client["calls"].items()}
 
 
 def traced_answers(trace: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:

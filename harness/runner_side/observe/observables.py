@@ -14,7 +14,7 @@ from handwritten.schema import ArgsValidator
 from handwritten.tools import RiskClass
 from harness.fixture_tools import FIXTURE_TOOLS
 from harness.records import ScenarioRun, StepFacts
-from harness.runner_side.observe.mcp import mcp_observable, traced_answers
+from harness.runner_side.observe.mcp import client_answers, mcp_observable, traced_answers
 from harness.runner_side.observe.wire import wire_observable
 from harness.scenarios import Scenario
 
@@ -65,7 +65,7 @@ def observe(
     None for any other run; ``over_mcp``: whether the run's tools are behind an MCP server (``harness.modes.over_mcp``):
     without the runner's records, the ``mcp`` observable is what the column's own server traced (the engine's client)."""
     steps = run.steps
-    answers = {c: a["answers"] for c, a in mcp["calls"].items()} if mcp is not None else traced_answers([e for s in steps for e in s.trace]) if over_mcp else None
+    answers = client_answers(mcp) if mcp is not None else traced_answers([e for s in steps for e in s.trace]) if over_mcp else None
     final_ledger = steps[-1].ledger
     return {
         "status": final_status(run, facts),
@@ -78,8 +78,14 @@ def observe(
         "idempotent_replay": _replay(run, facts, final_ledger),
         "checkpoint_after_interrupt": _after_interrupt(run, facts),
         "wire": wire_observable(wire, steps, run.scenario.tools, tool_objects),
-        "mcp": mcp_observable(run.scenario, answers, bool(invalid_call_ids_of(run.scenario))),
+        "mcp": mcp_cell(run.scenario, answers),
     }
+
+
+def mcp_cell(scenario: Scenario, answers: dict[str, list[str]] | None) -> Any:
+    """The ``mcp`` observable of a run whose MCP client met these answers per call (``observe.mcp.mcp_observable``;
+    None: its tools are not behind an MCP server)."""
+    return mcp_observable(scenario, answers, bool(invalid_call_ids_of(scenario)))
 
 
 def invalid_call_ids_of(scenario: Scenario) -> dict[str, str]:

@@ -18,6 +18,8 @@ from harness.runner_side.observe.observables import invalid_call_ids_of
 
 APPROVAL_REQUIRED = "approval_required"
 """The server's answer to a high-risk call it holds for the human (``harness.column_side.mcp.server``)."""
+WITHDREW, SENT_SUCH = "; the engine's client withdrew {}", "; of such calls the engine's client sent {}"
+"""What the rules say of the engine's own MCP client beside the framework's (``_engines``)."""
 
 
 @rule('approval_required_as_result', "Gives the model the MCP server's approval_required as the call's result: nothing waits for the human",
@@ -60,7 +62,7 @@ def read_timeout_shorter_than_call(case: Case) -> Iterator[Reason]:
     the server stands: its effects so far, from the ledger; the framework's result for it, if it delivered one in that
     step, is what its client made of the missing answer. Claims ``mcp.withdrawn``: the calls the server's records say
     their client withdrew (``harness.runner_side.observe.mcp``)."""
-    withdrawn = case.implied["mcp"].get("withdrawn", []) if case.framework.mcp is not None and isinstance(case.implied["mcp"], dict) else []
+    withdrawn = _measured(case, "withdrawn")
     if not withdrawn:
         return
     say, calls, lines = Says(), (case.framework.mcp or {})["calls"], []
@@ -70,13 +72,11 @@ def read_timeout_shorter_than_call(case: Case) -> Iterator[Reason]:
         told = [r[1] for r in fact.get("results", ()) if r[0] == cid]
         delivered = f"; then the framework {say(Answered(step, cid, told[0]))}" if told else ""
         lines.append(f"{cid} ({tool_of(case.scenario, cid)}), sent at driver step {step}: {say(EffectsSoFar.of(case.framework, cid, step))}{delivered}")
-    engine = case.engine.observables.get("mcp")
-    waited = f"; the engine's client withdrew {', '.join(engine.get('withdrawn', ())) or 'none'}" if isinstance(engine, dict) else ""
     one = len(withdrawn) == 1
     yield Reason("read_timeout_shorter_than_call", (
         f"the framework's client stopped waiting for {'an answer' if one else 'answers'} the MCP server was still giving (the server's handler "
         f"of {'the call' if one else 'each call'} was cancelled before it sent the answer: the client cancelled the call or ended its session, "
-        f"as a read timeout shorter than the call does{waited}): {'; '.join(lines)}{mechanism(case, 'tool_dispatch')}"
+        f"as a read timeout shorter than the call does{_engines(case, 'withdrawn', WITHDREW)}): {'; '.join(lines)}{mechanism(case, 'tool_dispatch')}"
     ), (claim(case, ("mcp", "withdrawn")),), say.all())
 
 
@@ -88,26 +88,38 @@ def mcp_arguments_not_validated(case: Case) -> Iterator[Reason]:
     arguments or with others, as the server's records say), where the engine's client checks the
     arguments before it sends a call. No stage's row: the server's check held, and nothing ran. Claims
     ``mcp.sent_invalid``: the calls the server's records say it answered so."""
-    sent = case.implied["mcp"].get("sent_invalid", []) if case.framework.mcp is not None and isinstance(case.implied["mcp"], dict) else []
+    sent = _measured(case, "sent_invalid")
     if not sent:
         return
     calls, invalid, lines = (case.framework.mcp or {})["calls"], invalid_call_ids_of(case.scenario), []
     for cid in sent:
         refused = [i for i, a in enumerate(calls[cid]["answers"]) if a == INVALID]
         steps = sorted({calls[cid]["steps"][i] for i in refused})
-        carried = {calls[cid].get("arguments", [])[i] if i < len(calls[cid].get("arguments", [])) else "?" for i in refused}
-        said = {"model": "the model's arguments", "other": "other arguments than the model's"}
-        with_ = " and ".join(said.get(c, "arguments not recorded") for c in sorted(carried))
+        carried = sorted({calls[cid]["arguments"][i] for i in refused})
+        with_ = " and ".join({"model": "the model's arguments", "other": "other arguments than the model's"}[c] for c in carried)
         why = f" (the model's break it: {invalid[cid]})" if cid in invalid else ""
         lines.append(f"{cid} ({tool_of(case.scenario, cid)}), sent at driver step{'s' if len(steps) > 1 else ''} {', '.join(map(str, steps))} "
                      f"with {with_}{why}")
-    engine = case.engine.observables.get("mcp")
-    own = f"; of such calls the engine's client sent {', '.join(engine.get('sent_invalid', ())) or 'none'}" if isinstance(engine, dict) else ""
     one = len(sent) == 1
     yield Reason("mcp_arguments_not_validated", (
         f"the MCP server answered {INVALID} to {'a call' if one else 'calls'} the framework's client sent ({'its' if one else 'their'} arguments "
-        f"break the tool's inputSchema, which the client had from tools/list{own}): {'; '.join(lines)}{mechanism(case, 'tool_dispatch')}"
+        f"break the tool's inputSchema, which the client had from tools/list{_engines(case, 'sent_invalid', SENT_SUCH)}): "
+        f"{'; '.join(lines)}{mechanism(case, 'tool_dispatch')}"
     ), (claim(case, ("mcp", "sent_invalid")),))
+
+
+def _measured(case: Case, part: str) -> list[str]:
+    """The calls of the framework's ``mcp`` cell's ``part`` (``withdrawn``, ``sent_invalid``), as the runner's server's
+    records imply them; none for a run without those records or a scenario that does not exercise the part."""
+    cell = case.implied["mcp"]
+    return list(cell.get(part, [])) if case.framework.mcp is not None and isinstance(cell, dict) else []
+
+
+def _engines(case: Case, part: str, words: str) -> str:
+    """``words`` with the engine's own MCP client's calls of its ``mcp`` cell's ``part`` (or ``none``) in its ``{}``;
+    nothing where the engine's run has no such cell."""
+    engine = case.engine.observables.get("mcp")
+    return words.format(", ".join(engine.get(part, ())) or "none") if isinstance(engine, dict) else ""
 
 
 def _same_call(case: Case, counted: str, cid: str) -> bool:
