@@ -29,6 +29,7 @@ from typing import Any
 
 from harness.canonical_io import write_json
 from harness.column_side.driver import McpAccess, exception_text, run_scenario
+from harness.column_side.fixtures.faults import record_passes
 from harness.column_side.network_guard import install_network_guard, set_phase
 from harness.column_side.protocol import ColumnAdapter
 from harness.column_side.scripted_model import summarize_log
@@ -111,8 +112,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--twice", action="store_true", help="run every scenario twice: the runner fails on any difference")
     parser.add_argument("--trace-lines", type=Path, help="with --twice: trace the second runs' lines under --trace-under into <dir>/<mode>.tsv")
     parser.add_argument("--trace-under", type=Path, help="the folder whose lines --trace-lines records (adapters/)")
+    parser.add_argument("--record-passes", action="store_true", help="record the kill points every step passes (the crash sweep's plan)")
     args = parser.parse_args(argv)
     connector = LedgerConnector.from_fd(args.ledger_fd)  # before anything else could take the descriptor's number
+    record_passes(args.record_passes)
     if args.wire == "-":  # the runner hands the URL (its token) over stdin, where no other process can read it
         args.wire = sys.stdin.readline().strip() or None
     mcp = _mcp_access(args.mcp, args.mcp_kill_fd)

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.column_side.approver import CLOCK_START, HumanApprover
-from harness.column_side.fixtures.faults import FAULT_EXIT_CODE, FAULTS_FILE, SCHEDULE_FAILED_EXIT_CODE, fired_faults, schedule_failures
+from harness.column_side.fixtures import faults
+from harness.column_side.fixtures.faults import FAULT_EXIT_CODE, FAULTS_FILE, SCHEDULE_FAILED_EXIT_CODE, fired_faults, passes_after, schedule_failures
 from harness.column_side.fixtures.sibling_order import earlier_kills, killed_siblings, raising_siblings
 from harness.column_side.fixtures.world import arm_schedule
 from harness.column_side.protocol import InboundEvent, StepOutcome, StepRequest
@@ -99,6 +100,7 @@ def _play(
     last_event: InboundEvent | None = None
     steps: list[StepRecord] = []
     trace_read = 0  # bytes of the trace already attributed to earlier steps
+    passed = 0  # the last kill point already attributed to an earlier step (``faults.record_passes``)
     for index, step in enumerate(scenario.driver):
         now += step.get("advance_clock_s", 0)
         action = step["action"]
@@ -148,6 +150,10 @@ def _play(
         if token is not None and record.status != "refused":  # a step that failed after it had still taken the token in
             approver.last_used, approver.last_used_for = token, made_for  # whatever token the column did not refuse is now a used token
         record.trace, trace_read = _trace_since(scratch, trace_read, index)
+        if faults.recording_passes():
+            new = passes_after(str(scratch / FAULTS_FILE), passed)
+            record.passes, passed = [list(p[1:]) for p in new], new[-1][0] if new else passed
+            record.fired = sorted(set(fired_faults(str(scratch / FAULTS_FILE))) - fired_before)
         record.ledger = measure() if measure else {}
         steps.append(record)
         if record.error == "timeout":

@@ -137,6 +137,7 @@ def measure_column(
     log: Callable[[str], None] = print,
     on_progress: Callable[[str], None] = lambda _: None,
     wire: WireServer | None = None,
+    record_passes: bool = False,
 ) -> ColumnResult:
     """Run every scenario of ``column`` in ``modes`` in one sandboxed process.
 
@@ -148,6 +149,9 @@ def measure_column(
     ``on_progress`` gets the column process's plan (``plan <n>``), then ``<mode>/<scenario>`` as each scenario finishes.
     ``wire`` is the runner's scripted OpenAI-compatible server, for the ``wire`` mode: the column process gets a base URL
     of its own on it, and every wire run's record gets the requests the server recorded for it (``harness.runner_side.run.servers.wire``).
+    With ``record_passes`` every record gets ``passes``: ``[driver step, point, call id, turn]`` for each kill point its
+    steps passed, in order (``harness.column_side.fixtures.faults.record_passes``: the crash sweep's transitions), and
+    ``fired``: ``[driver step, fault index]`` for each fault that fired.
     """
     scratch = scratch_root / column.name
     scratch.mkdir(parents=True, exist_ok=True)
@@ -182,7 +186,7 @@ def measure_column(
             *(["--wire", "-"] if wire is not None and "wire" in modes else []),  # its base URL comes on stdin: never on a command line
             *(["--mcp", "-", "--mcp-kill-fd", str(mcp.column_fd)] if mcp is not None else []),  # so do the MCP server's URL and token
             *[a for m in modes for a in ("--mode", m)],
-            *(["--twice"] if twice else []), *tracing,
+            *(["--twice"] if twice else []), *tracing, *(["--record-passes"] if record_passes else []),
         ]  # fmt: skip
         secret = wire.base_url(column.name) + "\n" if wire is not None and "wire" in modes else ""
         secret += f"{mcp.base_url} {mcp.token}\n" if mcp is not None else ""
@@ -205,7 +209,8 @@ def measure_column(
             for key, raw in raws.items():
                 scenario, schedule = scenarios[raw["scenario"]], raw["schedule"]
                 heard, tools_over_mcp = _heard(mode, wire, mcp, column.name, scenario), over_mcp(column.name, mode)
-                record = _observed(scenario, schedule, heard(_with_ledger(raw, ledger.store, run_key(mode, key)), run_key(mode, key)), raised, tools_over_mcp)
+                record = _observed(scenario, schedule, heard(_with_ledger(raw, ledger.store, run_key(mode, key)), run_key(mode, key)), raised, tools_over_mcp,
+                                   record_passes)  # fmt: skip
                 if "again" in raw:
                     again_key = run_key(mode, key, again=True)
                     again = _observed(scenario, schedule, heard(_with_ledger(raw["again"], ledger.store, again_key), again_key), raised, tools_over_mcp)
@@ -341,9 +346,13 @@ def _as_it_is(raw: dict[str, Any], run: str) -> dict[str, Any]:
     return raw
 
 
-def _observed(scenario: Scenario, schedule: str | None, raw: dict[str, Any], raised: frozenset[str], mcp: bool) -> dict[str, Any]:
-    """The observation record, with the sub-case's base scenario and schedule (``mcp``: the run's tools are over MCP)."""
-    return {**observation(scenario, raw, raised, mcp), "scenario": scenario.id, "schedule": schedule}
+def _observed(scenario: Scenario, schedule: str | None, raw: dict[str, Any], raised: frozenset[str], mcp: bool, passes: bool = False) -> dict[str, Any]:
+    """The observation record, with the sub-case's base scenario and schedule (``mcp``: the run's tools are over MCP);
+    with ``passes``, the kill points its steps passed (``[step, point, call id, turn]``) and the faults that fired
+    (``[step, fault index]``)."""
+    passed = {"passes": [[step["index"], *p] for step in raw["steps"] for p in step.get("passes", [])],
+              "fired": [[step["index"], i] for step in raw["steps"] for i in step.get("fired", [])]} if passes else {}  # fmt: skip
+    return {**observation(scenario, raw, raised, mcp), "scenario": scenario.id, "schedule": schedule, **passed}
 
 
 def _differing_parts(first: dict[str, Any], second: dict[str, Any]) -> list[str]:
