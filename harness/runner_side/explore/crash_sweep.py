@@ -1,0 +1,245 @@
+"""The crash sweep: a plan of jobs from each column's uninterrupted runs, the jobs run on a local pool of column
+processes, each run judged against the column's own uninterrupted run, and the rows of ``evidence/sweep.json``.
+
+A sweep directory holds ``plan.json`` (the job list and the uninterrupted runs it came from), ``scenarios/<column>/
+<mode>/`` (every job as a scenario file) and ``jobs/<id>.json`` (one finished job each, written by temp file and
+rename: a run again skips it). Jobs run as the comparison runs scenarios: a column process per chunk of one column's
+jobs, its workers forked from it warm, each job under the schedules its column declares for it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from harness.canonical_io import write_json
+from harness.columns import Column
+from harness.runner_side.explore.jobs import KillPoint, job_id, job_scenario, kill_points, lock_digest, swept
+from harness.runner_side.run.runner import run_column
+from harness.scenarios import Scenario, load_scenarios, scenario_files
+
+PLAN, SCENARIOS, JOBS = "plan.json", "scenarios", "jobs"
+CHUNK = 40  # jobs per column process: its import is paid once for them
+NAMED = ("completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "model_unavailable", "refused")
+"""The final statuses a run may end in; any other (``crashed``, ``stalled``, ``error``) after a resume is stuck."""
+Log = Callable[[str], None]
+
+
+def make_plan(columns: list[Column], modes: list[str], source: Path, out: Path, workers: int, log: Log) -> dict[str, Any]:
+    """Play every swept scenario of ``source`` uninterrupted in each column (its kill points recorded), write each job
+    as a scenario file and ``plan.json`` into ``out``; return the plan."""
+    documents = {s.id: json.loads(p.read_text(encoding="utf-8")) for s, p in _swept_files(source)}
+    scenarios = {s.id: s for s in load_scenarios(source) if s.id in documents}
+    scratch = Path(tempfile.mkdtemp(prefix="sweep-plan-"))
+    try:
+        corpus = scratch / "corpus"
+        corpus.mkdir()
+        for _, path in _swept_files(source):
+            shutil.copyfile(path, corpus / path.name)
+
+        def one(column: Column) -> Any:
+            return run_column(column, modes, corpus, scratch / "columns", scenario_count=len(scenarios), record_passes=True,
+                              log=lambda m: log(f"[{column.name}] {m}"))  # fmt: skip
+
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(one, columns))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    plan: dict[str, Any] = {"modes": modes, "scenarios": sorted(scenarios), "columns": {}, "not_measured": {}, "jobs": []}
+    for column, result in zip(columns, results, strict=True):
+        if result.status != "measured":
+            plan["not_measured"][column.name] = result.reason or "not measured"
+            continue
+        lock = lock_digest(column)
+        plan["columns"][column.name] = {"lock": lock, "modes": {}}
+        for mode in sorted(result.modes):
+            rows: dict[str, Any] = {}
+            for sid in sorted(scenarios):
+                records = {r["schedule"] or "": r for r in result.modes[mode].values() if r["scenario"] == sid}
+                if not records:
+                    continue  # not played in this mode (a tool boundary the column lacks)
+                passes = [p for r in records.values() for p in r.get("passes", [])]
+                kills = kill_points(scenarios[sid], passes) if all(r["status"] == "ok" for r in records.values()) else []
+                rows[sid] = {"uninterrupted": {k: summary(r) for k, r in sorted(records.items())}, "kill_points": [k.to_json() for k in kills]}
+                for kill in kills:
+                    job = job_scenario(documents[sid], kill)
+                    write_json(out / SCENARIOS / column.name / mode / f"{job['id']}.json", job)
+                    plan["jobs"].append({"id": job_id(job, column.name, mode, kill, lock), "column": column.name, "mode": mode, "scenario": sid,
+                                         "name": job["id"], "kill": kill.to_json(), "fault": len(job["faults"]) - 1})  # fmt: skip
+            plan["columns"][column.name]["modes"][mode] = rows
+    write_json(out / PLAN, plan)
+    return plan
+
+
+def _swept_files(source: Path) -> list[tuple[Scenario, Path]]:
+    files = {p.stem: p for p in scenario_files(source)}
+    return [(s, files[s.id]) for s in load_scenarios(source) if swept(s) and s.id in files]
+
+
+def summary(record: dict[str, Any]) -> dict[str, Any]:
+    """What the judge reads of one run: its final status, effects per call, pauses, approvals given, killed steps."""
+    observables = record["observables"]
+    effects = observables["side_effects"] if isinstance(observables["side_effects"], dict) else {}
+    approval = observables["pre_approval_state"] if isinstance(observables["pre_approval_state"], dict) else {}
+    statuses = [s["status"] for s in record["steps"]]
+    return {
+        "status": observables["status"],
+        "error": record["error"],
+        "effects": {c: v["effects"] for c, v in sorted(effects.items()) if v["effects"]},
+        "pauses": [[p["step"], sorted(c["call_id"] for c in p["pending"])] for p in approval.get("pauses", [])],
+        "approved": [[d["step"], d["call_id"]] for d in approval.get("decisions", [])
+                     if d["action"] == "approve" and statuses[d["step"]] not in ("refused", "error")],  # fmt: skip
+        "killed": [f["step"] for f in record["facts"] if f.get("killed")],
+        "fired": sorted(index for _, index in record.get("fired", [])),
+        "steps": len(record["steps"]),
+    }
+
+
+def select(plan: dict[str, Any], shard: tuple[int, int] | None) -> list[dict[str, Any]]:
+    """The plan's jobs in its order, or the ``i``-th of ``n`` contiguous slices (a column's jobs stay together)."""
+    jobs: list[dict[str, Any]] = plan["jobs"]
+    if shard is None:
+        return jobs
+    i, n = shard
+    return jobs[(i - 1) * len(jobs) // n : i * len(jobs) // n]
+
+
+def run_jobs(registry: dict[str, Column], plan: dict[str, Any], jobs: list[dict[str, Any]], out: Path, workers: int, log: Log) -> dict[str, str]:
+    """Run the jobs not finished yet, a chunk of one column and mode per column process, ``workers`` at a time; write
+    each one's outcome to ``jobs/<id>.json``. Returns the columns that could not be measured, with why."""
+    todo = [j for j in jobs if not (out / JOBS / f"{j['id']}.json").exists()]
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for job in todo:
+        groups.setdefault((job["column"], job["mode"]), []).append(job)
+    chunks = [group[i : i + CHUNK] for group in groups.values() for i in range(0, len(group), CHUNK)]
+    failed: dict[str, str] = {}
+
+    def one(chunk: list[dict[str, Any]]) -> None:
+        column, mode = chunk[0]["column"], chunk[0]["mode"]
+        scratch = Path(tempfile.mkdtemp(prefix="sweep-jobs-"))
+        try:
+            corpus = scratch / "corpus"
+            corpus.mkdir()
+            for job in chunk:
+                shutil.copyfile(out / SCENARIOS / column / mode / f"{job['name']}.json", corpus / f"{job['name']}.json")
+            result = run_column(registry[column], [mode], corpus, scratch / "columns", scenario_count=len(chunk), record_passes=True,
+                                log=lambda m: log(f"[{column}] {m}"))  # fmt: skip
+            if result.status != "measured":
+                failed[column] = result.reason or "not measured"
+                return
+            uninterrupted = plan["columns"][column]["modes"][mode]
+            for job in chunk:
+                runs = {r["schedule"] or "": r for r in result.modes.get(mode, {}).values() if r["scenario"] == job["name"]}
+                outcome = {k: judge(job, k, summary(r), uninterrupted[job["scenario"]]["uninterrupted"]) for k, r in sorted(runs.items())}
+                write_json(out / JOBS / f"{job['id']}.json", {"id": job["id"], "runs": outcome})
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    log(f"{len(todo)} of {len(jobs)} jobs to run ({len(chunks)} column processes, {workers} at a time)")
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(one, chunks))
+    return failed
+
+
+def judge(job: dict[str, Any], schedule: str, run: dict[str, Any], uninterrupted: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """One run of a job (under ``schedule``) against the column's uninterrupted runs of the scenario: whether its kill
+    fired (where the plan put it, or a step earlier or later under another ordering than the plan's; never, where an
+    earlier kill of the scenario's own sent the run elsewhere), calls
+    with more effects than any uninterrupted run had (``duplicates``), calls approved before the kill and asked about
+    again after it more often than uninterrupted (``approvals_lost``), and whether it is stuck where no uninterrupted
+    run was."""
+    step = job["kill"]["step"]
+    base = uninterrupted.get(schedule, next(iter(uninterrupted.values())))  # the same ordering, where it had one
+    most = Counter[str]()
+    for summary_ in uninterrupted.values():
+        for call, n in summary_["effects"].items():
+            most[call] = max(most[call], n)
+    # After the kill: the job's steps from its inserted resume on, the uninterrupted run's steps after the killed one.
+    asked = Counter(c for s, calls in run["pauses"] if s > step for c in calls)
+    asked_before = Counter(c for s, calls in base["pauses"] if s > step for c in calls)
+    approved = {c for s, c in run["approved"] if s <= step}
+    return {
+        "status": run["status"],
+        "error": run["error"].splitlines()[0] if run["error"] else None,
+        "effects": run["effects"],
+        "reached": job["fault"] in run["fired"],
+        "duplicates": {c: n - most[c] for c, n in sorted(run["effects"].items()) if n > most[c]},
+        "approvals_lost": sorted(c for c in approved if asked[c] > asked_before[c]),
+        "stuck": stuck(run) and not any(stuck(u) for u in uninterrupted.values()),
+    }
+
+
+def stuck(run: dict[str, Any]) -> bool:
+    """Whether a measured run ended neither resumable nor in a named final status: in ``error`` or ``stalled``, or
+    ``crashed`` of a state the column found (a run whose last step a kill fault ended is one resume short, not stuck)."""
+    if run["status"] in NAMED or run["error"] is not None:
+        return False
+    return run["status"] != "crashed" or run["steps"] - 1 not in run["killed"]
+
+
+def merge(dirs: list[Path]) -> dict[str, Any]:
+    """``sweep.json`` from the plan and the finished jobs of ``dirs`` (one plan, every planned job exactly once); raises
+    ``ValueError`` naming what is missing, repeated or foreign."""
+    plans = [json.loads((d / PLAN).read_text(encoding="utf-8")) for d in dirs]
+    if any(p != plans[0] for p in plans[1:]):
+        raise ValueError("the directories hold different plans: merge shards of one plan")
+    plan = plans[0]
+    found: dict[str, list[Path]] = {}
+    for d in dirs:
+        for path in sorted((d / JOBS).glob("*.json")) if (d / JOBS).is_dir() else []:
+            found.setdefault(path.stem, []).append(path)
+    planned = {j["id"] for j in plan["jobs"]}
+    missing = sorted(planned - set(found))
+    repeated = sorted(i for i, paths in found.items() if len(paths) > 1)
+    foreign = sorted(set(found) - planned)
+    for what, ids in (("missing", missing), ("present more than once", repeated), ("not in the plan", foreign)):
+        if ids:
+            raise ValueError(f"{len(ids)} jobs {what} (first: {ids[0]})")
+    outcomes = {i: json.loads(paths[0].read_text(encoding="utf-8"))["runs"] for i, paths in found.items()}
+    columns: dict[str, Any] = {}
+    for column, entry in sorted(plan["columns"].items()):
+        for mode, rows in sorted(entry["modes"].items()):
+            jobs = [j for j in plan["jobs"] if (j["column"], j["mode"]) == (column, mode)]
+            for sid, planned_row in sorted(rows.items()):
+                columns.setdefault(column, {}).setdefault(mode, {})[sid] = row(planned_row, [(j, outcomes[j["id"]]) for j in jobs if j["scenario"] == sid])
+    document: dict[str, Any] = {"columns": columns}
+    return document | ({"not_measured": dict(sorted(plan["not_measured"].items()))} if plan["not_measured"] else {})
+
+
+def row(planned: dict[str, Any], jobs: list[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
+    """One scenario's row in one column and mode: its uninterrupted runs, the kill points tried, and what the kills did."""
+    found: dict[str, list[dict[str, Any]]] = {k: [] for k in ("duplicates", "approvals_lost", "stuck", "not_reached", "errors")}
+    runs = exactly_once = 0
+    ended = Counter[str]()
+    for job, outcome in jobs:
+        for schedule, run in sorted(outcome.items()):
+            at = {"job": job["name"], "kill_point": job["kill"]["label"], **({"schedule": schedule} if schedule else {})}
+            runs += 1
+            ended[run["status"]] += 1
+            if run["error"]:
+                found["errors"].append({**at, "error": run["error"]})
+                continue
+            if not run["reached"]:
+                found["not_reached"].append({**at, "status": run["status"]})
+            found["duplicates"] += [{**at, "call_id": c, "effects": run["effects"][c], "extra_effects": n} for c, n in run["duplicates"].items()]
+            found["approvals_lost"] += [{**at, "call_id": c} for c in run["approvals_lost"]]
+            if run["stuck"]:
+                found["stuck"].append({**at, "status": run["status"]})
+            exactly_once += run["reached"] and not run["duplicates"]
+    uninterrupted = {k or "plain": {"status": u["status"], "effects": u["effects"], **({"error": u["error"].splitlines()[0]} if u["error"] else {})}
+                     for k, u in planned["uninterrupted"].items()}  # fmt: skip
+    return {"uninterrupted": uninterrupted, "kill_points": [k["label"] for k in planned["kill_points"]], "runs": runs, "exactly_once": exactly_once,
+            "ended": dict(sorted(ended.items())),
+            **{k: sorted(v, key=lambda e: json.dumps(e, sort_keys=True)) for k, v in found.items()}}  # fmt: skip
+
+
+def kill_of(job: dict[str, Any]) -> KillPoint:
+    """A planned job's kill point."""
+    k = job["kill"]
+    return KillPoint(k["step"], k["point"], k.get("call_id"), k.get("turn"))
