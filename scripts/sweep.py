@@ -1,17 +1,17 @@
 #!/usr/bin/env python3
-"""The crash sweep: a kill at every transition each column passes, and what it did to the side effects and approvals.
+"""The crash sweep: a kill at every kill point each column passes, and what it did to the side effects and approvals.
 
 Each swept scenario (a committed one with a side effect or an approval) is played uninterrupted in every column and
 mode of the selection, recording every kill point it passes; each becomes a job: the scenario with one kill there, one
 resume in a fresh process, then its remaining steps (harness/runner_side/explore/jobs.py). A job's row counts the
-calls whose effects exceed the column's own uninterrupted run, approvals asked again after the kill, and runs stuck
-(neither resumable nor in a named final status). docs/sweep.md says how to read evidence/sweep.json.
+calls whose effects exceed the column's own uninterrupted runs, approvals asked again after the kill, and runs stuck
+(ended in an error or a crash where no uninterrupted run did). docs/sweep.md says how to read evidence/sweep.json.
 
   python scripts/sweep.py                      plan, run every job, merge into evidence/sweep.json
   python scripts/sweep.py --plan --out DIR     write DIR/plan.json and the job scenarios only
   python scripts/sweep.py --shard 2/3 --out DIR
   python scripts/sweep.py --merge DIR... [--output FILE]
-  python scripts/sweep.py --check --sample SCENARIO...   CI: those rows again, equal to the committed ones
+  python scripts/sweep.py --check --sample SCENARIO...   CI: those rows again (each job twice), as committed
 
 Exit status: 0; 1 when a column could not be measured, a job is missing or a checked row drifted; 2 for bad usage.
 """
@@ -57,7 +57,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--framework", action="append", metavar="NAME", help=f"column to sweep (repeatable; default: {', '.join(swept_columns())})")
     parser.add_argument("--mode", action="append", choices=SWEPT_MODES, help="mode to sweep (repeatable; default: both)")
     parser.add_argument("--plan", action="store_true", help="write the plan (DIR/plan.json, the job scenarios) and stop")
-    parser.add_argument("--shard", metavar="I/N", help="run the I-th of N slices of the plan's jobs (planning first when DIR has no plan)")
+    parser.add_argument("--shard", metavar="I/N", help="run the I-th of N slices of the jobs of the plan in DIR (plan first, with --plan)")
     parser.add_argument("--out", type=Path, default=OUT, metavar="DIR", help="the sweep's directory (default: runs/sweep/)")
     parser.add_argument("--merge", type=Path, nargs="+", metavar="DIR", help="merge the finished jobs of these directories into --output")
     parser.add_argument("--output", type=Path, metavar="FILE",
@@ -82,6 +82,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"--sample: no committed scenario {', '.join(missing)}")
     if args.merge and (args.plan or args.shard or args.check):
         parser.error("--merge goes alone (with --output)")
+    if unplanned := [str(d) for d in args.merge or () if not (d / PLAN).is_file()]:
+        parser.error(f"--merge {unplanned[0]}: holds no {PLAN}: not a sweep's directory")
+    if args.shard and not (args.out / PLAN).is_file():
+        parser.error(f"--shard: {args.out} holds no {PLAN}: plan once (--plan --out DIR), then run each shard on that plan")
+    if args.shard and args.plan:
+        parser.error("--shard runs a recorded plan: plan first, with --plan alone")
     if args.workers < 1:
         parser.error("--workers must be at least 1")
     if args.out.exists() and (not args.out.is_dir() or (any(args.out.iterdir()) and not (args.out / PLAN).is_file())):
@@ -118,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1 if plan["not_measured"] else 0
         jobs = select(plan, args.shard)
         known = registry.known_columns()
-        failed = run_jobs(known, plan, jobs, out, args.workers, log=lambda m: print(m, flush=True))
+        failed = run_jobs(known, jobs, out, args.workers, log=lambda m: print(m, flush=True), twice=args.check)
         for column, reason in {**plan["not_measured"], **failed}.items():
             print(f"!!! {column} was NOT MEASURED: {reason}", file=sys.stderr)
         print(f"{len(jobs)} jobs in {time.perf_counter() - started:.0f} s")
@@ -153,6 +159,7 @@ def planned(args: argparse.Namespace, out: Path) -> dict[str, Any] | None:
         for name in args.sample:
             shutil.copyfile(SCENARIO_DIR / f"{name}.json", source / f"{name}.json")
     known = registry.known_columns()
+    path.unlink(missing_ok=True)  # the old plan goes first: a planning that fails leaves no plan naming scenarios it removed
     shutil.rmtree(out / "scenarios", ignore_errors=True)  # a plan's own job scenarios: replaced with it
     try:
         plan = make_plan([known[n] for n in args.columns], args.modes, source, out, args.workers, log=lambda m: print(m, flush=True))

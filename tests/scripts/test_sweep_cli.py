@@ -28,6 +28,8 @@ def _sweep(*args: str) -> subprocess.CompletedProcess[str]:
 def test_sharded_or_whole_the_same_bytes_and_every_effect_once_in_the_reference_columns(tmp_path: Path) -> None:
     whole = _sweep(*REFERENCES, *SAMPLE, "--out", str(tmp_path / "whole"))
     assert whole.returncode == 0, whole.stdout + whole.stderr
+    planned = _sweep(*REFERENCES, *SAMPLE, "--plan", "--out", str(tmp_path / "shards"))
+    assert planned.returncode == 0, planned.stdout + planned.stderr
     for shard in ("1/3", "2/3", "3/3"):
         done = _sweep(*REFERENCES, *SAMPLE, "--shard", shard, "--out", str(tmp_path / "shards"))
         assert done.returncode == 0, done.stdout + done.stderr
@@ -62,8 +64,9 @@ def test_a_jobs_scenario_file_played_by_the_comparison_gives_its_run(tmp_path: P
     assert job["kill"]["step"] in run["killed"]  # the kill fired where the plan put it (the evidence keeps no fault indexes)
     uninterrupted = plan["columns"]["handwritten"]["modes"]["contract"][job["scenario"]]["uninterrupted"]
     swept = json.loads((out / JOBS / f"{job['id']}.json").read_text())["runs"][""]
-    assert judge(job, "", {**run, "fired": [job["fault"]]}, uninterrupted) == swept
-    assert swept["reached"] and swept["effects"] == {"t1": 1, "t2": 1} and swept["status"] == "completed"
+    assert {**run, "fired": [[job["kill"]["step"], job["fault"]]]} == swept  # what the sweep recorded of the run, but the fault's index
+    verdict = judge(job, swept, uninterrupted)
+    assert verdict["reached"] and verdict["effects"] == {"t1": 1, "t2": 1} and verdict["status"] == "completed" and not verdict["duplicates"]
 
 
 @pytest.mark.parametrize(
@@ -73,6 +76,8 @@ def test_a_jobs_scenario_file_played_by_the_comparison_gives_its_run(tmp_path: P
         (["--framework", "nope"], "unknown framework nope"),
         (["--sample", "nope"], "--sample: no committed scenario nope"),
         (["--merge", "x", "--plan"], "--merge goes alone"),
+        (["--merge", "nowhere"], "--merge nowhere: holds no plan.json"),
+        (["--shard", "1/2", "--out", "nowhere"], "--shard: nowhere holds no plan.json"),
     ],
 )
 def test_usage_errors_are_one_line(args: list[str], says: str) -> None:

@@ -20,14 +20,14 @@ from typing import Any
 
 from harness.canonical_io import write_json
 from harness.columns import Column
-from harness.runner_side.explore.jobs import KillPoint, job_id, job_scenario, kill_points, lock_digest, swept
+from harness.runner_side.explore.jobs import job_id, job_scenario, kill_points, lock_digest, swept
 from harness.runner_side.run.runner import run_column
 from harness.scenarios import Scenario, load_scenarios, scenario_files
 
 PLAN, SCENARIOS, JOBS = "plan.json", "scenarios", "jobs"
 CHUNK = 40  # jobs per column process: its import is paid once for them
 NAMED = ("completed", "awaiting_approval", "reconcile_required", "stopped_max_steps", "model_unavailable", "refused")
-"""The final statuses a run may end in; any other (``crashed``, ``stalled``, ``error``) after a resume is stuck."""
+"""The final statuses a run may end in by name; the others (``crashed``, ``stalled``, ``error``) may be stuck (``stuck``)."""
 Log = Callable[[str], None]
 
 
@@ -96,7 +96,7 @@ def summary(record: dict[str, Any]) -> dict[str, Any]:
         "approved": [[d["step"], d["call_id"]] for d in approval.get("decisions", [])
                      if d["action"] == "approve" and statuses[d["step"]] not in ("refused", "error")],  # fmt: skip
         "killed": [f["step"] for f in record["facts"] if f.get("killed")],
-        "fired": sorted(index for _, index in record.get("fired", [])),
+        "fired": sorted(record.get("fired", [])),  # [step, fault index]
         "steps": len(record["steps"]),
     }
 
@@ -110,9 +110,11 @@ def select(plan: dict[str, Any], shard: tuple[int, int] | None) -> list[dict[str
     return jobs[(i - 1) * len(jobs) // n : i * len(jobs) // n]
 
 
-def run_jobs(registry: dict[str, Column], plan: dict[str, Any], jobs: list[dict[str, Any]], out: Path, workers: int, log: Log) -> dict[str, str]:
+def run_jobs(registry: dict[str, Column], jobs: list[dict[str, Any]], out: Path, workers: int, log: Log, twice: bool = False) -> dict[str, str]:
     """Run the jobs not finished yet, a chunk of one column and mode per column process, ``workers`` at a time; write
-    each one's outcome to ``jobs/<id>.json``. Returns the columns that could not be measured, with why."""
+    what each run did (``summary``, per schedule) to ``jobs/<id>.json``: the merge judges it against the plan's
+    uninterrupted runs. With ``twice`` every job runs twice, and a difference between the two runs is an undeclared
+    race. Returns what could not be measured (a column, an undeclared race), with why."""
     todo = [j for j in jobs if not (out / JOBS / f"{j['id']}.json").exists()]
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for job in todo:
@@ -128,16 +130,19 @@ def run_jobs(registry: dict[str, Column], plan: dict[str, Any], jobs: list[dict[
             corpus.mkdir()
             for job in chunk:
                 shutil.copyfile(out / SCENARIOS / column / mode / f"{job['name']}.json", corpus / f"{job['name']}.json")
-            result = run_column(registry[column], [mode], corpus, scratch / "columns", scenario_count=len(chunk), record_passes=True,
+            result = run_column(registry[column], [mode], corpus, scratch / "columns", scenario_count=len(chunk), record_passes=True, twice=twice,
                                 log=lambda m: log(f"[{column}] {m}"))  # fmt: skip
             if result.status != "measured":
                 failed[column] = result.reason or "not measured"
                 return
-            uninterrupted = plan["columns"][column]["modes"][mode]
+            for race in result.undeclared_races:  # <column>/<mode>/<key>/<part>: two runs of one job differ
+                failed[race] = "an undeclared race: the two runs of the job differ here"
             for job in chunk:
-                runs = {r["schedule"] or "": r for r in result.modes.get(mode, {}).values() if r["scenario"] == job["name"]}
-                outcome = {k: judge(job, k, summary(r), uninterrupted[job["scenario"]]["uninterrupted"]) for k, r in sorted(runs.items())}
-                write_json(out / JOBS / f"{job['id']}.json", {"id": job["id"], "runs": outcome})
+                runs = {r["schedule"] or "": summary(r) for r in result.modes.get(mode, {}).values() if r["scenario"] == job["name"]}
+                if not runs:
+                    failed[f"{column}/{mode}/{job['name']}"] = "the column process played no run of this job"
+                    continue
+                write_json(out / JOBS / f"{job['id']}.json", {"id": job["id"], "runs": dict(sorted(runs.items()))})
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
@@ -147,29 +152,30 @@ def run_jobs(registry: dict[str, Column], plan: dict[str, Any], jobs: list[dict[
     return failed
 
 
-def judge(job: dict[str, Any], schedule: str, run: dict[str, Any], uninterrupted: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """One run of a job (under ``schedule``) against the column's uninterrupted runs of the scenario: whether its kill
-    fired (where the plan put it, or a step earlier or later under another ordering than the plan's; never, where an
-    earlier kill of the scenario's own sent the run elsewhere), calls
-    with more effects than any uninterrupted run had (``duplicates``), calls approved before the kill and asked about
-    again after it more often than uninterrupted (``approvals_lost``), and whether it is stuck where no uninterrupted
-    run was."""
-    step = job["kill"]["step"]
-    base = uninterrupted.get(schedule, next(iter(uninterrupted.values())))  # the same ordering, where it had one
-    most = Counter[str]()
-    for summary_ in uninterrupted.values():
-        for call, n in summary_["effects"].items():
+def judge(job: dict[str, Any], run: dict[str, Any], uninterrupted: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """One run of a job against the column's uninterrupted runs of the scenario (every schedule of theirs): whether its
+    kill fired (``reached``; where the plan put it, or a step earlier or later under another ordering than the plan's, or
+    never, where the run went elsewhere before it), calls with more effects than any uninterrupted run had
+    (``duplicates``), calls approved before the kill and asked about after it more often than any uninterrupted run asked
+    about them after that step (``approvals_lost``), and whether it is stuck where no uninterrupted run was."""
+    planned = job["kill"]["step"]
+    fired = [step for step, index in run["fired"] if index == job["fault"]]
+    step = fired[0] if fired else planned
+    before = step if step <= planned else step - 1  # the uninterrupted run's step: the inserted resume shifts later ones
+    most, asked_before = Counter[str](), Counter[str]()
+    for base in uninterrupted.values():
+        for call, n in base["effects"].items():
             most[call] = max(most[call], n)
-    # After the kill: the job's steps from its inserted resume on, the uninterrupted run's steps after the killed one.
+        for call, n in Counter(c for s, calls in base["pauses"] if s > before for c in calls).items():
+            asked_before[call] = max(asked_before[call], n)
     asked = Counter(c for s, calls in run["pauses"] if s > step for c in calls)
-    asked_before = Counter(c for s, calls in base["pauses"] if s > step for c in calls)
     approved = {c for s, c in run["approved"] if s <= step}
     return {
         "status": run["status"],
         "error": run["error"].splitlines()[0] if run["error"] else None,
-        "effects": run["effects"],
-        "reached": job["fault"] in run["fired"],
+        "reached": bool(fired),
         "duplicates": {c: n - most[c] for c, n in sorted(run["effects"].items()) if n > most[c]},
+        "effects": run["effects"],
         "approvals_lost": sorted(c for c in approved if asked[c] > asked_before[c]),
         "stuck": stuck(run) and not any(stuck(u) for u in uninterrupted.values()),
     }
@@ -201,7 +207,9 @@ def merge(dirs: list[Path]) -> dict[str, Any]:
     for what, ids in (("missing", missing), ("present more than once", repeated), ("not in the plan", foreign)):
         if ids:
             raise ValueError(f"{len(ids)} jobs {what} (first: {ids[0]})")
-    outcomes = {i: json.loads(paths[0].read_text(encoding="utf-8"))["runs"] for i, paths in found.items()}
+    ran = {i: json.loads(paths[0].read_text(encoding="utf-8"))["runs"] for i, paths in found.items()}
+    outcomes = {j["id"]: {k: judge(j, r, plan["columns"][j["column"]]["modes"][j["mode"]][j["scenario"]]["uninterrupted"]) for k, r in ran[j["id"]].items()}
+                for j in plan["jobs"]}  # fmt: skip
     columns: dict[str, Any] = {}
     for column, entry in sorted(plan["columns"].items()):
         for mode, rows in sorted(entry["modes"].items()):
@@ -238,8 +246,3 @@ def row(planned: dict[str, Any], jobs: list[tuple[dict[str, Any], dict[str, Any]
             "ended": dict(sorted(ended.items())),
             **{k: sorted(v, key=lambda e: json.dumps(e, sort_keys=True)) for k, v in found.items()}}  # fmt: skip
 
-
-def kill_of(job: dict[str, Any]) -> KillPoint:
-    """A planned job's kill point."""
-    k = job["kill"]
-    return KillPoint(k["step"], k["point"], k.get("call_id"), k.get("turn"))

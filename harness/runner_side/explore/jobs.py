@@ -4,8 +4,8 @@ A column's uninterrupted run of a scenario records every kill point its steps pa
 model turn it asked, each tool call's executor before and after its effect, each intent checkpoint the contract's
 glue or the engine wrote. Each transition, taken where the run first passed it, becomes a job: the scenario with one
 more fault, a ``kill`` there, and one ``resume`` inserted right after the driver step the kill falls in, the scenario's
-remaining steps after it. A job is written as a scenario file (``--scenarios`` plays it, ``scripts/explore.py`` can
-shrink it); its id is a hash of that file, the column, the mode, the kill point and the column's lock.
+remaining steps after it. A job is written as a scenario file (``--scenarios`` plays it, ``explore.shrink`` reduces it
+as any scenario); its id is a hash of that file, the column, the mode, the kill point and the column's lock.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def kill_points(scenario: Scenario, passes: list[list[Any]]) -> list[KillPoint]:
     first: dict[tuple[str, str | None, int | None], int] = {}
     for step, point, call_id, turn in passes:
         if point in TAGS and (point, call_id, turn) not in scheduled and (call_id is None or call_id in scripted):
-            first.setdefault((point, call_id, turn), step)
+            first[(point, call_id, turn)] = min(first.get((point, call_id, turn), step), step)  # the earliest of the schedules
     return sorted(KillPoint(step, point, call_id, turn) for (point, call_id, turn), step in first.items())
 
 
@@ -87,8 +87,12 @@ def job_scenario(document: dict[str, Any], kill: KillPoint) -> dict[str, Any]:
 
 
 def job_name(scenario_id: str, kill: KillPoint) -> str:
-    """``<scenario>__<tag>_<call id or turn>``, cut to the format's 64 characters with a short hash when longer."""
-    selector = re.sub(r"[^a-z0-9_]+", "_", (kill.call_id or str(kill.turn)).lower())
+    """``<scenario>__<tag>_<call id or turn>``; a call id the format's names cannot spell as it is (``C1``, ``c-1``) gets a
+    short hash of itself, so no two kill points share a name; cut to the format's 64 characters with a hash when longer."""
+    given = kill.call_id or str(kill.turn)
+    selector = re.sub(r"[^a-z0-9_]+", "_", given.lower())
+    if selector != given:
+        selector += "_" + hashlib.sha256(given.encode()).hexdigest()[:6]
     name = f"{scenario_id}__{TAGS[kill.point]}_{selector}"
     if len(name) <= MAX_ID:
         return name

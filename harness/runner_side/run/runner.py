@@ -213,7 +213,8 @@ def measure_column(
                                    record_passes)  # fmt: skip
                 if "again" in raw:
                     again_key = run_key(mode, key, again=True)
-                    again = _observed(scenario, schedule, heard(_with_ledger(raw["again"], ledger.store, again_key), again_key), raised, tools_over_mcp)
+                    again = _observed(scenario, schedule, heard(_with_ledger(raw["again"], ledger.store, again_key), again_key), raised, tools_over_mcp,
+                                      record_passes)  # fmt: skip
                     races += [f"{column.name}/{mode}/{key}/{part}" for part in _differing_parts(record, again)]
                     if ended_in_error(raw["again"]):
                         traced_errors.setdefault(mode, []).append(key)

@@ -54,28 +54,32 @@ def test_swept_scenarios_have_a_write_or_a_decision() -> None:
 def test_each_verdict_comes_from_the_facts_that_imply_it() -> None:
     job = {"kill": {"step": 1}, "fault": 0}
     plain = {"": _run()}
-    clean = judge(job, "", _run(killed=[1], fired=[0], steps=3), plain)
+    clean = judge(job, _run(killed=[1], fired=[[1, 0]], steps=3), plain)
     assert clean == {"status": "completed", "error": None, "effects": {"c1": 1}, "reached": True, "duplicates": {}, "approvals_lost": [], "stuck": False}
-    assert judge(job, "", _run(killed=[1], steps=3, effects={"c1": 2}), plain)["duplicates"] == {"c1": 1}
-    lost = judge(job, "", _run(killed=[1], steps=3, status="awaiting_approval", pauses=[[0, ["c1"]], [2, ["c1"]]]), plain)
+    assert judge(job, _run(killed=[1], steps=3, effects={"c1": 2}), plain)["duplicates"] == {"c1": 1}
+    lost = judge(job, _run(killed=[1], steps=3, status="awaiting_approval", pauses=[[0, ["c1"]], [2, ["c1"]]]), plain)
     assert lost["approvals_lost"] == ["c1"] and not lost["stuck"]
-    asked_before_it = judge(job, "", _run(killed=[1], steps=3, pauses=[[0, ["c1"]], [2, ["c1"]]], approved=[[2, "c1"]]), plain)
+    asked_before_it = judge(job, _run(killed=[1], steps=3, pauses=[[0, ["c1"]], [2, ["c1"]]], approved=[[2, "c1"]]), plain)
     assert asked_before_it["approvals_lost"] == []  # approved only after the kill: nothing was lost
-    assert judge(job, "", _run(status="error", killed=[1], steps=3), plain)["stuck"]
-    assert not judge(job, "", _run(status="crashed", killed=[1, 2], steps=3), plain)["stuck"]  # its last step was a kill: one resume short
-    assert not judge(job, "", _run(status="error", killed=[1], steps=3), {"": _run(status="error")})["stuck"]  # ended so uninterrupted too
-    assert not judge(job, "", _run(killed=[1], fired=[1], steps=3), plain)["reached"]  # a kill fired, not the job's
-    assert judge(job, "", _run(error="KeyError: x\ntrace"), plain)["error"] == "KeyError: x"
+    assert judge(job, _run(status="error", killed=[1], steps=3), plain)["stuck"]
+    assert not judge(job, _run(status="crashed", killed=[1, 2], steps=3), plain)["stuck"]  # its last step was a kill: one resume short
+    assert not judge(job, _run(status="error", killed=[1], steps=3), {"": _run(status="error")})["stuck"]  # ended so uninterrupted too
+    assert not judge(job, _run(killed=[1], fired=[[1, 1]], steps=3), plain)["reached"]  # a kill fired, not the job's
+    assert judge(job, _run(error="KeyError: x\ntrace"), plain)["error"] == "KeyError: x"
+    # the kill fired two steps later than planned (another ordering): the windows move with it, the resume's shift kept
+    late = _run(killed=[3], fired=[[3, 0]], steps=5, pauses=[[0, ["c1"]], [4, ["c1"]]], approved=[[1, "c1"]])
+    assert judge(job, late, {"": _run(pauses=[[0, ["c1"]], [3, ["c1"]]])})["approvals_lost"] == []  # asked there uninterrupted too
+    assert judge(job, late, plain)["approvals_lost"] == ["c1"]
 
 
 def _sweep_dir(path: Path, ids: list[str]) -> Path:
     plan = {"modes": ["contract"], "not_measured": {}, "columns": {"c": {"lock": "l", "modes": {"contract": {"s": {
         "uninterrupted": {"": _run()}, "kill_points": [{"label": f"k{i}", "step": 0} for i in range(3)]}}}}},
-        "jobs": [{"id": f"j{i}", "column": "c", "mode": "contract", "scenario": "s", "name": f"s__{i}", "kill": {"label": f"k{i}", "step": 0}}
+        "jobs": [{"id": f"j{i}", "column": "c", "mode": "contract", "scenario": "s", "name": f"s__{i}", "kill": {"label": f"k{i}", "step": 0}, "fault": 0}
                  for i in range(3)]}  # fmt: skip
     write_json(path / PLAN, plan)
     for i in ids:
-        write_json(path / JOBS / f"{i}.json", {"id": i, "runs": {"": judge({"kill": {"step": 0}, "fault": 0}, "", _run(killed=[0], fired=[0], steps=3), {"": _run()})}})
+        write_json(path / JOBS / f"{i}.json", {"id": i, "runs": {"": _run(killed=[0], fired=[[0, 0]], steps=3)}})
     return path
 
 
