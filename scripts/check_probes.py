@@ -1,6 +1,6 @@
 """Run every probe (``probes/<framework>/<scenario>.py``: ``probes/README.md``) in the pinned environment of each column
-it runs at and compare its counts with that column's ``defaults`` (or ``wire``) evidence; exit 1 on any disagreement or
-failed probe.
+it runs at and compare its counts with that column's ``defaults`` (or ``wire``, ``mcp``) evidence, a sweep probe's with
+the crash sweep's rows (``sweep.json``); exit 1 on any disagreement or failed probe.
 
     python scripts/check_probes.py [--evidence DIR] [FRAMEWORK | FRAMEWORK@VERSION ...]
 
@@ -53,12 +53,17 @@ def main(argv: list[str] | None = None) -> int:
         recorded = args.evidence / f"{column}.json"
         evidence[column] = json.loads(recorded.read_text(encoding="utf-8")) if recorded.exists() else None
 
+    swept = args.evidence / "sweep.json"  # the crash sweep's rows, which a sweep probe (MODE = "sweep") is compared with
+    sweep = json.loads(swept.read_text(encoding="utf-8")) if swept.exists() else None
+
     def check(run: tuple[str, Probe]) -> list[str]:
         column, probe = run
         if (recorded := evidence[column]) is None:
             return [f"no {column}.json in {args.evidence} to compare with"]
+        if probe.mode == "sweep" and sweep is None:
+            return [f"no sweep.json in {args.evidence} to compare with"]
         try:
-            return disagreements(probe, run_probe(probe, pythons[column]), recorded)
+            return disagreements(probe, run_probe(probe, pythons[column]), recorded, sweep, column)
         except ProbeError as error:
             return [str(error)]
 

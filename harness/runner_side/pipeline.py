@@ -43,6 +43,8 @@ from harness.runner_side.run.servers.wire import WireServer
 from harness.scenarios import Scenario
 
 FINDINGS, REPORT, SCORECARD = "FINDINGS.md", "report.html", "scorecard.svg"
+SWEEP = "sweep.json"
+"""The crash sweep's rows (``scripts/sweep.py``): never written by the comparison, read for FINDINGS.md and the report."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,7 @@ def compare(request: Request, scenarios: list[Scenario], expectations: dict[str,
     for file_name, document in to_write.items():  # every file is made before any is written
         if errors := validation_errors(document):
             raise AssertionError(f"harness bug: {file_name} breaks the evidence schema: {errors[:3]}")
-    views = {FINDINGS: findings_text(documents, kept), **teaching_views(documents, kept, scenarios)}  # --check compares them below
+    views = {FINDINGS: findings_text(documents, kept, kept.get(SWEEP)), **teaching_views(documents, kept, scenarios, kept.get(SWEEP))}  # --check compares them below
     wall_s = time.perf_counter() - started
     timings = timings_document({n: r.timings for n, r in results.items()}, wall_s)
     write_files(target, {**to_write, **views, "timings.json": timings})  # each replaced whole or not at all
@@ -170,25 +172,27 @@ def rederive(request: Request, scenarios: list[Scenario], before: dict[str, Any]
     references = {name.removesuffix(".json"): d for name, d in before.items() if "framework" in d}  # each mode's engine run: compared_with
     documents = {name: rederived(d, references, by_id) if d.get("framework") != REFERENCE else d for name, d in references.items()}
     files = {f"{n}.json": as_written(dumps(d)) for n, d in documents.items()}
-    files |= {FINDINGS: findings_text(documents, {}), **teaching_views(documents, {}, scenarios)}
+    files |= {FINDINGS: findings_text(documents, {}, before.get(SWEEP)), **teaching_views(documents, {}, scenarios, before.get(SWEEP))}
     changed = [name for name, text in files.items() if _read(request.output / name) != text]
     if not request.check:
         write_files(request.output, {n: files[n] for n in changed})
     return console.rederived(request.output, len(documents) - 1, changed, check=request.check)
 
 
-def findings_text(documents: dict[str, dict[str, Any]], kept: dict[str, dict[str, Any] | None]) -> str:
+def findings_text(documents: dict[str, dict[str, Any]], kept: dict[str, dict[str, Any] | None], sweep: dict[str, Any] | None = None) -> str:
     """FINDINGS.md from this run's documents and, from ``kept`` (the output's files as they were; empty for a run of
-    one's own scenarios, whose FINDINGS.md holds this run only), the documents of the columns this run did not measure;
-    as it is written (``as_written``), so that --check compares it with the file as it is."""
-    return as_written(render_findings(_everything(documents, kept), declared_probes()))
+    one's own scenarios, whose FINDINGS.md holds this run only), the documents of the columns this run did not measure,
+    and the crash sweep's rows (``sweep``: the output's ``sweep.json``, if any); as it is written (``as_written``), so that --check compares it with the file as it is."""
+    return as_written(render_findings(_everything(documents, kept), declared_probes(), sweep))
 
 
-def teaching_views(documents: dict[str, dict[str, Any]], kept: dict[str, dict[str, Any] | None], scenarios: list[Scenario]) -> dict[str, str]:
+def teaching_views(
+    documents: dict[str, dict[str, Any]], kept: dict[str, dict[str, Any] | None], scenarios: list[Scenario], sweep: dict[str, Any] | None = None
+) -> dict[str, str]:
     """The texts of ``report.html`` and ``scorecard.svg`` (``publish.report``) by file name, from the same documents
     as FINDINGS.md, as they are written."""
     merged, by_id = _everything(documents, kept), {s.id: s for s in scenarios}
-    return {REPORT: as_written(render_report(merged, by_id, declared_probes())), SCORECARD: as_written(scorecard_svg(scorecard(merged, by_id)))}
+    return {REPORT: as_written(render_report(merged, by_id, declared_probes(), sweep)), SCORECARD: as_written(scorecard_svg(scorecard(merged, by_id)))}
 
 
 def _everything(documents: dict[str, dict[str, Any]], kept: dict[str, dict[str, Any] | None]) -> dict[str, dict[str, Any]]:

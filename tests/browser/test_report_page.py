@@ -31,7 +31,7 @@ ENGINE_BOUND = 3
 
 
 def _evidence() -> dict[str, dict[str, Any]]:
-    skip = {"availability", "timings", "evidence.schema"}
+    skip = {"availability", "timings", "evidence.schema", "sweep"}
     return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(EVIDENCE.glob("*.json")) if p.stem not in skip}
 
 

@@ -9,7 +9,9 @@ A function that yields several ids declares each, one decorator per id, in the o
 ``stage`` is the contract stage (``STAGES``) whose scorecard row a finding of the rule breaks, or ``None``, stated on
 purpose; ``consequence=True`` marks a rule that says what followed from another behaviour (a run that ended early
 ran less): it explains cells, and FINDINGS.md does not list it as a finding. The rules of ``judge/rules/wire.py`` are
-the wire mode's own (``wire_rules``).
+the wire mode's own (``wire_rules``). A rule of the crash sweep (``@sweep_rule``, ``judge/rules/crashes.py``) reads one
+column and mode's rows of ``evidence/sweep.json``, not a cell: it shares the table (its id is unique among all, its
+stage names the contract's stage it concerns) but never runs on a case (``sweep_rules``).
 
 At import the registry refuses a duplicate id, a rule without a stage decision or with an unknown stage, and a
 rule function whose code builds a ``Reason`` with a literal id it did not declare; ``reasons`` refuses, when it
@@ -84,8 +86,8 @@ def rule(rule_id: str, title: str, *, stage: str | None, consequence: bool = Fal
     """Declare that the decorated function yields reasons with id ``rule_id`` (see the module's docstring)."""
     if stage is not None and stage not in STAGES:
         raise RegistryError(f"rule {rule_id!r}: unknown stage {stage!r}; known: {', '.join(STAGES)} (or None)")
-    if rule_id in _RULES:
-        raise RegistryError(f"rule {rule_id!r} is declared twice ({_RULES[rule_id].function})")
+    if rule_id in _RULES or rule_id in _SWEEP:
+        raise RegistryError(f"rule {rule_id!r} is declared twice ({_RULES[rule_id].function if rule_id in _RULES else 'a sweep rule'})")
 
     def register(function: RuleFunction) -> RuleFunction:
         where = f"{function.__module__}:{function.__qualname__}"
@@ -96,6 +98,29 @@ def rule(rule_id: str, title: str, *, stage: str | None, consequence: bool = Fal
         return function
 
     return register
+
+
+_SWEEP: dict[str, tuple[Rule, Callable[[Any], Iterator[Any]]]] = {}
+
+
+def sweep_rule(rule_id: str, title: str, *, stage: str | None) -> Callable[[Callable[[Any], Iterator[Any]]], Callable[[Any], Iterator[Any]]]:
+    """Declare a rule of the crash sweep: the decorated function reads one column and mode's rows of the sweep and yields
+    its findings (``judge/rules/crashes.py``); the id shares the one table with the cells' rules."""
+    if stage is not None and stage not in STAGES:
+        raise RegistryError(f"rule {rule_id!r}: unknown stage {stage!r}; known: {', '.join(STAGES)} (or None)")
+    if rule_id in _RULES or rule_id in _SWEEP:
+        raise RegistryError(f"rule {rule_id!r} is declared twice")
+
+    def register(function: Callable[[Any], Iterator[Any]]) -> Callable[[Any], Iterator[Any]]:
+        _SWEEP[rule_id] = (Rule(rule_id, title, stage, False, f"{function.__module__}:{function.__qualname__}"), function)
+        return function
+
+    return register
+
+
+def sweep_rules() -> dict[str, tuple[Rule, Callable[[Any], Iterator[Any]]]]:
+    """Every rule of the crash sweep, in the order declared: id -> (the rule, its function)."""
+    return dict(_SWEEP)
 
 
 def check_literal_ids(module: Any) -> None:

@@ -27,6 +27,7 @@ from harness.runner_side.publish.pins.lines import by_scenario, change_head, lea
 from harness.runner_side.publish.pins.rules import Change, changes, pin_titles, probes_behind
 from harness.runner_side.publish.probes import Probe, probes_of
 from harness.runner_side.publish.sections.mcp_clients import fault_table, sent_table
+from harness.runner_side.publish.sections.sweep import sweep_lines
 from harness.runner_side.run.environments import direct_pins
 from harness.scenarios import BINDINGS
 
@@ -108,8 +109,8 @@ def missing_probes(documents: dict[str, dict[str, Any]], probes: list[Probe]) ->
     return sorted(missing)
 
 
-def render(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> str:
-    """The whole of ``evidence/FINDINGS.md``."""
+def render(documents: dict[str, dict[str, Any]], probes: list[Probe], sweep: dict[str, Any] | None = None) -> str:
+    """The whole of ``evidence/FINDINGS.md`` (``sweep``: the crash sweep's rows, ``evidence/sweep.json``)."""
     measured = sorted(n for n, d in documents.items() if d.get("status") == "measured" and "defaults" in d.get("modes", {}))
     found = collect(documents, "defaults")
     lines = [
@@ -133,7 +134,8 @@ def render(documents: dict[str, dict[str, Any]], probes: list[Probe]) -> str:
         rules = [r for r in titles() if r in found and len({adapter_of(fw) for fw in found[r]}) in sharing]
         lines += ["", f"## {heading}", ""]
         lines += [line for rule in rules for line in _finding(rule, found[rule], probes)] or ["(none)"]
-    sections = [_pins(documents, probes), _wire(documents, probes), _mcp(documents, probes), _unexplained(documents), _contract(documents)]
+    sections = [_pins(documents, probes), _wire(documents, probes), _mcp(documents, probes), sweep_lines(sweep, probes),
+                _unexplained(documents), _contract(documents)]
     return "\n".join(lines + [line for section in sections for line in ("", *section)]) + "\n"
 
 

@@ -117,8 +117,8 @@ def declared_probes(root: Path = PROBES_DIR, registry: dict[str, Column] | None 
                 column_at(registry, path.parent.name, pin)
             except KeyError as error:
                 raise ProbeError(f"{where}: PINS names {pin!r}, which is no pin of {path.parent.name}: {error.args[0]}") from None
-        if mode not in ("defaults", "wire", "mcp"):
-            raise ProbeError(f"{where}: MODE must be 'defaults' (the default), 'wire' or 'mcp'")
+        if mode not in ("defaults", "wire", "mcp", "sweep"):
+            raise ProbeError(f"{where}: MODE must be 'defaults' (the default), 'wire', 'mcp' or 'sweep'")
         if path.stem != (named := probe_name(scenario, mode)):
             raise ProbeError(f"{where}: a probe is named by what it shows: SCENARIO {scenario!r} in mode {mode} is {named}.py")
         probes.append(Probe(path.parent.name, where, scenario, shows, mode, pins))
@@ -160,8 +160,11 @@ def run_probe(probe: Probe, python: Path) -> dict[str, Any]:
     return dict(printed["counts"])
 
 
-def disagreements(probe: Probe, measured: dict[str, Any], evidence: dict[str, Any]) -> list[str]:
-    """Where the probe's counts differ from the column's evidence in the probe's mode (empty when they all agree)."""
+def disagreements(probe: Probe, measured: dict[str, Any], evidence: dict[str, Any], sweep: dict[str, Any] | None = None, column: str = "") -> list[str]:
+    """Where the probe's counts differ from the column's evidence in the probe's mode (empty when they all agree); a
+    sweep probe's, from what the crash sweep's rows (``sweep``) say of that job run in ``column``'s defaults."""
+    if probe.mode == "sweep":
+        return _sweep_disagreements(probe, measured, sweep_counts(sweep or {}, column or probe.framework, probe.scenario))
     record = evidence["modes"].get(probe.mode, {}).get("scenarios", {}).get(probe.scenario)
     if record is None:
         return [f"no {probe.mode} record for {probe.scenario} in the evidence"]
@@ -190,3 +193,38 @@ def _at(value: Any, keys: list[str]) -> Any:
         else:
             return "<absent>"
     return value
+
+
+def sweep_counts(sweep: dict[str, Any], column: str, key: str) -> dict[str, Any]:
+    """What the crash sweep's ``defaults`` rows of ``column`` say of one job run (``<job>`` or ``<job>@<schedule>``): per
+    call it took effect more often than uninterrupted, ``side_effects.<call>.effects``; per call approved before the kill
+    and asked about again, ``pre_approval_state.asked_again.<call>`` (true); a run stuck, ``status``."""
+    job, _, schedule = key.partition("@")
+    counts: dict[str, Any] = {}
+    for row in sweep.get("columns", {}).get(column, {}).get("defaults", {}).values():
+        for kind in ("duplicates", "approvals_lost", "stuck"):
+            for entry in row[kind]:
+                if entry["job"] != job or entry.get("schedule", "") != schedule:
+                    continue
+                if kind == "duplicates":
+                    counts[f"side_effects.{entry['call_id']}.effects"] = entry["effects"]
+                elif kind == "approvals_lost":
+                    counts[f"pre_approval_state.asked_again.{entry['call_id']}"] = True
+                else:
+                    counts["status"] = entry["status"]
+    return counts
+
+
+def _sweep_disagreements(probe: Probe, measured: dict[str, Any], swept: dict[str, Any]) -> list[str]:
+    """A sweep probe's printed paths against what the rows say of its run: each path of ``SHOWS``, and nothing else."""
+    if not swept:
+        return [f"the sweep's rows hold no finding on the run {probe.scenario}"]
+    found = [f"{path}: printed but not in SHOWS" for path in sorted(set(measured) - set(probe.shows))]
+    for path in probe.shows:
+        if path not in measured:
+            found.append(f"{path}: in SHOWS but no count printed")
+        elif path not in swept:
+            found.append(f"{path}: the sweep has no finding there (probe {json.dumps(measured[path])})")
+        elif measured[path] != swept[path]:
+            found.append(f"{path}: probe {json.dumps(measured[path])}, sweep {json.dumps(swept[path])}")
+    return found

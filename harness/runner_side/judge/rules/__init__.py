@@ -14,7 +14,7 @@ from harness.runner_side.judge.registry import check_literal_ids
 
 ORDER = (
     "calls", "approval.asking", "events", "ends.run_ends", "ends.stops", "approval.decisions", "tool_errors", "consequences", "model",
-    "approval.early_effects", "wire", "mcp",
+    "approval.early_effects", "wire", "mcp", "crashes",
 )  # fmt: skip
 MODULES = tuple(importlib.import_module(f"{__name__}.{name}") for name in ORDER)
 for _module in MODULES:

@@ -52,7 +52,7 @@ def test_nothing_committed_yet_is_drift() -> None:
     assert diff_documents("x.json", None, _document()) == ["x.json: not committed yet"]
 
 
-NOT_COLUMNS = ("evidence.schema.json", "availability.json", "timings.json")
+NOT_COLUMNS = ("evidence.schema.json", "availability.json", "timings.json", "sweep.json")
 
 
 def _edited(document: dict, path: tuple[str, str, str, str]) -> dict:

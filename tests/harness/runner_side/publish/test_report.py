@@ -26,7 +26,7 @@ SCENARIOS = {s.id: s for s in load_scenarios(SCENARIO_DIR)}
 
 @pytest.fixture(scope="module")
 def documents() -> dict[str, dict[str, Any]]:
-    skip = {"availability", "timings", "evidence.schema"}
+    skip = {"availability", "timings", "evidence.schema", "sweep"}
     return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(EVIDENCE.glob("*.json")) if p.stem not in skip}
 
 
@@ -115,7 +115,7 @@ def test_the_committed_views_are_what_the_committed_evidence_generates_and_need_
     byte (the run that wrote them was another process: nothing in them depends on it). The page loads nothing: every
     link is an anchor in the page, no element has a source, a stylesheet link, a frame or an object, and its policy
     forbids any request."""
-    page = render_report(documents, SCENARIOS)
+    page = render_report(documents, SCENARIOS, sweep=json.loads((EVIDENCE / "sweep.json").read_text(encoding="utf-8")))
     assert page == (EVIDENCE / "report.html").read_text(encoding="utf-8"), "evidence/report.html is stale: rerun the comparison"
     assert scorecard_svg(scorecard(documents, SCENARIOS)) == (EVIDENCE / "scorecard.svg").read_text(encoding="utf-8")
     assert "default-src 'none'" in page

@@ -22,7 +22,7 @@ from harness.runner_side.publish.report.page import render_report, script_json
 from harness.scenarios import SCENARIO_DIR, Scenario, load_scenarios
 
 EVIDENCE = ROOT / "evidence"
-SKIP = {"availability", "timings", "evidence.schema"}
+SKIP = {"availability", "timings", "evidence.schema", "sweep"}
 TURNS = 1000
 
 
@@ -101,7 +101,7 @@ def test_every_part_of_the_committed_report_keeps_its_budget() -> None:
     """The report the committed evidence generates, cut along its markup: a cell per (scenario, column, mode) record, a
     loop part per flaky-tool scenario, and each part, the rest included, keeps its budget."""
     documents, scenarios = _documents(EVIDENCE), {s.id: s for s in load_scenarios(SCENARIO_DIR)}
-    page = render_report(documents, scenarios)
+    page = render_report(documents, scenarios, sweep=json.loads((EVIDENCE / "sweep.json").read_text(encoding="utf-8")))
     parts = page_parts(page)
     records = sum(len(b["scenarios"]) for d in documents.values() for b in d["modes"].values())
     assert sum(1 for p in parts if p[0] == "cell") == records
