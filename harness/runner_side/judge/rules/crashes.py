@@ -5,7 +5,7 @@ most repeated effect, or the first case in the rows' order."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,12 +87,8 @@ def effect_repeated_after_kill(crashes: Crashes) -> Iterator[CrashFinding]:
 def approval_asked_again_after_kill(crashes: Crashes) -> Iterator[CrashFinding]:
     """A call approved before the kill was asked about again after it, more often than the uninterrupted run asked about
     it after that step: the decision did not survive the crash. Quoted: the first in the rows' order."""
-    hits = crashes.hits("approvals_lost")
-    if hits:
-        sid, entry = hits[0]
-        case = f"the first: {_where(sid, entry)}: `{entry['call_id']}`, approved before the kill, was asked about again"
-        yield _finding("approval_asked_again_after_kill", crashes, hits, hits[0], "asked again about a call approved before the kill", case,
-                       [e for _, e in hits])  # fmt: skip
+    yield from _first(crashes, "approvals_lost", "approval_asked_again_after_kill", "asked again about a call approved before the kill",
+                      lambda e: f"`{e['call_id']}`, approved before the kill, was asked about again")  # fmt: skip
 
 
 @sweep_rule("stuck_after_kill", "Ends in an error or a crash after the process dies and the run resumes, where uninterrupted it did not",
@@ -101,12 +97,16 @@ def stuck_after_kill(crashes: Crashes) -> Iterator[CrashFinding]:
     """A run ended ``error``, ``stalled`` or ``crashed`` of a state the column found (not by a kill in its last step), after
     its resume and remaining steps, where no uninterrupted run of the scenario ended so: neither resumed nor ended in a
     named status. Quoted: the first in the rows' order."""
-    hits = crashes.hits("stuck")
+    yield from _first(crashes, "stuck", "stuck_after_kill", "ended in an error or a crash where no uninterrupted run did",
+                      lambda e: f"ended `{e['status']}`")  # fmt: skip
+
+
+def _first(crashes: Crashes, kind: str, rule: str, what: str, said: Callable[[dict[str, Any]], str]) -> Iterator[CrashFinding]:
+    """The finding of a rule whose every entry of ``kind`` is as bad as another: the first quoted, any of them probed."""
+    hits = crashes.hits(kind)
     if hits:
         sid, entry = hits[0]
-        case = f"the first: {_where(sid, entry)}: ended `{entry['status']}`"
-        yield _finding("stuck_after_kill", crashes, hits, hits[0], "ended in an error or a crash where no uninterrupted run did", case,
-                       [e for _, e in hits])  # fmt: skip
+        yield _finding(rule, crashes, hits, hits[0], what, f"the first: {_where(sid, entry)}: {said(entry)}", [e for _, e in hits])
 
 
 def crash_findings(sweep: dict[str, Any]) -> list[CrashFinding]:
