@@ -64,12 +64,19 @@ def swept(scenario: Scenario) -> bool:
 def kill_points(scenario: Scenario, passes: list[list[Any]]) -> list[KillPoint]:
     """The transitions of an uninterrupted run (its record's ``passes``: ``[step, point, call id, turn]``), each where the
     run first passed it, without the kills the scenario schedules itself. A call a client made at the tool boundary
-    (``direct_call``) is no call of the model's script, which is all a fault may name: no kill goes inside it."""
+    (``direct_call``) is no call of the model's script, which is all a fault may name: no kill goes inside it. Nor does
+    one go inside a call of a turn in which the scenario kills another call itself: a framework that runs a turn's calls
+    at once would race the two kills, an ordering its schedules force for one kill per turn, not two (measured: in such
+    jobs a schedule could be forced in one sweep and not in the next)."""
     scheduled = {(f.point, f.call_id, f.turn) for f in scenario.faults if f.action == "kill"}
-    scripted = {c["id"] for turn in scenario.model_script for c in turn.get("tool_calls", [])}
+    killed = {f.call_id for f in scenario.faults if f.action == "kill" and f.call_id}
+    scripted, racing = set(), set()
+    for calls in ({c["id"] for c in turn.get("tool_calls", [])} for turn in scenario.model_script):
+        scripted |= calls
+        racing |= calls - killed if calls & killed else set()
     first: dict[tuple[str, str | None, int | None], int] = {}
     for step, point, call_id, turn in passes:
-        if point in TAGS and (point, call_id, turn) not in scheduled and (call_id is None or call_id in scripted):
+        if point in TAGS and (point, call_id, turn) not in scheduled and (call_id is None or (call_id in scripted and call_id not in racing)):
             first[(point, call_id, turn)] = min(first.get((point, call_id, turn), step), step)  # the earliest of the schedules
     return sorted(KillPoint(step, point, call_id, turn) for (point, call_id, turn), step in first.items())
 

@@ -28,6 +28,9 @@ def test_kill_points_are_first_passes_without_the_scenarios_own_kills_or_boundar
               [0, "model.kill_before_turn", None, 1], [1, "model.kill_before_turn", None, 1], [1, "tool.kill_before_effect", "raw-1", None],
               [1, "tool.raise_before_effect", "c1", None]]  # fmt: skip
     assert [k.label for k in kill_points(scenario, passes)] == ["model.kill_before_turn turn 0", "tool.kill_after_effect c1", "tool.kill_before_effect c1"]
+    batch = load_scenario(SCENARIO_DIR / "two_transfers_flaky_note_kill.json")  # kills t2 in the turn of b1, n1, t1 itself
+    passes = [[0, "tool.kill_before_effect", "n1", None], [3, "tool.kill_before_effect", "t2", None], [3, "model.kill_before_turn", None, 1]]
+    assert [k.label for k in kill_points(batch, passes)] == ["model.kill_before_turn turn 1", "tool.kill_before_effect t2"]  # not inside n1
 
 
 def test_a_job_is_its_scenario_with_one_kill_and_a_resume_after_the_step_it_falls_in(tmp_path: Path) -> None:
