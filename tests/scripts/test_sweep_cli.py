@@ -40,7 +40,7 @@ def test_sharded_or_whole_the_same_bytes_and_every_effect_once_in_the_reference_
     assert sorted(rows) == ["handwritten", "local_state_graph"] and all(sorted(m) == ["contract"] for m in rows.values())
     for column, modes in rows.items():
         for sid, row in modes["contract"].items():
-            assert row["runs"] == row["exactly_once"] == len(row["kill_points"]) > 3, (column, sid, row)
+            assert row["runs"] == row["exactly_once"] == len(row["kill_points"]) >= 2, (column, sid, row)
             assert all(row[k] == [] for k in ("duplicates", "approvals_lost", "stuck", "not_reached", "errors")), (column, sid, row)
     again = _sweep(*REFERENCES, *SAMPLE, "--out", str(tmp_path / "whole"))  # every job finished: nothing runs again
     assert again.returncode == 0 and "0 of " in again.stdout
