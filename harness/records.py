@@ -54,7 +54,7 @@ class StepRecord:
     effects_committed: dict[str, list[Any]] = field(default_factory=dict)  # per call id the effects committed in this step (the runner's ledger)
     trace: list[dict[str, Any]] = field(default_factory=list)
     passes: list[list[Any]] = field(default_factory=list)
-    """The kill points the step passed, ``[point, call id, turn]`` in order: recorded only for the crash sweep
+    """The kill points the step passed, ``[point, call id, turn, save]`` in order: recorded only for the crash sweep
     (``harness.column_side.fixtures.faults.record_passes``)."""
     fired: list[int] = field(default_factory=list)
     """The indexes of the scenario's faults that fired in the step: recorded only for the crash sweep, as ``passes``."""

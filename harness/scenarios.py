@@ -47,6 +47,7 @@ FAULT_POINTS: dict[str, tuple[str, str]] = {
     "tool.kill_after_effect": ("kill", "call_id"),  # process death after the effect committed, before returning
     "tool.timeout_after_effect": ("timeout", "call_id"),  # TimeoutError after the effect committed
     "engine.kill_after_checkpoint": ("kill", "call_id"),  # engine-only: after the intent checkpoint, before the executor
+    "state.kill_after_save": ("kill", "save"),  # after the column's own Nth state save of the run (1-based, every process counted)
     # Wire faults: the runner's scripted OpenAI-compatible server answers a request for turn N this way (``wire`` mode
     # only; a scenario with one is not applicable in process). ``repeat``: the turn's first request only, or every one.
     "model.http_status": ("wire", "turn"),  # an HTTP error status (``status``, optional ``retry_after`` seconds)
@@ -72,11 +73,12 @@ BINDINGS = {"other_call": "call", "other_args": "arguments", "other_session": "s
 
 @dataclass(frozen=True)
 class Fault:
-    """One scheduled fault: a point and its selector (a call id or a model turn)."""
+    """One scheduled fault: a point and its selector (a call id, a model turn, or the column's Nth state save)."""
 
     point: str
     call_id: str | None = None
     turn: int | None = None
+    save: int | None = None
     status: int | None = None  # model.http_status: the status answered
     retry_after: float | None = None  # model.http_status: the Retry-After header (seconds), when given
     repeat: str | None = None  # wire faults: "once" (the turn's first request; the default) or "always"
@@ -85,14 +87,20 @@ class Fault:
     def action(self) -> str:
         return FAULT_POINTS[self.point][0]
 
+    @property
+    def selector_text(self) -> str:
+        """The selector as sentences name it: the call id, ``turn N`` or ``save N``."""
+        field = FAULT_POINTS[self.point][1]
+        return str(self.call_id) if field == "call_id" else f"{field} {self.turn if field == 'turn' else self.save}"
+
     @staticmethod
     def from_json(data: dict[str, Any]) -> Fault:
-        return Fault(point=data["point"], call_id=data.get("call_id"), turn=data.get("turn"), status=data.get("status"),
+        return Fault(point=data["point"], call_id=data.get("call_id"), turn=data.get("turn"), save=data.get("save"), status=data.get("status"),
                      retry_after=data.get("retry_after"), repeat=data.get("repeat"))
 
     def to_json(self) -> dict[str, Any]:
         """The fault as a scenario file spells it (``from_json`` reads it back)."""
-        fields = {"call_id": self.call_id, "turn": self.turn, "status": self.status, "retry_after": self.retry_after, "repeat": self.repeat}
+        fields = {"call_id": self.call_id, "turn": self.turn, "save": self.save, "status": self.status, "retry_after": self.retry_after, "repeat": self.repeat}
         return {"point": self.point} | {k: v for k, v in fields.items() if v is not None}
 
 

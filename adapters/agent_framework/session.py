@@ -107,7 +107,9 @@ class AFSession:
             return self.outcome()  # the glue stopped the run, and saved why
             # contract glue: end
         self._save(session)
-        return self._finish(response.user_input_requests)
+        outcome = self._finish(response.user_input_requests)
+        self.world.faults.saved()  # the session, the requests kept and the status: the run's save is whole
+        return outcome
 
     async def _agent_run(self, messages: Any, session: AgentSession) -> AgentResponse[Any] | None:
         return await self.agent.run(messages, session=session, function_invocation_kwargs={USER_KEY: self.scenario.user})

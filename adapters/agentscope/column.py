@@ -94,7 +94,7 @@ class AgentScopeColumn(FrameworkColumn):
             executor = Executor(context.contract, world)
             middleware = ContractMiddleware(context.contract, executor, functools.partial(save_state, scratch))
             agent = build_agent(scenario, scratch, state, world.faults, fixture_tools(executor, names, scenario.user), [CallIdObserver(emit), middleware], **OPTIONS)
-            session = ContractSession(agent, scratch, scenario, emit, context.contract, executor)
+            session = ContractSession(agent, scratch, scenario, emit, world.faults.saved, context.contract, executor)
             world.faults.on_kill(session.before_kill)
             return session
             # contract glue: end
@@ -102,7 +102,7 @@ class AgentScopeColumn(FrameworkColumn):
             return self._open_mcp_session(context, state)
         agent = build_agent(scenario, scratch, state, world.faults, fixture_tools(world, names, scenario.user), [CallIdObserver(emit)],
                             model_url=context.request.model_url)
-        return AgentSession(agent, scratch, scenario, emit)
+        return AgentSession(agent, scratch, scenario, emit, world.faults.saved)
 
     async def _open_mcp_session(self, context: SessionContext, state: AgentState) -> AgentSession:
         """``defaults`` with no fixture tool: the toolkit's tools come from the step's connected MCP client (``mcp.py``)."""
@@ -117,7 +117,7 @@ class AgentScopeColumn(FrameworkColumn):
         except BaseException:
             await client.close()
             raise
-        return McpAgentSession(agent, client, context.scratch, scenario, emit, names)
+        return McpAgentSession(agent, client, context.scratch, scenario, emit, context.world.faults.saved, names)
 
     def facts(self, run: ScenarioRun, mode: str) -> list[StepFacts]:
         """A call counts as validated before a pause once AgentScope's permission check saw it: AgentScope

@@ -48,8 +48,8 @@ from .tools import Emit
 class ContractSession(AgentSession):
     """The session with the contract glue's state (records, intents) and executor."""
 
-    def __init__(self, agent: Any, scratch: Path, scenario: Scenario, emit: Emit, contract: Contract, executor: Executor) -> None:
-        super().__init__(agent, scratch, scenario, emit)
+    def __init__(self, agent: Any, scratch: Path, scenario: Scenario, emit: Emit, after_save: Any, contract: Contract, executor: Executor) -> None:
+        super().__init__(agent, scratch, scenario, emit, after_save)
         self.contract = contract
         self.executor = executor
         self.held = scratch / HELD_FILE

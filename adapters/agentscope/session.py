@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -76,8 +77,9 @@ def open_calls(state: AgentState) -> list[ToolCallBlock]:
 class AgentSession:
     """The agent over the saved state in ``scratch`` (``contract`` mode: ``glue_session.ContractSession``)."""
 
-    def __init__(self, agent: Any, scratch: Path, scenario: Scenario, emit: Emit, names: ToolNames | None = None) -> None:
+    def __init__(self, agent: Any, scratch: Path, scenario: Scenario, emit: Emit, after_save: Callable[[], None], names: ToolNames | None = None) -> None:
         self.agent = agent
+        self.after_save = after_save  # the fault plan's state-save hook, once a reply's state and status are saved
         self.scratch = scratch
         self.scenario = scenario
         self.emit = emit
@@ -96,6 +98,7 @@ class AgentSession:
             return self.outcome().refused(refused.reason)
         save_state(self.scratch, self.state)
         (self.scratch / STATUS).write_text(json.dumps(status), encoding="utf-8")
+        self.after_save()
         return self.outcome()
 
     async def _stream(self, inputs: Any) -> dict[str, Any]:

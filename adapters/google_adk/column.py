@@ -15,8 +15,10 @@ from typing import Any, ClassVar, cast
 from google.adk.agents import LlmAgent
 from google.adk.agents.run_config import RunConfig
 from google.adk.apps import App, ResumabilityConfig
+from google.adk.events import Event
 from google.adk.models.llm_request import LlmRequest
 from google.adk.runners import Runner
+from google.adk.sessions import Session
 from google.adk.sessions.sqlite_session_service import SqliteSessionService
 from google.adk.tools.base_toolset import BaseToolset
 
@@ -90,7 +92,7 @@ class GoogleADKColumn(FrameworkColumn):
                          tools=[*toolsets] if toolsets else [*fixture_tools(world, names, confirm=contract is None, statuses=statuses)], **options)
         app = App(name=APP, root_agent=agent, resumability_config=ResumabilityConfig(is_resumable=True),
                   **(contract_app_options() if contract is not None else {}))
-        runner = Runner(app=app, session_service=SqliteSessionService(str(context.scratch / DB)))
+        runner = Runner(app=app, session_service=SavesObserved(str(context.scratch / DB), world.faults.saved))
         if contract is not None:
             # contract glue: start
             return GlueSession(runner, context, statuses)
@@ -106,3 +108,18 @@ class GoogleADKColumn(FrameworkColumn):
             declaration = tool._get_declaration()
             out[tool.name] = dict(declaration.parameters_json_schema or {}) if declaration else {}
         return out
+
+
+class SavesObserved(SqliteSessionService):
+    """ADK's ``SqliteSessionService``, each event it saves then ``after_save`` (the fault plan's state-save hook):
+    harness code at ADK's persistence. A partial event is not saved (ADK returns it as it is), so it is no save."""
+
+    def __init__(self, db_path: str, after_save: Callable[[], None]) -> None:
+        super().__init__(db_path)
+        self._after_save = after_save
+
+    async def append_event(self, session: Session, event: Event) -> Event:
+        saved = await super().append_event(session, event)
+        if not event.partial:
+            self._after_save()
+        return saved

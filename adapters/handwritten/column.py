@@ -125,7 +125,7 @@ def _perform(column: HandwrittenColumn, scenario: Scenario, scratch: Path, reque
     index, now = request.index, request.now
     world = FixtureWorld(scratch, list(scenario.faults), may_kill=True)
     engine_db = str(scratch / "engine.sqlite")
-    checkpoints = SqliteCheckpointStore(engine_db)
+    checkpoints = SavesObserved(engine_db, world.faults.saved)
     trace_file = open(trace_path(scratch), "a", encoding="utf-8", buffering=1)  # line-buffered: survives a kill
 
     def sink(event: Event) -> None:
@@ -155,6 +155,18 @@ def _perform(column: HandwrittenColumn, scenario: Scenario, scratch: Path, reque
             user=scenario.user,
         )
         return _engine_step(column, engine, checkpoints, scenario, scratch, request)
+
+
+class SavesObserved(SqliteCheckpointStore):
+    """The engine's checkpoint store, each save then ``after_save`` (the fault plan's state-save hook): harness code."""
+
+    def __init__(self, path: str, after_save: Callable[[], None]) -> None:
+        super().__init__(path)
+        self._after_save = after_save
+
+    def save(self, state: AgentState) -> None:
+        super().save(state)
+        self._after_save()
 
 
 def _engine_step(column: HandwrittenColumn, engine: Engine, checkpoints: SqliteCheckpointStore, scenario: Scenario, scratch: Path, request: StepRequest) -> StepOutcome:

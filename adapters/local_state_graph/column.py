@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -99,8 +100,20 @@ def _perform(scenario: Scenario, scratch: Path, request: StepRequest) -> StepOut
             system_prompt=scenario.system_prompt,
             user=scenario.user,
         )
-        graph = contract_graph().compile(SqliteSaver(database), after_step=after_step, recursion_limit=step_limit(scenario))
+        graph = contract_graph().compile(SavesObserved(database, world.faults.saved), after_step=after_step, recursion_limit=step_limit(scenario))
         return _act(ContractSession(graph, scenario.session_id, services), request, scratch / "snapshots")
+
+
+class SavesObserved(SqliteSaver):
+    """The runtime's SQLite saver, each ``put`` then ``after_save`` (the fault plan's state-save hook): harness code."""
+
+    def __init__(self, path: str, after_save: Callable[[], None]) -> None:
+        super().__init__(path)
+        self._after_save = after_save
+
+    def put(self, checkpoint: Checkpoint) -> None:
+        super().put(checkpoint)
+        self._after_save()
 
 
 def step_limit(scenario: Scenario) -> int:

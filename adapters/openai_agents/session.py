@@ -28,7 +28,7 @@ import dataclasses
 import json
 import shutil
 import sqlite3
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -57,6 +57,20 @@ def call_of(item: ToolApprovalItem) -> PendingCall:
     return PendingCall(raw["call_id"], raw["name"], parsed_args(raw["arguments"]))
 
 
+class SavesObserved(SQLiteSession):
+    """The SDK's ``SQLiteSession``, each save of items then ``after_save`` (the fault plan's state-save hook): harness
+    code at the SDK's persistence."""
+
+    def __init__(self, session_id: str, db_path: str, after_save: Callable[[], None]) -> None:
+        super().__init__(session_id, db_path)
+        self._after_save = after_save
+
+    async def add_items(self, items: list[Any]) -> None:
+        await super().add_items(items)
+        if items:  # an empty list is no save
+            self._after_save()
+
+
 class AgentSession:
     """The scenario's session in the scratch directory, as ``defaults`` runs it. ``glue_session.ContractSession``
     overrides the hooks (``_bound``, ``_checkpoint``, ``_status``, ``_refined``) and adds ``reconcile``."""
@@ -65,7 +79,8 @@ class AgentSession:
         self.agent = agent
         self.connection = connection  # mcp: the step's `async with server:`, left at close
         self.scenario = context.scenario
-        self.history = SQLiteSession(context.scenario.session_id, str(context.scratch / "session.sqlite"))
+        self.history = SavesObserved(context.scenario.session_id, str(context.scratch / "session.sqlite"), context.world.faults.saved)
+        self.after_save = context.world.faults.saved
         self.state_file = context.scratch / STATE
         self.emit = context.trace.emit
         self.answered: set[str] = set()  # call ids the loaded RunState already holds an output for
@@ -85,6 +100,7 @@ class AgentSession:
 
     def save_state(self, state: RunState[Any, Any]) -> None:
         self.state_file.write_text(json.dumps(state.to_json()), encoding="utf-8")
+        self.after_save()
 
     async def outcome(self) -> StepOutcome:
         """The session's state from what is saved: a paused run awaits its undecided calls; without a paused run, a

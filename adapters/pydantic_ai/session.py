@@ -45,11 +45,16 @@ class PydanticAISession:
         self.scratch, self.statuses, self.scenario = context.scratch, statuses, context.scenario
         self.reported = len(answers(load_history(self.scratch)))  # answers already traced
         self.running: list[ModelMessage] | None = None  # during a run: its messages, the list Pydantic AI appends to
-        context.world.faults.on_kill(self._before_kill)
+        self.faults = context.world.faults
+        self.faults.on_kill(self._before_kill)
 
     def _save(self, messages: list[ModelMessage]) -> None:
+        """Save the history; during a run (a save at every node) that is the whole save: the fault plan's state-save
+        hook follows. After a run, the status saved with it completes the save (``_run``)."""
         (self.scratch / "messages.json").write_bytes(ModelMessagesTypeAdapter.dump_json(messages))
         self._trace(messages)
+        if self.running is not None:
+            self.faults.saved()
 
     def _trace(self, messages: list[ModelMessage]) -> None:
         """Trace the answers ``messages`` holds past those already traced: a result reached the model once it is in a
@@ -99,7 +104,12 @@ class PydanticAISession:
             return result
             # contract glue: end
         self._save(result.all_messages())
-        output = result.output
+        outcome = self._settle(result.output)
+        self.faults.saved()  # the history and its status: the run's save is whole
+        return outcome
+
+    def _settle(self, output: Any) -> StepOutcome:
+        """Save the status a run's ``output`` ends it in."""
         if not isinstance(output, DeferredToolRequests):
             return self._set_state("completed")
         for call in output.approvals:  # Pydantic AI lists a call for approval once its arguments passed its validation

@@ -1,5 +1,6 @@
 """scripts/sweep.py as a user runs it, on the reference columns: every kill point of two scenarios swept whole and in
-three shards gives the same bytes; the engine and the local state graph take every effect once at every kill point; a
+three shards gives the same bytes; the engine and the local state graph take every effect once at every kill point, each
+state save of theirs included; a
 job's scenario file, played by the comparison with --scenarios, gives the run its row counted; bad usage is one line."""
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ def test_sharded_or_whole_the_same_bytes_and_every_effect_once_in_the_reference_
     for column, modes in rows.items():
         for sid, row in modes["contract"].items():
             assert row["runs"] == row["exactly_once"] == len(row["kill_points"]) >= 2, (column, sid, row)
+            assert any(k.startswith("state.kill_after_save ") for k in row["kill_points"]), (column, sid, row)  # its own state saves
             assert all(row[k] == [] for k in ("duplicates", "approvals_lost", "stuck", "not_reached", "errors")), (column, sid, row)
     again = _sweep(*REFERENCES, *SAMPLE, "--out", str(tmp_path / "whole"))  # every job finished: nothing runs again
     assert again.returncode == 0 and "0 of " in again.stdout

@@ -25,7 +25,8 @@ from harness.scenarios import FAULT_POINTS, Scenario
 SWEPT_MODES = ("defaults", "contract")
 """The modes a sweep tries: the framework as its documentation teaches it, and with the contract's glue."""
 DECISIONS = ("approve", "reject", "misuse_token", "grant")
-TAGS = {"model.kill_before_turn": "turn", "tool.kill_before_effect": "before", "tool.kill_after_effect": "after", "engine.kill_after_checkpoint": "ckpt"}
+TAGS = {"model.kill_before_turn": "turn", "tool.kill_before_effect": "before", "tool.kill_after_effect": "after", "engine.kill_after_checkpoint": "ckpt",
+        "state.kill_after_save": "save"}  # fmt: skip
 """Each kill point's short name in a job's scenario id."""
 MAX_ID = 64  # the scenario format's limit on an id
 
@@ -38,16 +39,22 @@ class KillPoint:
     point: str
     call_id: str | None = None
     turn: int | None = None
+    save: int | None = None
+
+    @property
+    def selector(self) -> str | int:
+        """The fault's selector: the call id, the model turn or the column's state save it names."""
+        return {"call_id": self.call_id, "turn": self.turn, "save": self.save}[FAULT_POINTS[self.point][1]]  # type: ignore[return-value]
 
     @property
     def label(self) -> str:
-        """``<point> <call id>`` or ``<point> turn <n>``: how rows and sentences name the kill point."""
-        return f"{self.point} {self.call_id}" if self.call_id is not None else f"{self.point} turn {self.turn}"
+        """``<point> <call id>``, ``<point> turn <n>`` or ``<point> save <n>``: how rows and sentences name the kill point."""
+        field = FAULT_POINTS[self.point][1]
+        return f"{self.point} {self.call_id}" if field == "call_id" else f"{self.point} {field} {self.selector}"
 
     def fault(self) -> dict[str, Any]:
         """The kill as a scenario file spells a fault."""
-        field = FAULT_POINTS[self.point][1]
-        return {"point": self.point, field: self.call_id if field == "call_id" else self.turn}
+        return {"point": self.point, FAULT_POINTS[self.point][1]: self.selector}
 
     def to_json(self) -> dict[str, Any]:
         return {"label": self.label, "step": self.step, **self.fault()}
@@ -68,17 +75,18 @@ def kill_points(scenario: Scenario, passes: list[list[Any]]) -> list[KillPoint]:
     one go inside a call of a turn in which the scenario kills another call itself: a framework that runs a turn's calls
     at once would race the two kills, an ordering its schedules force for one kill per turn, not two (measured: in such
     jobs a schedule could be forced in one sweep and not in the next)."""
-    scheduled = {(f.point, f.call_id, f.turn) for f in scenario.faults if f.action == "kill"}
+    scheduled = {(f.point, f.call_id, f.turn, f.save) for f in scenario.faults if f.action == "kill"}
     killed = {f.call_id for f in scenario.faults if f.action == "kill" and f.call_id}
     scripted, racing = set(), set()
     for calls in ({c["id"] for c in turn.get("tool_calls", [])} for turn in scenario.model_script):
         scripted |= calls
         racing |= calls - killed if calls & killed else set()
-    first: dict[tuple[str, str | None, int | None], int] = {}
-    for step, point, call_id, turn in passes:
-        if point in TAGS and (point, call_id, turn) not in scheduled and (call_id is None or (call_id in scripted and call_id not in racing)):
-            first[(point, call_id, turn)] = min(first.get((point, call_id, turn), step), step)  # the earliest of the schedules
-    return sorted(KillPoint(step, point, call_id, turn) for (point, call_id, turn), step in first.items())
+    first: dict[tuple[str, str | None, int | None, int | None], int] = {}
+    for step, point, call_id, turn, save in passes:
+        key = (point, call_id, turn, save)
+        if point in TAGS and key not in scheduled and (call_id is None or (call_id in scripted and call_id not in racing)):
+            first[key] = min(first.get(key, step), step)  # the earliest of the schedules
+    return sorted((KillPoint(step, *key) for key, step in first.items()), key=lambda k: (k.step, k.point, k.call_id or "", k.turn or 0, k.save or 0))
 
 
 def job_scenario(document: dict[str, Any], kill: KillPoint) -> dict[str, Any]:
@@ -96,7 +104,7 @@ def job_scenario(document: dict[str, Any], kill: KillPoint) -> dict[str, Any]:
 def job_name(scenario_id: str, kill: KillPoint) -> str:
     """``<scenario>__<tag>_<call id or turn>``; a call id the format's names cannot spell as it is (``C1``, ``c-1``) gets a
     short hash of itself, so no two kill points share a name; cut to the format's 64 characters with a hash when longer."""
-    given = kill.call_id or str(kill.turn)
+    given = str(kill.selector)
     selector = re.sub(r"[^a-z0-9_]+", "_", given.lower())
     if selector != given:
         selector += "_" + hashlib.sha256(given.encode()).hexdigest()[:6]

@@ -102,7 +102,7 @@ def walkthrough(scenario: Scenario, record: dict[str, Any], expected: dict[str, 
     """The engine's run of ``scenario``: per driver step the action, status, refusal and ledger effects by call
     id (with ``trace``, the engine's own events under each step), then the final observables and, when the
     scenario has an ``expected`` block, whether the run met it."""
-    faults = ", ".join(f"{f.point}@{f.call_id if f.call_id is not None else f'turn {f.turn}'}" for f in scenario.faults) or "none"
+    faults = ", ".join(f"{f.point}@{f.selector_text}" for f in scenario.faults) or "none"
     lines = [
         f"{scenario.id}: {scenario.description}",
         f"  tools {', '.join(scenario.tools)}; max_steps {scenario.max_steps}; {len(scenario.model_script)} model turns; "

@@ -149,7 +149,7 @@ def measure_column(
     ``on_progress`` gets the column process's plan (``plan <n>``), then ``<mode>/<scenario>`` as each scenario finishes.
     ``wire`` is the runner's scripted OpenAI-compatible server, for the ``wire`` mode: the column process gets a base URL
     of its own on it, and every wire run's record gets the requests the server recorded for it (``harness.runner_side.run.servers.wire``).
-    With ``record_passes`` every record gets ``passes``: ``[driver step, point, call id, turn]`` for each kill point its
+    With ``record_passes`` every record gets ``passes``: ``[driver step, point, call id, turn, save]`` for each kill point its
     steps passed, in order (``harness.column_side.fixtures.faults.record_passes``: the crash sweep's transitions), and
     ``fired``: ``[driver step, fault index]`` for each fault that fired.
     """
@@ -349,7 +349,7 @@ def _as_it_is(raw: dict[str, Any], run: str) -> dict[str, Any]:
 
 def _observed(scenario: Scenario, schedule: str | None, raw: dict[str, Any], raised: frozenset[str], mcp: bool, passes: bool = False) -> dict[str, Any]:
     """The observation record, with the sub-case's base scenario and schedule (``mcp``: the run's tools are over MCP);
-    with ``passes``, the kill points its steps passed (``[step, point, call id, turn]``) and the faults that fired
+    with ``passes``, the kill points its steps passed (``[step, point, call id, turn, save]``) and the faults that fired
     (``[step, fault index]``)."""
     passed = {"passes": [[step["index"], *p] for step in raw["steps"] for p in step.get("passes", [])],
               "fired": [[step["index"], i] for step in raw["steps"] for i in step.get("fired", [])]} if passes else {}  # fmt: skip

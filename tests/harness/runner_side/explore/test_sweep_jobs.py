@@ -24,13 +24,24 @@ def _run(**changes: Any) -> dict[str, Any]:
 
 def test_kill_points_are_first_passes_without_the_scenarios_own_kills_or_boundary_calls() -> None:
     scenario = load_scenario(SCENARIO_DIR / "crash_resume.json")  # schedules model.kill_before_turn turn 1 itself
-    passes = [[0, "model.kill_before_turn", None, 0], [0, "tool.kill_before_effect", "c1", None], [0, "tool.kill_after_effect", "c1", None],
-              [0, "model.kill_before_turn", None, 1], [1, "model.kill_before_turn", None, 1], [1, "tool.kill_before_effect", "raw-1", None],
-              [1, "tool.raise_before_effect", "c1", None]]  # fmt: skip
-    assert [k.label for k in kill_points(scenario, passes)] == ["model.kill_before_turn turn 0", "tool.kill_after_effect c1", "tool.kill_before_effect c1"]
+    passes = [[0, "model.kill_before_turn", None, 0, None], [0, "tool.kill_before_effect", "c1", None, None], [0, "tool.kill_after_effect", "c1", None, None],
+              [0, "model.kill_before_turn", None, 1, None], [1, "model.kill_before_turn", None, 1, None], [1, "tool.kill_before_effect", "raw-1", None, None],
+              [1, "tool.raise_before_effect", "c1", None, None], [1, "state.kill_after_save", None, None, 1]]  # fmt: skip
+    assert [k.label for k in kill_points(scenario, passes)] == ["model.kill_before_turn turn 0", "tool.kill_after_effect c1", "tool.kill_before_effect c1",
+                                                                "state.kill_after_save save 1"]  # fmt: skip
     batch = load_scenario(SCENARIO_DIR / "two_transfers_flaky_note_kill.json")  # kills t2 in the turn of b1, n1, t1 itself
-    passes = [[0, "tool.kill_before_effect", "n1", None], [3, "tool.kill_before_effect", "t2", None], [3, "model.kill_before_turn", None, 1]]
+    passes = [[0, "tool.kill_before_effect", "n1", None, None], [3, "tool.kill_before_effect", "t2", None, None], [3, "model.kill_before_turn", None, 1, None]]
     assert [k.label for k in kill_points(batch, passes)] == ["model.kill_before_turn turn 1", "tool.kill_before_effect t2"]  # not inside n1
+
+
+def test_a_save_kill_point_is_a_fault_the_format_spells_and_its_own_loader_reads(tmp_path: Path) -> None:
+    document = json.loads(APPROVED.read_text())
+    kill = KillPoint(0, "state.kill_after_save", save=3)
+    job = job_scenario(document, kill)
+    assert job["id"] == "high_risk_approved__save_3" and job["faults"] == [{"point": "state.kill_after_save", "save": 3}]
+    write_json(tmp_path / f"{job['id']}.json", job)
+    fault = load_scenario(tmp_path / f"{job['id']}.json").faults[-1]
+    assert (fault.point, fault.save, fault.call_id, fault.turn) == ("state.kill_after_save", 3, None, None)
 
 
 def test_a_job_is_its_scenario_with_one_kill_and_a_resume_after_the_step_it_falls_in(tmp_path: Path) -> None:

@@ -56,11 +56,12 @@ def fault_never_fired(case: Case) -> Iterator[Reason]:
     or the other way round."""
     engine_kills = {f["step"] for f in case.engine.facts if f.get("killed")}
     fw_kills = {f["step"] for f in case.framework.facts if f.get("killed")}
-    points = ", ".join(f"{f.point} ({f.call_id or f.turn})" for f in case.scenario.faults if f.action == "kill")
+    points = ", ".join(f"{f.point} ({f.call_id or f.turn if f.save is None else f.selector_text})" for f in case.scenario.faults if f.action == "kill")
     engine_only = [f.point for f in case.scenario.faults if f.point.startswith("engine.")]
     for step in sorted(engine_kills - fw_kills):
         why = (f"of them {', '.join(engine_only)} is a point only the engine passes (after its intent checkpoint, before the executor)"
-               if engine_only else "the framework's run did not reach a kill point there")
+               if engine_only else "the framework's run did not reach a kill point there"
+               + (" (a `state.kill_after_save` counts each column's own state saves)" if any(f.point == "state.kill_after_save" for f in case.scenario.faults) else ""))
         say = Says()
         tail, after = stated_after(case, step + 1, say)
         yield Reason("fault_never_fired", (
