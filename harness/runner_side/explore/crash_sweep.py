@@ -83,7 +83,10 @@ def _swept_files(source: Path) -> list[tuple[Scenario, Path]]:
 
 
 def summary(record: dict[str, Any]) -> dict[str, Any]:
-    """What the judge reads of one run: its final status, effects per call, pauses, approvals given, killed steps."""
+    """What the judge reads of one run: its final status, effects per call, pauses (every step that ended waiting for a
+    decision, with its pending calls: a restore or a snapshot of a paused state too, whose pause the comparison's
+    observables leave to the step that paused, because a kill in a restore leaves that pause to the resume after it),
+    approvals given, killed steps."""
     observables = record["observables"]
     effects = observables["side_effects"] if isinstance(observables["side_effects"], dict) else {}
     approval = observables["pre_approval_state"] if isinstance(observables["pre_approval_state"], dict) else {}
@@ -92,7 +95,7 @@ def summary(record: dict[str, Any]) -> dict[str, Any]:
         "status": observables["status"],
         "error": record["error"],
         "effects": {c: v["effects"] for c, v in sorted(effects.items()) if v["effects"]},
-        "pauses": [[p["step"], sorted(c["call_id"] for c in p["pending"])] for p in approval.get("pauses", [])],
+        "pauses": [[f["step"], f["pending"]] for f in record["facts"] if f.get("pending") and statuses[f["step"]] == "awaiting_approval"],
         "approved": [[d["step"], d["call_id"]] for d in approval.get("decisions", [])
                      if d["action"] == "approve" and statuses[d["step"]] not in ("refused", "error")],  # fmt: skip
         "killed": [f["step"] for f in record["facts"] if f.get("killed")],
@@ -157,7 +160,9 @@ def judge(job: dict[str, Any], run: dict[str, Any], uninterrupted: dict[str, dic
     kill fired (``reached``; where the plan put it, or a step earlier or later under another ordering than the plan's, or
     never, where the run went elsewhere before it), calls with more effects than any uninterrupted run had
     (``duplicates``), calls approved before the kill and asked about after it more often than any uninterrupted run asked
-    about them after that step (``approvals_lost``), and whether it is stuck where no uninterrupted run was."""
+    about them from that step on (``approvals_lost``: the killed step reports no pause, so a pause it would have reported,
+    a restore of a paused state say, comes with the resume after it), and whether it is stuck where no uninterrupted run
+    was."""
     planned = job["kill"]["step"]
     fired = [step for step, index in run["fired"] if index == job["fault"]]
     step = fired[0] if fired else planned
@@ -166,7 +171,7 @@ def judge(job: dict[str, Any], run: dict[str, Any], uninterrupted: dict[str, dic
     for base in uninterrupted.values():
         for call, n in base["effects"].items():
             most[call] = max(most[call], n)
-        for call, n in Counter(c for s, calls in base["pauses"] if s > before for c in calls).items():
+        for call, n in Counter(c for s, calls in base["pauses"] if s >= before for c in calls).items():  # the killed step's own pause too
             asked_before[call] = max(asked_before[call], n)
     asked = Counter(c for s, calls in run["pauses"] if s > step for c in calls)
     approved = {c for s, c in run["approved"] if s <= step}
@@ -233,8 +238,9 @@ def row(planned: dict[str, Any], jobs: list[tuple[dict[str, Any], dict[str, Any]
             if run["error"]:
                 found["errors"].append({**at, "error": run["error"]})
                 continue
-            if not run["reached"]:
+            if not run["reached"]:  # no kill of the job's: what the run did is the scenario's own, with one resume more
                 found["not_reached"].append({**at, "status": run["status"]})
+                continue
             found["duplicates"] += [{**at, "call_id": c, "effects": run["effects"][c], "extra_effects": n} for c, n in run["duplicates"].items()]
             found["approvals_lost"] += [{**at, "call_id": c} for c in run["approvals_lost"]]
             if run["stuck"]:

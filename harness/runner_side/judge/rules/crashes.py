@@ -86,7 +86,7 @@ def effect_repeated_after_kill(crashes: Crashes) -> Iterator[CrashFinding]:
 @sweep_rule("approval_asked_again_after_kill", "Asks again for an approval it was given before the process died", stage="approval")
 def approval_asked_again_after_kill(crashes: Crashes) -> Iterator[CrashFinding]:
     """A call approved before the kill was asked about again after it, more often than the uninterrupted run asked about
-    it after that step: the decision did not survive the crash. Quoted: the first in the rows' order."""
+    it from that step on: the decision did not survive the crash. Quoted: the first in the rows' order."""
     yield from _first(crashes, "approvals_lost", "approval_asked_again_after_kill", "asked again about a call approved before the kill",
                       lambda e: f"`{e['call_id']}`, approved before the kill, was asked about again")  # fmt: skip
 

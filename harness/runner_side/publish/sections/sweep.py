@@ -15,8 +15,11 @@ from harness.runner_side.publish.probes import Probe
 INTRO = (
     "Measured by `python scripts/sweep.py` into `evidence/sweep.json` (`docs/sweep.md`): every committed scenario with a side effect "
     "or an approval, played as committed (its own faults included) in each column and mode, then once per kill point the column "
-    "passed there (each model turn, each tool call before and after its effect, each intent checkpoint; a framework's state save "
-    "and an approval decision have no kill point of their own yet): the process killed there, one resume in a fresh process, then "
+    "passed there (each model turn, each tool call before and after its effect, each intent checkpoint, and each state save the "
+    "column makes, the framework's own persistence: LangGraph's checkpoint writes excepted, which its schedules and the next kill "
+    "point meet; an approval decision is met at the first kill point after it, a save, the approved call's tool entry or the next "
+    "model turn): the process killed there, one resume in a "
+    "fresh process, then "
     "the scenario's remaining steps, under every schedule the column forces. A run takes no effect *beyond uninterrupted* when no "
     "call took effect more often than in any of the column's own runs of the scenario as committed (an effect it never reached, "
     "because it stopped for a reconciliation or a decision, is no extra one); an approval is *asked again* when a call approved "

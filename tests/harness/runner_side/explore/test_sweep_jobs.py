@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from harness.canonical_io import write_json
-from harness.runner_side.explore.crash_sweep import JOBS, PLAN, judge, merge
+from harness.runner_side.explore.crash_sweep import JOBS, PLAN, judge, merge, row
 from harness.runner_side.explore.jobs import KillPoint, job_name, job_scenario, kill_points, swept
 from harness.scenarios import SCENARIO_DIR, load_scenario
 
@@ -84,6 +84,18 @@ def test_each_verdict_comes_from_the_facts_that_imply_it() -> None:
     late = _run(killed=[3], fired=[[3, 0]], steps=5, pauses=[[0, ["c1"]], [4, ["c1"]]], approved=[[1, "c1"]])
     assert judge(job, late, {"": _run(pauses=[[0, ["c1"]], [3, ["c1"]]])})["approvals_lost"] == []  # asked there uninterrupted too
     assert judge(job, late, plain)["approvals_lost"] == ["c1"]
+    # the killed step would have reported the pause itself (a restore of a paused state): the resume after it reports it
+    restored = {"": _run(pauses=[[0, ["c1"]], [1, ["c1"]]], approved=[[0, "c1"]])}
+    assert judge(job, _run(killed=[1], fired=[[1, 0]], steps=3, pauses=[[0, ["c1"]], [2, ["c1"]]], approved=[[0, "c1"]]), restored)["approvals_lost"] == []
+
+
+def test_a_run_whose_kill_never_fired_counts_only_as_not_reached() -> None:
+    job = {"name": "s__k", "kill": {"step": 1, "label": "k"}, "fault": 0}
+    planned = {"uninterrupted": {"": _run()}, "kill_points": [{"label": "k", "step": 1}]}
+    unreached = judge(job, _run(steps=3, effects={"c1": 2}, pauses=[[0, ["c1"]], [2, ["c1"]]]), planned["uninterrupted"])
+    counted = row(planned, [(job, {"": unreached})])
+    assert counted["not_reached"] == [{"job": "s__k", "kill_point": "k", "status": "completed"}]
+    assert counted["duplicates"] == counted["approvals_lost"] == counted["stuck"] == [] and counted["exactly_once"] == 0
 
 
 def _sweep_dir(path: Path, ids: list[str]) -> Path:
