@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from harness.column_side.fixtures.faults import FAULT_EXIT_CODE, FAULTS_FILE, SCHEDULE_FAILED_EXIT_CODE, schedule_failures
+from harness.column_side.fixtures.faults import FAULT_EXIT_CODE, FAULTS_FILE, SCHEDULE_FAILED_EXIT_CODE, open_faults_db, schedule_failures
 from harness.column_side.fixtures.sibling_order import KILL_FIRST, SIBLINGS_FIRST, earlier_kills, killed_siblings, raising_siblings
 from harness.column_side.fixtures.world import FixtureWorld, arm_schedule
 from harness.ledger import Binding, bind_worker
@@ -119,13 +119,19 @@ def test_a_kill_hook_that_cannot_force_its_order_ends_the_worker_with_the_reason
     assert schedule_failures(path) == ["RuntimeError: cannot order the writes against the kill of c1"]
 
 
-def _raising_batch(scratch: Path, binding: Binding, knows_dispatch: bool, out: Any, committed: str | None = None) -> None:
+def _raising_batch(scratch: Path, binding: Binding, knows_dispatch: bool, out: Any, committed: str | None = None, spent_kill: bool = False) -> None:
     """c1 raises after its effect (``tool.timeout_after_effect``) at once; c2, of the same turn, starts 0.2 s later: the
     moment c1's exception leaves the tool is when a framework like ``ToolNode`` cancels what has not started. With
-    ``committed`` the column also waits for the framework to take c2's result in: it says so, or (``"fails"``) cannot."""
+    ``committed`` the column also waits for the framework to take c2's result in: it says so, or (``"fails"``) cannot.
+    With ``spent_kill`` c1 also had a kill after its effect, fired in an earlier process (its siblings are ordered
+    against that kill, under ``kill_first``)."""
     bind_worker(binding)
-    arm_schedule({}, None, {"c1": {"c2"}})
-    world = FixtureWorld(scratch, [Fault("tool.timeout_after_effect", call_id="c1")], may_kill=True)
+    faults = [Fault("tool.timeout_after_effect", call_id="c1")]
+    if spent_kill:
+        faults.insert(0, Fault("tool.kill_after_effect", call_id="c1"))
+        open_faults_db(str(scratch / FAULTS_FILE)).execute("INSERT INTO faults_fired (fault_index, point) VALUES (0, 'tool.kill_after_effect')")
+    arm_schedule({"c1": {"c2"}} if spent_kill else {}, KILL_FIRST if spent_kill else None, {"c1": {"c2"}})
+    world = FixtureWorld(scratch, faults, may_kill=True)
     events: list[str] = []
 
     def taken_in(held: set[str]) -> None:
@@ -176,6 +182,20 @@ def test_a_raising_call_waits_until_the_framework_took_its_siblings_results_in(t
     receiver, sender = multiprocessing.get_context("fork").Pipe(duplex=False)
     with LedgerServer(tmp_path / "ledger.sqlite") as server:
         args = (tmp_path, Binding(server.connector(), "r", 0), True, sender, "waits")
+        worker = multiprocessing.get_context("fork").Process(target=_raising_batch, args=args)
+        worker.start()
+        assert receiver.poll(60)
+        assert receiver.recv() == ["c2 finished", "committed but []", "c1 raised"]
+        worker.join(60)
+
+
+def test_a_killed_call_that_raises_once_its_kill_is_spent_waits_for_its_siblings_results_too(tmp_path: Path) -> None:
+    """Found by the crash sweep (LangChain, ``uncertain_then_second_transfer__after_t1@write_landed+kill_first``): on the
+    resume after the kill, the killed call timed out after its effect; it waited for its sibling's body, not for the
+    framework to take the sibling's result in, and one sweep in three ran the sibling again at a later step."""
+    receiver, sender = multiprocessing.get_context("fork").Pipe(duplex=False)
+    with LedgerServer(tmp_path / "ledger.sqlite") as server:
+        args = (tmp_path, Binding(server.connector(), "r", 0), True, sender, "waits", True)
         worker = multiprocessing.get_context("fork").Process(target=_raising_batch, args=args)
         worker.start()
         assert receiver.poll(60)
