@@ -184,8 +184,10 @@ def _step(rng: random.Random, action: str, target: str | None, ids: list[str], t
     return step
 
 
-PROCESS_POINTS = sorted(p for p, (action, _) in FAULT_POINTS.items() if action != "wire")
-"""The in-process points (``faults``); the model endpoint's are ``WIRE_POINTS`` (``wire_faults``)."""
+PROCESS_POINTS = sorted(p for p, (action, selector) in FAULT_POINTS.items() if action != "wire" and selector != "save")
+"""The in-process points (``faults``); the model endpoint's are ``WIRE_POINTS`` (``wire_faults``). Not
+``state.kill_after_save``: a save's number is each column's own, so columns compared side by side would die at different
+moments (the crash sweep kills after every save of each column)."""
 WIRE_SHARE = 0.2
 """The share of examples with faults of the model's endpoint: in-process modes leave such a scenario out (not
 applicable), so most examples keep none."""

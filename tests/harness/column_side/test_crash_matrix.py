@@ -8,6 +8,7 @@ reconciliation it has happened exactly once).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from pathlib import Path
 
 import pytest
@@ -33,20 +34,36 @@ def _fault_cases() -> list[Fault]:
     for point, (_, selector) in FAULT_POINTS.items():
         if selector == "turn":
             cases += [Fault(point, turn=t) for t in range(len(BASE.model_script))]
-        else:
+        elif selector == "call_id":
             cases.append(Fault(point, call_id=CALL))
-    return cases
+    return cases  # a state save's number: every save of the run, below
 
 
 @pytest.mark.parametrize("fault", _fault_cases(), ids=lambda f: f"{f.point}:{f.turn if f.call_id is None else f.call_id}")
 def test_crash_then_resume_never_doubles_and_never_loses_the_approved_call(fault: Fault, tmp_path: Path) -> None:
+    _never_doubles_nor_loses(fault, tmp_path)
+
+
+def test_a_kill_after_each_state_save_never_doubles_and_never_loses_the_approved_call(tmp_path: Path) -> None:
+    """Every checkpoint the engine saves in the run, one kill after each, until a number past the run's last save
+    kills nothing."""
+    killed = 0
+    for save in itertools.count(1):
+        if not _never_doubles_nor_loses(Fault("state.kill_after_save", save=save), tmp_path / str(save), must_kill=False):
+            break
+        killed += 1
+    assert killed >= 4  # the run, the pause, the intent before the transfer and its result are saves at least
+
+
+def _never_doubles_nor_loses(fault: Fault, tmp_path: Path, must_kill: bool = True) -> bool:
+    """Play the driver with ``fault``, check the claim, and say whether a worker was killed."""
     scenario = dataclasses.replace(BASE, faults=(fault,), driver=DRIVER)
     run = run_scenario(scenario, HandwrittenColumn().perform, tmp_path)
     statuses = [s.status for s in run.steps]
     effects = run.steps[-1].ledger.get(CALL, {}).get("effects", 0)
 
     assert "error" not in statuses, [s.error for s in run.steps]
-    if fault.action == "kill":
+    if fault.action == "kill" and must_kill:
         assert "crashed" in statuses, statuses  # the fault really killed a worker
     final = run.steps[-1].session_status
     assert (final, effects) in {("completed", 1), ("reconcile_required", 0), ("reconcile_required", 1)}
@@ -58,3 +75,4 @@ def test_crash_then_resume_never_doubles_and_never_loses_the_approved_call(fault
         settled = run_scenario(settle, HandwrittenColumn().perform, tmp_path)
         assert settled.steps[-1].session_status == "completed"
         assert settled.steps[-1].ledger[CALL]["effects"] == 1
+    return "crashed" in statuses

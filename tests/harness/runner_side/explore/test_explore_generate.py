@@ -38,7 +38,8 @@ def test_every_example_loads_and_the_corpus_reaches_every_part_of_the_format(tmp
     calls = [c for s in scenarios for turn in s.model_script for c in turn.get("tool_calls", ())]
     assert set(actions) == set(SCHEMA_ACTIONS), set(SCHEMA_ACTIONS) - set(actions)
     assert set(misuses) == set(MISUSES)
-    assert set(points) == set(FAULT_POINTS)  # the in-process points and the model endpoint's
+    assert set(points) == set(FAULT_POINTS) - {"state.kill_after_save"}  # the in-process points and the model endpoint's
+    # (a save's number is each column's own: the generator, whose examples columns play side by side, leaves it out)
     assert {c["name"] for c in calls} >= set(FIXTURE_TOOLS)
     assert any(c["name"] not in FIXTURE_TOOLS for c in calls)  # a tool no fixture has
     assert any(isinstance(c["arguments"], str) and _cut_short(c["arguments"]) for c in calls)  # raw JSON text cut short
