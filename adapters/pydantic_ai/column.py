@@ -46,6 +46,9 @@ class PydanticAIColumn(FrameworkColumn):
         "session.py:open_calls": "a history with no model response yet: contract's glue saves the history at every node, so a run killed "
                                  "before the first model turn leaves the prompt (scenarios/snapshot_after_kill_before_first_turn.json); "
                                  "defaults saves it when the run returns, so that run leaves nothing and its resume is refused first",
+        "session.py:PydanticAISession._node_saved": "the fault plan's state-save hook after the save at every node, which only contract's "
+                                                    "glue makes (a kill point, harness code: docs/sweep.md); defaults saves the history "
+                                                    "once, when the run returns, and the hook follows that save in _run",
     }
 
     def prepare(self, mode: str) -> None:

@@ -49,12 +49,15 @@ class PydanticAISession:
         self.faults.on_kill(self._before_kill)
 
     def _save(self, messages: list[ModelMessage]) -> None:
-        """Save the history; during a run (a save at every node) that is the whole save: the fault plan's state-save
-        hook follows. After a run, the status saved with it completes the save (``_run``)."""
         (self.scratch / "messages.json").write_bytes(ModelMessagesTypeAdapter.dump_json(messages))
         self._trace(messages)
-        if self.running is not None:
-            self.faults.saved()
+
+    def _node_saved(self, messages: list[ModelMessage]) -> None:
+        """The save at every node of a run (the contract's glue makes it): the history is the whole save, so the fault
+        plan's state-save hook follows (harness code, not glue). After a run, the status saved with the history
+        completes the save (``_run``)."""
+        self._save(messages)
+        self.faults.saved()
 
     def _trace(self, messages: list[ModelMessage]) -> None:
         """Trace the answers ``messages`` holds past those already traced: a result reached the model once it is in a
@@ -127,7 +130,7 @@ class PydanticAISession:
             try:
                 async with self.agent.iter(prompt, usage_limits=UsageLimits(request_limit=bound), **options) as run:
                     async for node in run:  # the request a model node is about to send holds the last tool results
-                        self._save(run.all_messages() + ([node.request] if Agent.is_model_request_node(node) else []))
+                        self._node_saved(run.all_messages() + ([node.request] if Agent.is_model_request_node(node) else []))
             except UsageLimitExceeded:  # Pydantic AI's own bound, reached: a terminal state, not an error
                 return self._set_state("stopped_max_steps")
             return run.result
