@@ -69,7 +69,7 @@ def swept(scenario: Scenario) -> bool:
 
 
 def kill_points(scenario: Scenario, passes: list[list[Any]]) -> list[KillPoint]:
-    """The transitions of an uninterrupted run (its record's ``passes``: ``[step, point, call id, turn]``), each where the
+    """The transitions of an uninterrupted run (its record's ``passes``: ``[step, point, call id, turn, save]``), each where the
     run first passed it, without the kills the scenario schedules itself. A call a client made at the tool boundary
     (``direct_call``) is no call of the model's script, which is all a fault may name: no kill goes inside it. Nor does
     one go inside a call of a turn in which the scenario kills another call itself: a framework that runs a turn's calls
@@ -86,7 +86,7 @@ def kill_points(scenario: Scenario, passes: list[list[Any]]) -> list[KillPoint]:
         key = (point, call_id, turn, save)
         if point in TAGS and key not in scheduled and (call_id is None or (call_id in scripted and call_id not in racing)):
             first[key] = min(first.get(key, step), step)  # the earliest of the schedules
-    return sorted((KillPoint(step, *key) for key, step in first.items()), key=lambda k: (k.step, k.point, k.call_id or "", k.turn or 0, k.save or 0))
+    return sorted(KillPoint(step, *key) for key, step in first.items())  # one point has one kind of selector: no None compared
 
 
 def job_scenario(document: dict[str, Any], kill: KillPoint) -> dict[str, Any]:
@@ -102,7 +102,7 @@ def job_scenario(document: dict[str, Any], kill: KillPoint) -> dict[str, Any]:
 
 
 def job_name(scenario_id: str, kill: KillPoint) -> str:
-    """``<scenario>__<tag>_<call id or turn>``; a call id the format's names cannot spell as it is (``C1``, ``c-1``) gets a
+    """``<scenario>__<tag>_<call id, turn or save>``; a call id the format's names cannot spell as it is (``C1``, ``c-1``) gets a
     short hash of itself, so no two kill points share a name; cut to the format's 64 characters with a hash when longer."""
     given = str(kill.selector)
     selector = re.sub(r"[^a-z0-9_]+", "_", given.lower())
