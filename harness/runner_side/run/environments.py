@@ -12,17 +12,18 @@ world (``harness``, ``handwritten``) is always the working tree, never a stale c
 ``python -I`` lists its distributions with ``importlib.metadata``: every pin whose marker holds
 on this interpreter must be installed at exactly its version, and ``harness`` must be this repo's.
 
-Environments live in ``<cache root>/<name>-<key[:16]>`` (key: SHA-256 of the Python
-``major.minor`` and the lock; cache root: the ``cache_root`` argument, ``$AGENT_BENCH_ENV_CACHE``
-or ``<repo>/.cache/envs``), built in a temporary sibling renamed into place once verified. A
-later call re-checks the versions and reuses the environment, unless its record
-(``agent-bench-env.json``, written last) is missing or names another lock, repository,
-interpreter or root project (``pyproject.toml``, top-level packages): then it is rebuilt.
+Environments live in ``<cache root>/<name>-<key[:16]>`` (key: SHA-256 of the Python ``major.minor`` and the lock;
+cache root: the ``cache_root`` argument, ``$AGENT_BENCH_ENV_CACHE`` or ``<repo>/.cache/envs``), built in a temporary
+sibling renamed into place once verified, under a file lock beside it (``<name>-<key[:16]>.lock``): one machine builds
+an environment once however many processes ask for it. A later call re-checks the versions and reuses the environment,
+unless its record (``agent-bench-env.json``, written last) is missing or names another lock, repository, interpreter or
+root project (``pyproject.toml``, top-level packages): then it is rebuilt.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -32,7 +33,7 @@ import subprocess
 import sys
 import tempfile
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -305,6 +306,16 @@ def _stale_reason(column: str, path: Path, fingerprint: Mapping[str, str], expec
     return None
 
 
+@contextlib.contextmanager
+def build_lock(final: Path) -> Iterator[None]:
+    """Hold ``<final>.lock`` (``flock``): the processes of one machine that need one environment (a sweep's column
+    processes, a Ray node's tasks) build it once; the others wait, then reuse it."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    with open(final.with_name(f"{final.name}.lock"), "a", encoding="utf-8") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file closes
+        yield
+
+
 def pin_version(column: Column) -> str:
     """The version a column runs at: its extra pin's, else the default pin's, which is the version of the first
     requirement of its ``requirements.in`` (the framework's own package, by the adapters' convention)."""
@@ -351,37 +362,38 @@ def ensure_environment(
     final = cache / f"{column}-{key[:16]}"
     versions = dict(sorted(expected.items()))  # what is installed, once _verify has passed
 
-    if final.exists():
-        reason = "rebuild requested" if rebuild else _stale_reason(column, final, fingerprint, expected)
-        if reason is None:
-            log(f"reusing cached environment {column!r} at {final} (key {key[:16]})")
-            os.chmod(final, 0o755)  # one built before column users existed kept mkdtemp's 0700
-            return Environment(column, final / "bin" / "python", key, versions, True, final)
-        log(f"cached environment {column!r} at {final} cannot be reused ({reason}); deleting and rebuilding")
-        shutil.rmtree(final)
+    with build_lock(final):  # one build per machine: a process that waited reuses what the first built
+        if final.exists():
+            reason = "rebuild requested" if rebuild else _stale_reason(column, final, fingerprint, expected)
+            if reason is None:
+                log(f"reusing cached environment {column!r} at {final} (key {key[:16]})")
+                os.chmod(final, 0o755)  # one built before column users existed kept mkdtemp's 0700
+                return Environment(column, final / "bin" / "python", key, versions, True, final)
+            log(f"cached environment {column!r} at {final} cannot be reused ({reason}); deleting and rebuilding")
+            shutil.rmtree(final)
 
-    uv, uv_version = find_uv()
-    cache.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.build-", dir=cache))  # same file system: rename is atomic
-    os.chmod(staging, 0o755)  # readable like any installed package: as root a column runs under a user of its own
-    python = staging / "bin" / "python"
-    install = [*uv, "pip", "install", "--python", str(python), "--no-deps"]
-    log(f"building environment {column!r} with {uv_version} from {lock} (key {key[:16]}) into {final}")
-    try:
-        run_checked(column, [*uv, "venv", "--quiet", "--no-project", "--relocatable", "--python", sys.executable,
-                             str(staging)], "creating the virtual environment (uv venv)", cache)
-        run_checked(column, [*install, "--require-hashes", "--no-build", "--strict", "-r", str(lock)],
-                    f"installing the hashed lock {lock.name} (uv pip install --require-hashes --no-deps)", cache)
-        run_checked(column, [*install, "-e", str(REPO_ROOT)], "installing the root project (uv pip install -e)", cache)
-        _verify(column, python, expected)
-        record = {**fingerprint, "name": column, "uv": uv_version, "versions": versions}
-        (staging / MARKER_NAME).write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        uv, uv_version = find_uv()
+        cache.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.build-", dir=cache))  # same file system: rename is atomic
+        os.chmod(staging, 0o755)  # readable like any installed package: as root a column runs under a user of its own
+        python = staging / "bin" / "python"
+        install = [*uv, "pip", "install", "--python", str(python), "--no-deps"]
+        log(f"building environment {column!r} with {uv_version} from {lock} (key {key[:16]}) into {final}")
         try:
-            os.rename(staging, final)
-        except OSError as exc:  # a concurrent build of the same lock got there first: take theirs if it checks out
-            if _stale_reason(column, final, fingerprint, expected) is not None:
-                raise EnvironmentBuildError(f"environment {column!r}: cannot move the build to {final}: {exc}") from exc
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)  # gone once renamed; a failed build leaves nothing behind
-    log(f"built environment {column!r} at {final}: {len(versions)} pinned packages verified")
-    return Environment(column, final / "bin" / "python", key, versions, False, final)
+            run_checked(column, [*uv, "venv", "--quiet", "--no-project", "--relocatable", "--python", sys.executable,
+                                 str(staging)], "creating the virtual environment (uv venv)", cache)
+            run_checked(column, [*install, "--require-hashes", "--no-build", "--strict", "-r", str(lock)],
+                        f"installing the hashed lock {lock.name} (uv pip install --require-hashes --no-deps)", cache)
+            run_checked(column, [*install, "-e", str(REPO_ROOT)], "installing the root project (uv pip install -e)", cache)
+            _verify(column, python, expected)
+            record = {**fingerprint, "name": column, "uv": uv_version, "versions": versions}
+            (staging / MARKER_NAME).write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+            try:
+                os.rename(staging, final)
+            except OSError as exc:  # a concurrent build of the same lock got there first: take theirs if it checks out
+                if _stale_reason(column, final, fingerprint, expected) is not None:
+                    raise EnvironmentBuildError(f"environment {column!r}: cannot move the build to {final}: {exc}") from exc
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)  # gone once renamed; a failed build leaves nothing behind
+        log(f"built environment {column!r} at {final}: {len(versions)} pinned packages verified")
+        return Environment(column, final / "bin" / "python", key, versions, False, final)

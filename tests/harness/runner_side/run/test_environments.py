@@ -10,6 +10,7 @@ import importlib.util
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -231,7 +232,7 @@ def test_the_environment_builds_from_the_lock(langgraph_env: tuple[Environment, 
     assert env.python.is_file() and env.python.is_relative_to(env.path)
     marker = json.loads((env.path / MARKER_NAME).read_text(encoding="utf-8"))
     assert marker["lock"] == env.key and marker["versions"] == env.versions
-    assert [p.name for p in env_cache.iterdir()] == [env.path.name], "a build directory was left behind"
+    assert sorted(p.name for p in env_cache.iterdir()) == [env.path.name, f"{env.path.name}.lock"], "a build directory was left behind"
     assert any("building environment 'langgraph'" in m for m in messages)
 
 
@@ -282,6 +283,21 @@ def test_a_second_call_with_the_same_lock_reuses_the_environment(
 
 
 @pytest.mark.slow  # builds an environment with uv
+def test_a_process_that_asks_while_another_holds_the_build_lock_waits_then_reuses(
+    langgraph_env: tuple[Environment, list[str]], env_cache: Path
+) -> None:
+    env, _ = langgraph_env
+    messages: list[str] = []
+    with environments.build_lock(env.path):  # another process building it (flock: per open file, so a thread waits too)
+        asking = threading.Thread(target=lambda: ensure_environment(LANGGRAPH, cache_root=env_cache, log=messages.append))
+        asking.start()
+        asking.join(timeout=2)
+        assert asking.is_alive() and messages == [], "it did not wait for the lock"
+    asking.join(timeout=60)
+    assert not asking.is_alive() and any("reusing cached environment 'langgraph'" in m for m in messages), messages
+
+
+@pytest.mark.slow  # builds an environment with uv
 def test_a_cached_environment_that_no_longer_matches_is_not_reused(
     langgraph_env: tuple[Environment, list[str]]
 ) -> None:
@@ -313,4 +329,4 @@ def test_a_lock_whose_hashes_disagree_is_refused_and_leaves_nothing_behind(tmp_p
     cache = tmp_path / "cache"
     with pytest.raises(EnvironmentBuildError, match=rf"environment 'tampered': installing the hashed lock.*(?s:.*)[Hh]ash mismatch for `{first.name}"):
         ensure_environment(adapter, cache_root=cache, log=lambda m: None)
-    assert list(cache.iterdir()) == []
+    assert [p.suffix for p in cache.iterdir()] == [".lock"]  # nothing but the build's lock file, which holds nothing
