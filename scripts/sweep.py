@@ -11,16 +11,20 @@ calls whose effects exceed the column's own uninterrupted runs, approvals asked 
   python scripts/sweep.py --plan --out DIR     write DIR/plan.json and the job scenarios only
   python scripts/sweep.py --shard 2/3 --out DIR
   python scripts/sweep.py --merge DIR... [--output FILE]
+  python scripts/sweep.py --ray HOST:PORT [...]   the jobs on a Ray cluster (the ray extra; docs/sweep.md)
   python scripts/sweep.py --check --sample SCENARIO...   CI: those rows again (each job twice), as committed
 
-Exit status: 0; 1 when a column could not be measured, a job is missing or a checked row drifted; 2 for bad usage.
+Exit status: 0; 1 when a column could not be measured, a job is missing or a checked row drifted; 2 for bad usage or a
+Ray cluster where nothing answers.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -34,12 +38,11 @@ sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
 from harness import columns as registry  # noqa: E402
 from harness.canonical_io import write_json  # noqa: E402
-from harness.errors import ScenarioError, printable  # noqa: E402
+from harness.errors import HarnessError, printable  # noqa: E402
 from harness.runner_side.cli_parser import OneLineParser  # noqa: E402
 from harness.runner_side.explore.crash_sweep import JOBS, PLAN, make_plan, merge, run_jobs, select  # noqa: E402
 from harness.runner_side.explore.jobs import SWEPT_MODES, swept  # noqa: E402
 from harness.runner_side.run.runner import check_separation  # noqa: E402
-from harness.runner_side.run.users import CannotReach  # noqa: E402
 from harness.scenarios import SCENARIO_DIR, load_scenarios  # noqa: E402
 
 SWEEP = ROOT / "evidence" / "sweep.json"
@@ -64,7 +67,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="the merged rows (default: evidence/sweep.json for the whole sweep, DIR/sweep.json for a part of it)")  # fmt: skip
     parser.add_argument("--check", action="store_true", help="sweep into a temporary directory and compare the rows with --output; write nothing")
     parser.add_argument("--sample", action="append", metavar="SCENARIO", help="sweep only these committed scenarios (repeatable)")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="N", help="column processes at a time (default: the cores)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="N",
+                        help="column processes at a time here (default: the cores; with --ray, for the plan only)")  # fmt: skip
+    parser.add_argument("--ray", metavar="HOST:PORT", help="run the jobs on the Ray cluster at this address, one task per column process (plan here)")
     args = parser.parse_args(argv)
     known = swept_columns()
     unknown = [n for n in args.framework or () if n not in known]
@@ -77,6 +82,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         if not (i.isdigit() and n.isdigit() and 1 <= int(i) <= int(n)):
             parser.error(f"--shard {args.shard}: give I/N with 1 <= I <= N")
         args.shard = (int(i), int(n))
+    refuse_combinations(parser, args)
+    return args
+
+
+def refuse_combinations(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """One line and exit 2 for options that cannot go together or name what is not there."""
     committed = {p.stem for p in SCENARIO_DIR.glob("*.json") if p.name != "scenario.schema.json"}
     if missing := sorted(set(args.sample or ()) - committed):
         parser.error(f"--sample: no committed scenario {', '.join(missing)}")
@@ -86,13 +97,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"--merge {unplanned[0]}: holds no {PLAN}: not a sweep's directory")
     if args.shard and not (args.out / PLAN).is_file():
         parser.error(f"--shard: {args.out} holds no {PLAN}: plan once (--plan --out DIR), then run each shard on that plan")
+    if args.ray is not None and not re.fullmatch(r"\S+:\d{1,5}", args.ray):
+        parser.error(f"--ray {args.ray}: give the head's HOST:PORT (the address ray start --head printed)")
+    if args.ray is not None and (args.plan or args.merge):
+        parser.error("--ray runs jobs: not with --plan or --merge")
+    if args.ray is not None and importlib.util.find_spec("ray") is None:
+        parser.error("--ray needs the ray extra: pip install -e '.[ray]'")
     if args.shard and args.plan:
         parser.error("--shard runs a recorded plan: plan first, with --plan alone")
     if args.workers < 1:
         parser.error("--workers must be at least 1")
     if args.out.exists() and (not args.out.is_dir() or (any(args.out.iterdir()) and not (args.out / PLAN).is_file())):
         parser.error(f"--out {args.out}: exists and holds no {PLAN} a sweep wrote: not a sweep's directory, so it is left alone")
-    return args
 
 
 def default_output(plan: dict[str, Any], directory: Path) -> Path:
@@ -110,7 +126,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         load_scenarios(SCENARIO_DIR)
         check_separation()
-    except (ScenarioError, CannotReach) as exc:
+        if args.ray is not None:  # before a plan that may take minutes
+            from harness.runner_side.explore.on_ray import check_reachable
+
+            check_reachable(args.ray)
+    except HarnessError as exc:  # a scenario that does not load, a directory the column users cannot reach, a cluster
         print(f"error: {printable(str(exc))}", file=sys.stderr)
         return 2
     started = time.perf_counter()
@@ -123,8 +143,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"plan: {len(plan['jobs'])} jobs in {out / PLAN}")
             return 1 if plan["not_measured"] else 0
         jobs = select(plan, args.shard)
-        known = registry.known_columns()
-        failed = run_jobs(known, jobs, out, args.workers, log=lambda m: print(m, flush=True), twice=args.check)
+        locks = {name: entry["lock"] for name, entry in plan["columns"].items()}
+        try:
+            failed = run_jobs(jobs, locks, out, args.workers, log=lambda m: print(m, flush=True), twice=args.check, ray=args.ray)
+        except HarnessError as exc:  # the Ray cluster could not be reached
+            print(f"error: {printable(str(exc))}", file=sys.stderr)
+            return 2
         for column, reason in {**plan["not_measured"], **failed}.items():
             print(f"!!! {column} was NOT MEASURED: {reason}", file=sys.stderr)
         print(f"{len(jobs)} jobs in {time.perf_counter() - started:.0f} s")

@@ -1,5 +1,5 @@
 """The crash sweep: a plan of jobs from each column's uninterrupted runs, the jobs run on a local pool of column
-processes, each run judged against the column's own uninterrupted run, and the rows of ``evidence/sweep.json``.
+processes (or as Ray tasks: ``on_ray``), each run judged against the column's own uninterrupted run, and the rows of ``evidence/sweep.json``.
 
 A sweep directory holds ``plan.json`` (the job list and the uninterrupted runs it came from), ``scenarios/<column>/
 <mode>/`` (every job as a scenario file) and ``jobs/<id>.json`` (one finished job each, written by temp file and
@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from harness import columns as registry
 from harness.canonical_io import write_json
 from harness.columns import Column
 from harness.runner_side.explore.jobs import job_id, job_scenario, kill_points, lock_digest, swept
@@ -113,46 +114,86 @@ def select(plan: dict[str, Any], shard: tuple[int, int] | None) -> list[dict[str
     return jobs[(i - 1) * len(jobs) // n : i * len(jobs) // n]
 
 
-def run_jobs(registry: dict[str, Column], jobs: list[dict[str, Any]], out: Path, workers: int, log: Log, twice: bool = False) -> dict[str, str]:
-    """Run the jobs not finished yet, a chunk of one column and mode per column process, ``workers`` at a time; write
-    what each run did (``summary``, per schedule) to ``jobs/<id>.json``: the merge judges it against the plan's
-    uninterrupted runs. With ``twice`` every job runs twice, and a difference between the two runs is an undeclared
-    race. Returns what could not be measured (a column, an undeclared race), with why."""
+Played = dict[str, Any]
+"""What a chunk of one column's jobs did: ``runs`` (job name -> schedule -> ``summary``), ``failed`` (what could not be
+measured -> why) and ``log`` (the lines its column process said)."""
+
+
+def run_jobs(jobs: list[dict[str, Any]], lock: dict[str, str], out: Path, workers: int, log: Log, twice: bool = False,
+             ray: str | None = None) -> dict[str, str]:  # fmt: skip
+    """Run the jobs not finished yet, a chunk of one column and mode per column process, ``workers`` at a time here (or
+    one per CPU a Ray cluster's nodes offer, with ``ray``: its address; ``explore.on_ray``); write what each run did
+    (``summary``, per schedule) to ``jobs/<id>.json`` as each chunk ends: the merge judges it against the plan's
+    uninterrupted runs. ``lock``: each column's lock digest in the plan, which the column must still have. With ``twice``
+    every job runs twice, and a difference between the two runs is an undeclared race. Returns what could not be
+    measured (a column, an undeclared race, a chunk whose process died), with why."""
     todo = [j for j in jobs if not (out / JOBS / f"{j['id']}.json").exists()]
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for job in todo:
         groups.setdefault((job["column"], job["mode"]), []).append(job)
     chunks = [group[i : i + CHUNK] for group in groups.values() for i in range(0, len(group), CHUNK)]
+    texts = [{j["name"]: (out / SCENARIOS / c[0]["column"] / c[0]["mode"] / f"{j['name']}.json").read_text(encoding="utf-8") for j in c} for c in chunks]
+    calls = [(c[0]["column"], c[0]["mode"], lock[c[0]["column"]], t, twice) for c, t in zip(chunks, texts, strict=True)]
     failed: dict[str, str] = {}
 
-    def one(chunk: list[dict[str, Any]]) -> None:
-        column, mode = chunk[0]["column"], chunk[0]["mode"]
-        scratch = Path(tempfile.mkdtemp(prefix="sweep-jobs-"))
-        try:
-            corpus = scratch / "corpus"
-            corpus.mkdir()
-            for job in chunk:
-                shutil.copyfile(out / SCENARIOS / column / mode / f"{job['name']}.json", corpus / f"{job['name']}.json")
-            result = run_column(registry[column], [mode], corpus, scratch / "columns", scenario_count=len(chunk), record_passes=True, twice=twice,
-                                log=lambda m: log(f"[{column}] {m}"))  # fmt: skip
-            if result.status != "measured":
-                failed[column] = result.reason or "not measured"
-                return
-            for race in result.undeclared_races:  # <column>/<mode>/<key>/<part>: two runs of one job differ
-                failed[race] = "an undeclared race: the two runs of the job differ here"
-            for job in chunk:
-                runs = {r["schedule"] or "": summary(r) for r in result.modes.get(mode, {}).values() if r["scenario"] == job["name"]}
-                if not runs:
-                    failed[f"{column}/{mode}/{job['name']}"] = "the column process played no run of this job"
-                    continue
+    def record(chunk: list[dict[str, Any]], played: Played) -> None:
+        failed.update(played["failed"])
+        for job in chunk:
+            runs = played["runs"].get(job["name"])
+            if runs:
                 write_json(out / JOBS / f"{job['id']}.json", {"id": job["id"], "runs": dict(sorted(runs.items()))})
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+            elif job["column"] not in played["failed"]:  # a column not measured names itself
+                failed[f"{job['column']}/{job['mode']}/{job['name']}"] = "the column process played no run of this job"
+
+    if ray is not None:
+        from harness.runner_side.explore.on_ray import play_on_ray  # the optional ``ray`` extra
+
+        log(f"{len(todo)} of {len(jobs)} jobs to run ({len(chunks)} column processes, on the Ray cluster at {ray})")
+        for index, played in play_on_ray(ray, calls, log):
+            record(chunks[index], played)
+        return failed
+
+    def one(index: int) -> None:
+        column = calls[index][0]
+        record(chunks[index], play_chunk(*calls[index], log=lambda m: log(f"[{column}] {m}")))
 
     log(f"{len(todo)} of {len(jobs)} jobs to run ({len(chunks)} column processes, {workers} at a time)")
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        list(pool.map(one, chunks))
+        list(pool.map(one, range(len(chunks))))
     return failed
+
+
+def play_chunk(column: str, mode: str, lock: str, scenarios: dict[str, str], twice: bool, log: Log) -> Played:
+    """Play the job scenarios ``scenarios`` (name -> file text) of ``column`` in ``mode`` in one column process (built
+    or reused from its lock here, which must be the plan's ``lock``); return what they did (``Played``). Only JSON
+    in and out: a Ray task on another node runs it as it is."""
+    said: list[str] = []
+
+    def tell(line: str) -> None:
+        said.append(line)
+        log(line)
+
+    known = registry.known_columns()
+    if column not in known:
+        return {"runs": {}, "failed": {column: "no such column here"}, "log": said}
+    if lock_digest(known[column]) != lock:
+        return {"runs": {}, "failed": {column: "its lock differs from the plan's: plan again (--plan) after a lock changes"}, "log": said}
+    scratch = Path(tempfile.mkdtemp(prefix="sweep-jobs-"))
+    try:
+        corpus = scratch / "corpus"
+        corpus.mkdir()
+        for name, text in scenarios.items():
+            (corpus / f"{name}.json").write_text(text, encoding="utf-8")
+        result = run_column(known[column], [mode], corpus, scratch / "columns", scenario_count=len(scenarios), record_passes=True, twice=twice, log=tell)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if result.status != "measured":
+        return {"runs": {}, "failed": {column: result.reason or "not measured"}, "log": said}
+    runs: dict[str, dict[str, Any]] = {}
+    for r in result.modes.get(mode, {}).values():
+        runs.setdefault(r["scenario"], {})[r["schedule"] or ""] = summary(r)
+    races = {race: "an undeclared race: the two runs of the job differ here" for race in result.undeclared_races}  # <column>/<mode>/<key>/<part>
+    return {"runs": {n: runs[n] for n in scenarios if n in runs}, "failed": races, "log": said}
 
 
 def judge(job: dict[str, Any], run: dict[str, Any], uninterrupted: dict[str, dict[str, Any]]) -> dict[str, Any]:
