@@ -9,7 +9,8 @@ Run it from the repository root with the ray extra installed::
 
 One plan of the sample (``scripts/sweep.py --plan``), then ``--runs`` rounds, each the plan's jobs run once with
 ``scripts/sweep.py`` on a local pool of ``--workers`` column processes and once with ``--ray`` (in turn, each in a fresh
-copy of the plan, so no job is skipped as finished): the two never share the machine. A round's figure is the jobs over
+copy of the plan, so no job is skipped as finished): the two never run at the same time (a loopback head stays up, idle,
+during the local runs). A round's figure is the jobs over
 the whole command's wall time (the Ray run's includes connecting to the cluster). Every run's merged rows are compared
 byte for byte with the first local run's: a run that measured something else is said so. The figures are the machine's
 and its load's; they are no evidence and nothing here is committed.
@@ -31,8 +32,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # runnable from a fresh clone without installing
 
+from harness.runner_side.cli_parser import OneLineParser  # noqa: E402
 from harness.runner_side.explore.crash_sweep import PLAN  # noqa: E402
-from harness.runner_side.explore.on_ray import loopback_cluster  # noqa: E402
+from harness.runner_side.explore.on_ray import ClusterError, loopback_cluster  # noqa: E402
 
 SWEEP = ROOT / "scripts" / "sweep.py"
 
@@ -72,20 +74,26 @@ def rounds(selection: list[str], address: str, env: dict[str, str], runs: int, w
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ray", metavar="HOST:PORT", help="a running cluster (default: a head on 127.0.0.1 started here)")
     parser.add_argument("--sample", action="append", metavar="SCENARIO", help="committed scenarios to sweep (default: high_risk_approved)")
     parser.add_argument("--framework", action="append", metavar="NAME", help="columns to sweep (default: every swept column)")
     parser.add_argument("--runs", type=int, default=3, metavar="N", help="rounds (default: 3)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="N", help="local column processes at a time, and the head's CPUs")
     args = parser.parse_args(argv)
+    if args.runs < 1 or args.workers < 1:
+        parser.error("--runs and --workers must be at least 1")
     selection = [a for s in args.sample or ["high_risk_approved"] for a in ("--sample", s)]
     selection += [a for f in args.framework or [] for a in ("--framework", f)]
-    if args.ray:
-        figures = rounds(selection, args.ray, dict(os.environ), args.runs, args.workers)
-    else:
-        with loopback_cluster(num_cpus=args.workers) as head:
-            figures = rounds(selection, head.address, {**os.environ, **head.env}, args.runs, args.workers)
+    try:
+        if args.ray:
+            figures = rounds(selection, args.ray, dict(os.environ), args.runs, args.workers)
+        else:
+            with loopback_cluster(num_cpus=args.workers) as head:
+                figures = rounds(selection, head.address, {**os.environ, **head.env}, args.runs, args.workers)
+    except ClusterError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     local, ray = statistics.median(figures["local"]), statistics.median(figures["ray"])
     ratios = [r / loc for loc, r in zip(figures["local"], figures["ray"], strict=True)]
     print(f"median jobs/min: here {local:.1f}, on Ray {ray:.1f}; Ray/here per round {', '.join(f'{x:.2f}' for x in ratios)}")

@@ -15,7 +15,7 @@ calls whose effects exceed the column's own uninterrupted runs, approvals asked 
   python scripts/sweep.py --check --sample SCENARIO...   CI: those rows again (each job twice), as committed
 
 Exit status: 0; 1 when a column could not be measured, a job is missing or a checked row drifted; 2 for bad usage or a
-Ray cluster where nothing answers.
+Ray cluster this process cannot join as a driver.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from harness import columns as registry  # noqa: E402
 from harness.canonical_io import write_json  # noqa: E402
 from harness.errors import HarnessError, printable  # noqa: E402
 from harness.runner_side.cli_parser import OneLineParser  # noqa: E402
-from harness.runner_side.explore.crash_sweep import JOBS, PLAN, make_plan, merge, run_jobs, select  # noqa: E402
+from harness.runner_side.explore.crash_sweep import JOBS, PLAN, Cluster, make_plan, merge, run_jobs, select  # noqa: E402
 from harness.runner_side.explore.jobs import SWEPT_MODES, swept  # noqa: E402
 from harness.runner_side.run.runner import check_separation  # noqa: E402
 from harness.scenarios import SCENARIO_DIR, load_scenarios  # noqa: E402
@@ -97,8 +97,9 @@ def refuse_combinations(parser: argparse.ArgumentParser, args: argparse.Namespac
         parser.error(f"--merge {unplanned[0]}: holds no {PLAN}: not a sweep's directory")
     if args.shard and not (args.out / PLAN).is_file():
         parser.error(f"--shard: {args.out} holds no {PLAN}: plan once (--plan --out DIR), then run each shard on that plan")
-    if args.ray is not None and not re.fullmatch(r"\S+:\d{1,5}", args.ray):
-        parser.error(f"--ray {args.ray}: give the head's HOST:PORT (the address ray start --head printed)")
+    head = re.fullmatch(r"([\w.-]+|\[[0-9a-fA-F:.]+\]):(\d{1,5})", args.ray or "")
+    if args.ray is not None and not (head and 1 <= int(head[2]) <= 65535):
+        parser.error(f"--ray {args.ray}: give the head's HOST:PORT (the address ray start --head printed), no scheme")
     if args.ray is not None and (args.plan or args.merge):
         parser.error("--ray runs jobs: not with --plan or --merge")
     if args.ray is not None and importlib.util.find_spec("ray") is None:
@@ -126,11 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         load_scenarios(SCENARIO_DIR)
         check_separation()
-        if args.ray is not None:  # before a plan that may take minutes
-            from harness.runner_side.explore.on_ray import check_reachable
-
-            check_reachable(args.ray)
-    except HarnessError as exc:  # a scenario that does not load, a directory the column users cannot reach, a cluster
+        cluster = ray_cluster(args.ray)  # before a plan that may take minutes
+    except HarnessError as exc:  # a scenario that does not load, a directory the column users cannot reach, no Ray head
         print(f"error: {printable(str(exc))}", file=sys.stderr)
         return 2
     started = time.perf_counter()
@@ -145,8 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         jobs = select(plan, args.shard)
         locks = {name: entry["lock"] for name, entry in plan["columns"].items()}
         try:
-            failed = run_jobs(jobs, locks, out, args.workers, log=lambda m: print(m, flush=True), twice=args.check, ray=args.ray)
-        except HarnessError as exc:  # the Ray cluster could not be reached
+            failed = run_jobs(jobs, locks, out, args.workers, log=lambda m: print(m, flush=True), twice=args.check, cluster=cluster)
+        except HarnessError as exc:  # the Ray cluster could not be joined, or offers no CPU
             print(f"error: {printable(str(exc))}", file=sys.stderr)
             return 2
         for column, reason in {**plan["not_measured"], **failed}.items():
@@ -162,6 +160,16 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if args.check:
             shutil.rmtree(out, ignore_errors=True)
+
+
+def ray_cluster(address: str | None) -> Cluster | None:
+    """The Ray cluster ``--ray`` names, once something answers at its head's address (None: the jobs run here)."""
+    if address is None:
+        return None
+    from harness.runner_side.explore.on_ray import RayCluster, check_reachable  # its module needs the ray extra to play
+
+    check_reachable(address)
+    return RayCluster(address)
 
 
 def planned(args: argparse.Namespace, out: Path) -> dict[str, Any] | None:

@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 
 from harness.columns import ROOT
-from harness.runner_side.explore.crash_sweep import JOBS, PLAN, play_chunk
-from harness.runner_side.explore.on_ray import play_on_node, source_digest
+from harness.runner_side.explore import on_ray
+from harness.runner_side.explore.crash_sweep import JOBS, PLAN
+from harness.runner_side.explore.on_ray import play_on_node, session, source_digest
 
 SCRIPT = ROOT / "scripts" / "sweep.py"
 SAMPLE = ("--framework", "handwritten", "--framework", "langgraph", "--sample", "decision_after_kill")  # both modes, a framework's environment
@@ -39,13 +40,12 @@ def _sweep(*args: str, env: dict[str, str] | None = None) -> subprocess.Complete
 LOOPBACK = {"0100007F", "0000000000000000FFFF00000100007F", "00000000000000000000000001000000"}  # 127.0.0.1, as IPv6, ::1 (/proc/net/tcp*)
 
 
-def _listening(group: int) -> list[str]:
-    """The local addresses (as /proc/net/tcp* spells them) of every TCP socket that a process of ``group`` listens on."""
+def _listening(pids: list[int]) -> list[str]:
+    """The local addresses (as /proc/net/tcp* spells them) of every TCP socket that one of ``pids`` listens on."""
     inodes = set()
-    for proc in Path("/proc").iterdir():
+    for proc in (Path("/proc") / str(pid) for pid in pids):
         try:
-            if proc.name.isdigit() and os.getpgid(int(proc.name)) == group:
-                inodes |= {os.readlink(fd)[8:-1] for fd in (proc / "fd").iterdir() if os.readlink(fd).startswith("socket:[")}
+            inodes |= {os.readlink(fd)[8:-1] for fd in (proc / "fd").iterdir() if os.readlink(fd).startswith("socket:[")}
         except OSError:
             continue
     found = []
@@ -57,12 +57,29 @@ def _listening(group: int) -> list[str]:
     return found
 
 
-def _task_pids() -> list[int]:
-    """The Ray workers running a job chunk now (Ray titles a worker after the task it runs)."""
+def _column_processes(directory: Path) -> list[int]:
+    """Column processes whose scratch directory is inside ``directory`` (a loopback head's: its tasks' TMPDIR)."""
     found = []
     for proc in Path("/proc").iterdir():
         try:
-            if proc.name.isdigit() and (proc / "cmdline").read_bytes().startswith(b"ray::play_on_node"):
+            line = (proc / "cmdline").read_bytes() if proc.name.isdigit() else b""
+        except OSError:
+            continue
+        if b"column_main" in line and str(directory).encode() in line:
+            found.append(int(proc.name))
+    return found
+
+
+def _job_files(sweep: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((sweep / JOBS).glob("*.json"))}
+
+
+def _task_pids(sid: int) -> list[int]:
+    """The workers of the head's session running a job chunk now (Ray titles a worker after the task it runs)."""
+    found = []
+    for proc in (Path("/proc") / str(pid) for pid in session(sid)):
+        try:
+            if (proc / "cmdline").read_bytes().startswith(b"ray::play_on_node"):
                 found.append(int(proc.name))
         except OSError:
             continue
@@ -87,37 +104,64 @@ def test_a_plan_run_on_ray_merges_to_the_local_bytes_and_a_dead_task_is_reported
         assert on_ray.returncode == 0, on_ray.stdout + on_ray.stderr
         assert f"{jobs} of {jobs} jobs to run (3 column processes, on the Ray cluster at {address})" in on_ray.stdout
         assert (tmp_path / "ray" / "sweep.json").read_bytes() == (tmp_path / "local" / "sweep.json").read_bytes()
-        listening = _listening(head.group)  # the head's servers and its workers, still up after the sweep
+        assert _job_files(tmp_path / "ray") == _job_files(tmp_path / "local")  # what each run did, not only its verdicts
+        listening = _listening(session(head.session))  # the head's servers and its workers, still up after the sweep
         assert len(listening) >= 4 and all(a in LOOPBACK for a in listening), listening
 
         # A worker killed while it plays a chunk: its jobs are reported, not retried (max_retries=0), the others kept.
         running = subprocess.Popen([sys.executable, str(SCRIPT), *SAMPLE, "--out", str(tmp_path / "killed"), "--ray", address],
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)  # fmt: skip
         deadline = time.monotonic() + 120
-        while not (pids := _task_pids()) and running.poll() is None and time.monotonic() < deadline:
+        while not (pids := _task_pids(head.session)) and running.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
         assert pids, "no Ray task ran a chunk"
+        driver = _listening([running.pid])  # the driver's own core worker listens too
         os.kill(pids[0], signal.SIGKILL)
         out, err = running.communicate(timeout=600)
         assert running.returncode == 1, out + err
+        assert driver and all(a in LOOPBACK for a in driver), driver
+        deadline = time.monotonic() + 30  # its output pipe broke with its worker: it ends at its next line
+        while (orphans := _column_processes(head.directory)) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert not orphans, "the killed task's column process outlived it"
         assert "was NOT MEASURED: its Ray task of" in err and "failed and was not retried" in err, err
         left = jobs - len(list((tmp_path / "killed" / JOBS).glob("*.json")))
         assert 0 < left < jobs, out + err
         again = _sweep(*SAMPLE, "--out", str(tmp_path / "killed"), "--ray", address, env=env)
         assert again.returncode == 0 and f"{left} of {jobs} jobs to run" in again.stdout, again.stdout + again.stderr
     assert (tmp_path / "killed" / "sweep.json").read_bytes() == (tmp_path / "local" / "sweep.json").read_bytes()
+    assert _job_files(tmp_path / "killed") == _job_files(tmp_path / "local")
 
 
 def test_an_address_where_nothing_answers_is_one_line_before_any_plan(tmp_path: Path) -> None:
     _need_ray()
     done = _sweep("--framework", "handwritten", "--ray", "127.0.0.1:1", "--out", str(tmp_path / "sweep"))
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
-    assert "cannot reach the Ray cluster at 127.0.0.1:1" in done.stderr and not (tmp_path / "sweep").exists()
+    assert "nothing answers at 127.0.0.1:1, where the Ray head should be" in done.stderr and not (tmp_path / "sweep").exists()
 
 
 def test_a_node_with_other_code_or_a_column_whose_lock_moved_plays_nothing() -> None:
     refused = play_on_node("0" * 64, "handwritten", "contract", "any", {"never": "{}"}, False)
     assert refused["runs"] == {} and "runs other code than the driver" in refused["failed"]["handwritten"]
-    assert len(source_digest()) == 64
-    moved = play_chunk("handwritten", "contract", "0" * 64, {"never": "{}"}, False, log=lambda _: None)
+    moved = play_on_node(source_digest(), "handwritten", "contract", "0" * 64, {"never": "{}"}, False)  # past the code check
     assert moved["runs"] == {} and "its lock differs from the plan's" in moved["failed"]["handwritten"]
+
+
+def test_the_source_digest_changes_with_any_file_of_a_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    for name, text in (("pyproject.toml", "[project]"), ("pkg/__init__.py", ""), ("pkg/sub/requirements.lock", "a==1"), ("notes.txt", "x")):
+        (tmp_path / name).write_text(text)
+    monkeypatch.setattr(on_ray, "ROOT", tmp_path)
+
+    def digest() -> str:
+        on_ray.source_digest.cache_clear()
+        return on_ray.source_digest()
+
+    try:
+        first = digest()
+        (tmp_path / "notes.txt").write_text("y")  # outside the packages
+        assert digest() == first
+        (tmp_path / "pkg" / "sub" / "requirements.lock").write_text("a==2")
+        assert digest() != first
+    finally:
+        on_ray.source_digest.cache_clear()  # the repository's again for the other tests

@@ -13,10 +13,10 @@ import json
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from harness import columns as registry
 from harness.canonical_io import write_json
@@ -117,12 +117,23 @@ def select(plan: dict[str, Any], shard: tuple[int, int] | None) -> list[dict[str
 Played = dict[str, Any]
 """What a chunk of one column's jobs did: ``runs`` (job name -> schedule -> ``summary``), ``failed`` (what could not be
 measured -> why) and ``log`` (the lines its column process said)."""
+Call = tuple[str, str, str, dict[str, str], bool]
+"""One chunk's arguments of ``play_chunk`` but its log: column, mode, the plan's lock digest, the job scenarios' text, ``twice``."""
+
+
+class Cluster(Protocol):
+    """Somewhere else to play the chunks (``explore.on_ray``): ``play`` yields ``(index, played)`` as each chunk ends."""
+
+    name: str
+
+    def play(self, calls: list[Call], log: Log) -> Iterator[tuple[int, Played]]: ...
+
 
 
 def run_jobs(jobs: list[dict[str, Any]], lock: dict[str, str], out: Path, workers: int, log: Log, twice: bool = False,
-             ray: str | None = None) -> dict[str, str]:  # fmt: skip
+             cluster: Cluster | None = None) -> dict[str, str]:  # fmt: skip
     """Run the jobs not finished yet, a chunk of one column and mode per column process, ``workers`` at a time here (or
-    one per CPU a Ray cluster's nodes offer, with ``ray``: its address; ``explore.on_ray``); write what each run did
+    one per CPU a cluster's nodes offer, with ``cluster``: ``explore.on_ray.on_ray``, say); write what each run did
     (``summary``, per schedule) to ``jobs/<id>.json`` as each chunk ends: the merge judges it against the plan's
     uninterrupted runs. ``lock``: each column's lock digest in the plan, which the column must still have. With ``twice``
     every job runs twice, and a difference between the two runs is an undeclared race. Returns what could not be
@@ -145,11 +156,9 @@ def run_jobs(jobs: list[dict[str, Any]], lock: dict[str, str], out: Path, worker
             elif job["column"] not in played["failed"]:  # a column not measured names itself
                 failed[f"{job['column']}/{job['mode']}/{job['name']}"] = "the column process played no run of this job"
 
-    if ray is not None:
-        from harness.runner_side.explore.on_ray import play_on_ray  # the optional ``ray`` extra
-
-        log(f"{len(todo)} of {len(jobs)} jobs to run ({len(chunks)} column processes, on the Ray cluster at {ray})")
-        for index, played in play_on_ray(ray, calls, log):
+    if cluster is not None:
+        log(f"{len(todo)} of {len(jobs)} jobs to run ({len(chunks)} column processes, on {cluster.name})")
+        for index, played in cluster.play(calls, log):
             record(chunks[index], played)
         return failed
 

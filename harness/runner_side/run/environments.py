@@ -311,8 +311,8 @@ def build_lock(final: Path) -> Iterator[None]:
     """Hold ``<final>.lock`` (``flock``): the processes of one machine that need one environment (a sweep's column
     processes, a Ray node's tasks) build it once; the others wait, then reuse it."""
     final.parent.mkdir(parents=True, exist_ok=True)
-    with open(final.with_name(f"{final.name}.lock"), "a", encoding="utf-8") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file closes
+    with os.fdopen(os.open(final.with_name(f"{final.name}.lock"), os.O_RDONLY | os.O_CREAT, 0o644), "rb") as handle:  # any user may lock it
+        fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file closes, or its process dies
         yield
 
 

@@ -284,14 +284,22 @@ def test_a_second_call_with_the_same_lock_reuses_the_environment(
 
 @pytest.mark.slow  # builds an environment with uv
 def test_a_process_that_asks_while_another_holds_the_build_lock_waits_then_reuses(
-    langgraph_env: tuple[Environment, list[str]], env_cache: Path
+    langgraph_env: tuple[Environment, list[str]], env_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     env, _ = langgraph_env
     messages: list[str] = []
+    asked, real_flock = threading.Event(), environments.fcntl.flock
+
+    def flock(handle: object, operation: int) -> None:
+        asked.set()  # about to wait on the lock
+        real_flock(handle, operation)
+
     with environments.build_lock(env.path):  # another process building it (flock: per open file, so a thread waits too)
+        monkeypatch.setattr(environments.fcntl, "flock", flock)
         asking = threading.Thread(target=lambda: ensure_environment(LANGGRAPH, cache_root=env_cache, log=messages.append))
         asking.start()
-        asking.join(timeout=2)
+        assert asked.wait(timeout=60), "it never asked for the lock"
+        asking.join(timeout=1)
         assert asking.is_alive() and messages == [], "it did not wait for the lock"
     asking.join(timeout=60)
     assert not asking.is_alive() and any("reusing cached environment 'langgraph'" in m for m in messages), messages
