@@ -81,6 +81,8 @@ def test_a_jobs_scenario_file_played_by_the_comparison_gives_its_run(tmp_path: P
         (["--merge", "nowhere"], "--merge nowhere: holds no plan.json"),
         (["--shard", "1/2", "--out", "nowhere"], "--shard: nowhere holds no plan.json"),
         (["--ray", "nope"], "--ray nope: give the head's HOST:PORT"),
+        (["--ray", "127.0.0.1:99999"], "--ray 127.0.0.1:99999: give the head's HOST:PORT"),
+        (["--ray", "ray://head:10001"], "--ray ray://head:10001: give the head's HOST:PORT"),
         (["--ray", "127.0.0.1:6379", "--plan"], "--ray runs jobs: not with --plan or --merge"),
     ],
 )
