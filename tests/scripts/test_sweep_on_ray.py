@@ -22,6 +22,7 @@ from harness.columns import ROOT
 from harness.runner_side.explore import on_ray
 from harness.runner_side.explore.crash_sweep import JOBS, PLAN
 from harness.runner_side.explore.on_ray import play_on_node, session, source_digest
+from harness.runner_side.run.runner import PACKAGES
 
 SCRIPT = ROOT / "scripts" / "sweep.py"
 SAMPLE = ("--framework", "handwritten", "--framework", "langgraph", "--sample", "decision_after_kill")  # both modes, a framework's environment
@@ -148,8 +149,9 @@ def test_a_node_with_other_code_or_a_column_whose_lock_moved_plays_nothing() -> 
 
 
 def test_the_source_digest_changes_with_any_file_of_a_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "pkg" / "sub").mkdir(parents=True)
-    for name, text in (("pyproject.toml", "[project]"), ("pkg/__init__.py", ""), ("pkg/sub/requirements.lock", "a==1"), ("notes.txt", "x")):
+    for package in PACKAGES:
+        (tmp_path / package / "sub").mkdir(parents=True)
+    for name, text in (("pyproject.toml", "[project]"), ("adapters/sub/requirements.lock", "a==1"), ("notes.txt", "x")):
         (tmp_path / name).write_text(text)
     monkeypatch.setattr(on_ray, "ROOT", tmp_path)
 
@@ -161,7 +163,7 @@ def test_the_source_digest_changes_with_any_file_of_a_package(tmp_path: Path, mo
         first = digest()
         (tmp_path / "notes.txt").write_text("y")  # outside the packages
         assert digest() == first
-        (tmp_path / "pkg" / "sub" / "requirements.lock").write_text("a==2")
+        (tmp_path / "adapters" / "sub" / "requirements.lock").write_text("a==2")
         assert digest() != first
     finally:
         on_ray.source_digest.cache_clear()  # the repository's again for the other tests

@@ -1,5 +1,6 @@
 """The crash sweep: a plan of jobs from each column's uninterrupted runs, the jobs run on a local pool of column
-processes (or as Ray tasks: ``on_ray``), each run judged against the column's own uninterrupted run, and the rows of ``evidence/sweep.json``.
+processes (or as Ray tasks: ``on_ray``), each run judged against the column's own uninterrupted run, and the rows of
+``evidence/sweep.json``.
 
 A sweep directory holds ``plan.json`` (the job list and the uninterrupted runs it came from), ``scenarios/<column>/
 <mode>/`` (every job as a scenario file) and ``jobs/<id>.json`` (one finished job each, written by temp file and
@@ -129,11 +130,10 @@ class Cluster(Protocol):
     def play(self, calls: list[Call], log: Log) -> Iterator[tuple[int, Played]]: ...
 
 
-
 def run_jobs(jobs: list[dict[str, Any]], lock: dict[str, str], out: Path, workers: int, log: Log, twice: bool = False,
              cluster: Cluster | None = None) -> dict[str, str]:  # fmt: skip
     """Run the jobs not finished yet, a chunk of one column and mode per column process, ``workers`` at a time here (or
-    one per CPU a cluster's nodes offer, with ``cluster``: ``explore.on_ray.on_ray``, say); write what each run did
+    one per CPU a cluster's nodes offer, with ``cluster``: ``explore.on_ray.RayCluster``); write what each run did
     (``summary``, per schedule) to ``jobs/<id>.json`` as each chunk ends: the merge judges it against the plan's
     uninterrupted runs. ``lock``: each column's lock digest in the plan, which the column must still have. With ``twice``
     every job runs twice, and a difference between the two runs is an undeclared race. Returns what could not be

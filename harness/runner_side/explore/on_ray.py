@@ -35,6 +35,7 @@ from typing import NamedTuple
 from harness.columns import ROOT
 from harness.errors import HarnessError
 from harness.runner_side.explore.crash_sweep import Call, Log, Played, play_chunk
+from harness.runner_side.run.runner import PACKAGES
 
 CONNECT_S = 10.0  # how long the head's address may take to accept a connection
 STARTUP_S = 90.0  # how long a loopback head may take to start (seen here: about 4 s)
@@ -46,12 +47,12 @@ class ClusterError(HarnessError):
 
 @functools.cache
 def source_digest() -> str:
-    """SHA-256 of every file of the repository's packages (``adapters``, ``handwritten``, ``harness``: code, locks,
-    fixtures) and ``pyproject.toml``, by relative path: what a node must share with the driver to play its jobs."""
+    """SHA-256 of every file of the packages a column process imports from the repository (``runner.PACKAGES``: code,
+    locks, fixtures) and ``pyproject.toml``, by relative path: what a node must share with the driver to play its jobs."""
     digest = hashlib.sha256()
     files = [ROOT / "pyproject.toml"]
-    for package in sorted(p for p in ROOT.iterdir() if (p / "__init__.py").is_file()):
-        files += sorted(f for f in package.rglob("*") if f.is_file() and "__pycache__" not in f.parts)
+    for package in sorted(PACKAGES):
+        files += sorted(f for f in (ROOT / package).rglob("*") if f.is_file() and "__pycache__" not in f.parts)
     for path in files:
         digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
